@@ -1,0 +1,99 @@
+/**
+ * The checker's public result types: what `checkHistory` returns and the CLI prints as JSON.
+ *
+ * Transactions are named by their index in the History (`History.txnLabels[t]` is the user's
+ * name); the implicit initial transaction that writes the initial value of every key is
+ * `INIT_TXN` (-1). Keys are key ids (`History.keyLabels[k]`), values are value ids.
+ */
+
+export type Level = 'si' | 'ser';
+export type Verdict = 'valid' | 'violation' | 'unknown';
+
+/** The implicit initial transaction. */
+export const INIT_TXN = -1;
+
+export type EdgeKind = 'SO' | 'WR' | 'WW' | 'RW';
+
+/** A dependency edge between two transactions. `key` is -1 for SO. */
+export interface DepEdge {
+  from: number;
+  to: number;
+  kind: EdgeKind;
+  key: number;
+}
+
+/** Anomalies found before any graph work (PolySI §4.5; Elle §5). */
+export type NonCycleAnomalyName =
+  | 'G1a'               // aborted read: read a value written by an aborted transaction
+  | 'G1b'               // intermediate read: read a value its writer later overwrote in the same txn
+  | 'INT'               // internal inconsistency: a read disagrees with the txn's own earlier read or write
+  | 'garbage-read'      // read a value that no transaction wrote
+  | 'future-read'       // read a value the same transaction writes only later
+  | 'duplicate-elements'// list-append: a list read contains an element twice
+  | 'incompatible-order';// list-append: two list reads of a key are not prefixes of one another
+
+export interface NonCycleAnomaly {
+  type: 'non-cycle';
+  name: NonCycleAnomalyName;
+  /** The transaction that observed the anomaly. */
+  txn: number;
+  /** The operation (History op index) that observed it. */
+  op: number;
+  key: number;
+  /** The writer involved, if any (INIT_TXN for the initial state, -2 if none). */
+  writer: number;
+  /** One sentence for people. */
+  message: string;
+}
+
+export interface CycleAnomaly {
+  type: 'cycle';
+  /** The cycle's edges in order: edges[i].to === edges[i+1].from, last.to === first.from. */
+  edges: DepEdge[];
+}
+
+export type Anomaly = NonCycleAnomaly | CycleAnomaly;
+
+export interface StageTimesMs {
+  parse: number;
+  validate: number;
+  construct: number;
+  prune: number;
+  solve: number;
+}
+
+export interface CheckResult {
+  verdict: Verdict;
+  level: Level;
+  counts: {
+    sessions: number;
+    transactions: number;
+    /** Transactions that take part in the check (committed, or unknown and read by someone). */
+    checkedTransactions: number;
+    operations: number;
+    keys: number;
+  };
+  timesMs: StageTimesMs;
+  constraints: {
+    /** Generalized constraints (one per pair of writers of a common key, coalesced). */
+    before: number;
+    /** Constraints left for the SAT solver after pruning. */
+    after: number;
+    pruneRounds: number;
+  };
+  solver: { variables: number; conflicts: number; decisions: number; propagations: number } | null;
+  /** Violations found; empty when valid. At least one when verdict is 'violation'. */
+  anomalies: Anomaly[];
+  /** Why the verdict is 'unknown' (a limit was hit). */
+  unknownReason?: string;
+}
+
+export interface CheckOptions {
+  level: Level;
+  /** Prune constraints before solving (PolySI §4.3). Off is for testing and measurement. */
+  pruning: boolean;
+  /** Wall-clock budget for the whole check; past it the verdict is 'unknown'. */
+  timeoutMs?: number;
+  /** Solver conflict budget; past it the verdict is 'unknown'. */
+  conflictsMax?: number;
+}

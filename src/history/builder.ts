@@ -1,0 +1,229 @@
+/**
+ * HistoryBuilder: the one way parsers (and tests) construct a `History`.
+ *
+ * Takes: sessions, transactions and operations in any interleaving (file order), with keys and
+ * values as the user wrote them. Gives: a `History` whose sessions, txns and ops are renumbered
+ * into contiguous CSR ranges (see model.ts), keys and values interned to dense ids.
+ * Invariant: a session's transactions keep the order in which `beginTxn` was called for that
+ * session; a transaction's operations keep the order in which they were added.
+ *
+ * Raw values: `null` means the initial value (id 0). Numbers and strings are distinct raw values
+ * (`1` and `"1"` are different), and so are keys. Parsers whose formats spell the initial value
+ * as a number (PolySI's 0, dbcop's 0) pass `null` for it.
+ */
+
+import { GrowableFloat64, GrowableInt32 } from './growable.ts';
+import {
+  assertHistory,
+  INITIAL_VALUE,
+  OP_APPEND,
+  OP_READ,
+  OP_READ_LIST,
+  OP_WRITE,
+  TXN_COMMITTED,
+  type History,
+  type LocUnit,
+  type TxnStatus,
+} from './model.ts';
+
+export type RawKey = string | number;
+export type RawValue = string | number | bigint | null;
+
+export class HistoryBuilder {
+  private readonly sessionIndex = new Map<string, number>();
+  private readonly sessionLabels: string[] = [];
+  private readonly keyIndex = new Map<RawKey, number>();
+  private readonly keyLabels: string[] = [];
+  private readonly valueIndex = new Map<string | number | bigint, number>();
+  private readonly valueLabels: string[];
+
+  // Per txn, in creation order.
+  private readonly txnSessionArr = new GrowableInt32();
+  private readonly txnStatusArr = new GrowableInt32();
+  private readonly txnLocArr = new GrowableFloat64();
+  private readonly txnLabelArr: string[] = [];
+
+  // Per op, in arrival order.
+  private readonly opTxnArr = new GrowableInt32();
+  private readonly opKindArr = new GrowableInt32();
+  private readonly opKeyArr = new GrowableInt32();
+  private readonly opValueArr = new GrowableInt32();
+  private readonly opLocArr = new GrowableFloat64();
+
+  private readonly listStartArr = new GrowableInt32();
+  private readonly listElemsArr = new GrowableInt32();
+
+  constructor(
+    readonly source: string = '<memory>',
+    readonly locUnit: LocUnit = 'line',
+    initialValueLabel = 'init',
+  ) {
+    this.valueLabels = [initialValueLabel];
+    this.listStartArr.push(0);
+  }
+
+  /** The session id for a label, created on first use. */
+  session(label: string | number): number {
+    const key = String(label);
+    let s = this.sessionIndex.get(key);
+    if (s === undefined) {
+      s = this.sessionLabels.length;
+      this.sessionIndex.set(key, s);
+      this.sessionLabels.push(key);
+    }
+    return s;
+  }
+
+  get txnCount(): number {
+    return this.txnLabelArr.length;
+  }
+
+  get opCount(): number {
+    return this.opTxnArr.length;
+  }
+
+  /** Starts a transaction at the end of `session`; returns its builder id (creation order). */
+  beginTxn(session: number, label?: string | number, status: TxnStatus = TXN_COMMITTED, loc = -1): number {
+    const t = this.txnLabelArr.length;
+    this.txnLabelArr.push(label === undefined ? `t${t}` : String(label));
+    this.txnSessionArr.push(session);
+    this.txnStatusArr.push(status);
+    this.txnLocArr.push(loc);
+    return t;
+  }
+
+  setStatus(txn: number, status: TxnStatus): void {
+    this.txnStatusArr.set(txn, status);
+  }
+
+  statusOf(txn: number): TxnStatus {
+    return this.txnStatusArr.get(txn) as TxnStatus;
+  }
+
+  /** Interns a key. */
+  key(raw: RawKey): number {
+    let k = this.keyIndex.get(raw);
+    if (k === undefined) {
+      k = this.keyLabels.length;
+      this.keyIndex.set(raw, k);
+      this.keyLabels.push(String(raw));
+    }
+    return k;
+  }
+
+  /** Interns a value; `null` is the initial value. */
+  value(raw: RawValue): number {
+    if (raw === null) return INITIAL_VALUE;
+    let v = this.valueIndex.get(raw);
+    if (v === undefined) {
+      v = this.valueLabels.length;
+      this.valueIndex.set(raw, v);
+      this.valueLabels.push(typeof raw === 'string' ? JSON.stringify(raw) : String(raw));
+    }
+    return v;
+  }
+
+  read(txn: number, key: RawKey, value: RawValue, loc = -1): void {
+    this.pushOp(txn, OP_READ, this.key(key), this.value(value), loc);
+  }
+
+  write(txn: number, key: RawKey, value: RawValue, loc = -1): void {
+    this.pushOp(txn, OP_WRITE, this.key(key), this.value(value), loc);
+  }
+
+  append(txn: number, key: RawKey, value: RawValue, loc = -1): void {
+    this.pushOp(txn, OP_APPEND, this.key(key), this.value(value), loc);
+  }
+
+  /** A read of a list-append key; `values` in list order (empty = the initial empty list). */
+  readList(txn: number, key: RawKey, values: readonly RawValue[], loc = -1): void {
+    const list = this.listStartArr.length - 1;
+    for (const v of values) this.listElemsArr.push(this.value(v));
+    this.listStartArr.push(this.listElemsArr.length);
+    this.pushOp(txn, OP_READ_LIST, this.key(key), list, loc);
+  }
+
+  /** Fast path for parsers that intern themselves: ids must come from `key()` / `value()`. */
+  pushOp(txn: number, kind: number, keyId: number, valueId: number, loc = -1): void {
+    this.opTxnArr.push(txn);
+    this.opKindArr.push(kind);
+    this.opKeyArr.push(keyId);
+    this.opValueArr.push(valueId);
+    this.opLocArr.push(loc);
+  }
+
+  /**
+   * Renumbers transactions by session (stable), operations by transaction (stable),
+   * and returns the immutable History.
+   */
+  build(): History {
+    const nTxn = this.txnLabelArr.length;
+    const nSess = this.sessionLabels.length;
+    const nOp = this.opTxnArr.length;
+
+    // Counting sort of txns by session, stable in creation order.
+    const sessionTxnStart = new Int32Array(nSess + 1);
+    for (let t = 0; t < nTxn; t++) sessionTxnStart[this.txnSessionArr.get(t) + 1]!++;
+    for (let s = 0; s < nSess; s++) sessionTxnStart[s + 1]! += sessionTxnStart[s]!;
+    const txnNewId = new Int32Array(nTxn);
+    const fill = sessionTxnStart.slice(0, nSess);
+    for (let t = 0; t < nTxn; t++) txnNewId[t] = fill[this.txnSessionArr.get(t)]!++;
+
+    const txnSession = new Int32Array(nTxn);
+    const txnStatus = new Uint8Array(nTxn);
+    const txnLoc = new Float64Array(nTxn);
+    const txnLabels: string[] = new Array<string>(nTxn);
+    for (let t = 0; t < nTxn; t++) {
+      const nt = txnNewId[t]!;
+      txnSession[nt] = this.txnSessionArr.get(t);
+      txnStatus[nt] = this.txnStatusArr.get(t);
+      txnLoc[nt] = this.txnLocArr.get(t);
+      txnLabels[nt] = this.txnLabelArr[t]!;
+    }
+
+    // Counting sort of ops by new txn id, stable in arrival order.
+    const txnOpStart = new Int32Array(nTxn + 1);
+    for (let op = 0; op < nOp; op++) txnOpStart[txnNewId[this.opTxnArr.get(op)]! + 1]!++;
+    for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
+    const opFill = txnOpStart.slice(0, nTxn);
+    const opKind = new Uint8Array(nOp);
+    const opKey = new Int32Array(nOp);
+    const opValue = new Int32Array(nOp);
+    const opLoc = new Float64Array(nOp);
+    for (let op = 0; op < nOp; op++) {
+      const at = opFill[txnNewId[this.opTxnArr.get(op)]!]!++;
+      opKind[at] = this.opKindArr.get(op);
+      opKey[at] = this.opKeyArr.get(op);
+      opValue[at] = this.opValueArr.get(op);
+      opLoc[at] = this.opLocArr.get(op);
+    }
+
+    const h: History = {
+      source: this.source,
+      locUnit: this.locUnit,
+      sessionCount: nSess,
+      sessionLabels: this.sessionLabels.slice(),
+      sessionTxnStart,
+      txnCount: nTxn,
+      txnSession,
+      txnLabels,
+      txnStatus,
+      txnLoc,
+      txnOpStart,
+      opCount: nOp,
+      opKind,
+      opKey,
+      opValue,
+      opLoc,
+      keyLabels: this.keyLabels.slice(),
+      valueLabels: this.valueLabels.slice(),
+      listStart: this.listStartArr.toArray(),
+      listElems: this.listElemsArr.toArray(),
+    };
+    assertHistory(h);
+    return h;
+  }
+}
+
+/** Op kinds re-exported for parsers that use `pushOp`. */
+export { OP_READ, OP_WRITE, OP_APPEND, OP_READ_LIST };

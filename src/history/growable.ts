@@ -1,0 +1,65 @@
+/**
+ * Growable typed arrays: append-only buffers that double their capacity.
+ *
+ * Takes: pushes of numbers. Gives: a trimmed typed array view (`toArray`).
+ * Invariant: `length <= capacity`; elements past `length` are unspecified.
+ * Why: parsers append millions of operations; plain JS arrays of numbers cost ~4x the memory
+ * and allocation churn of a typed array.
+ */
+
+export class GrowableInt32 {
+  private buf: Int32Array;
+  length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Int32Array(Math.max(16, capacity));
+  }
+
+  push(x: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Int32Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = x;
+  }
+
+  get(i: number): number {
+    return this.buf[i]!;
+  }
+
+  set(i: number, x: number): void {
+    this.buf[i] = x;
+  }
+
+  /** A copy of the first `length` elements. */
+  toArray(): Int32Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
+export class GrowableFloat64 {
+  private buf: Float64Array;
+  length = 0;
+
+  constructor(capacity = 1024) {
+    this.buf = new Float64Array(Math.max(16, capacity));
+  }
+
+  push(x: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = x;
+  }
+
+  get(i: number): number {
+    return this.buf[i]!;
+  }
+
+  toArray(): Float64Array {
+    return this.buf.slice(0, this.length);
+  }
+}

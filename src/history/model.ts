@@ -1,0 +1,141 @@
+/**
+ * The history model: what every parser produces and every later stage reads.
+ *
+ * Takes: nothing (type definitions and constants only).
+ * Gives: `History`, a columnar, typed-array representation of sessions, transactions and
+ * operations, with keys and values interned to dense integer ids.
+ *
+ * Invariants (checked by `assertHistory`):
+ * - Transactions are numbered so that each session's transactions are contiguous and in
+ *   session order: session s owns txns `sessionTxnStart[s] .. sessionTxnStart[s+1]-1`.
+ * - Operations are numbered so that each transaction's operations are contiguous and in
+ *   program order: txn t owns ops `txnOpStart[t] .. txnOpStart[t+1]-1`.
+ * - Value id `INITIAL_VALUE` (0) is the value every key holds before any write (PolySI's
+ *   0, dbcop's 0, Elle's nil, Cobra's 0xbebeebee writer). No parser maps a user write to it
+ *   silently: a write of the initial value is kept as such and rejected by validation.
+ */
+
+/** Operation kinds (`opKind[op]`). */
+export const OP_READ = 0;
+export const OP_WRITE = 1;
+/** List-append: append `opValue[op]` to the list at `opKey[op]`. */
+export const OP_APPEND = 2;
+/** List read: the list read is `listElems[listStart[opValue[op]] .. listStart[opValue[op]+1]-1]`. */
+export const OP_READ_LIST = 3;
+export type OpKind = typeof OP_READ | typeof OP_WRITE | typeof OP_APPEND | typeof OP_READ_LIST;
+
+/** Transaction outcomes (`txnStatus[t]`). */
+export const TXN_COMMITTED = 0;
+export const TXN_ABORTED = 1;
+/** The client never learned whether the transaction committed (Jepsen's `:info`). */
+export const TXN_UNKNOWN = 2;
+export type TxnStatus = typeof TXN_COMMITTED | typeof TXN_ABORTED | typeof TXN_UNKNOWN;
+
+/** The value id of the initial state of every key. */
+export const INITIAL_VALUE = 0;
+
+/** What a location number in `opLoc` / `txnLoc` counts. */
+export type LocUnit = 'line' | 'byte' | 'record';
+
+export interface History {
+  /** Where the history came from (a path, or `<memory>`), for messages. */
+  readonly source: string;
+  /** The unit of `opLoc` and `txnLoc`: 1-based line numbers, 0-based byte offsets, or record numbers. */
+  readonly locUnit: LocUnit;
+
+  readonly sessionCount: number;
+  /** `sessionLabels[s]`: the session's name as the user gave it. */
+  readonly sessionLabels: readonly string[];
+  /** CSR, length sessionCount+1: session s owns txns `sessionTxnStart[s] .. sessionTxnStart[s+1]-1`. */
+  readonly sessionTxnStart: Int32Array;
+
+  readonly txnCount: number;
+  /** `txnSession[t]`: session of txn t. */
+  readonly txnSession: Int32Array;
+  /** `txnLabels[t]`: the transaction's id as the user gave it (or a generated one). */
+  readonly txnLabels: readonly string[];
+  /** `txnStatus[t]`: TXN_COMMITTED, TXN_ABORTED or TXN_UNKNOWN. */
+  readonly txnStatus: Uint8Array;
+  /** `txnLoc[t]`: location of the transaction's first record in the source, -1 if unknown. */
+  readonly txnLoc: Float64Array;
+  /** CSR, length txnCount+1: txn t owns ops `txnOpStart[t] .. txnOpStart[t+1]-1`. */
+  readonly txnOpStart: Int32Array;
+
+  readonly opCount: number;
+  /** `opKind[op]`: OP_READ, OP_WRITE, OP_APPEND or OP_READ_LIST. */
+  readonly opKind: Uint8Array;
+  /** `opKey[op]`: key id. */
+  readonly opKey: Int32Array;
+  /** `opValue[op]`: value id (OP_READ, OP_WRITE, OP_APPEND) or list id (OP_READ_LIST). */
+  readonly opValue: Int32Array;
+  /** `opLoc[op]`: location of the operation in the source, -1 if unknown. */
+  readonly opLoc: Float64Array;
+
+  /** `keyLabels[k]`: the key as the user wrote it. */
+  readonly keyLabels: readonly string[];
+  /** `valueLabels[v]`: the value as the user wrote it; `valueLabels[0]` names the initial value. */
+  readonly valueLabels: readonly string[];
+
+  /** CSR over lists read by OP_READ_LIST: list l is `listElems[listStart[l] .. listStart[l+1]-1]`. */
+  readonly listStart: Int32Array;
+  readonly listElems: Int32Array;
+}
+
+/** A user-facing description of where transaction t comes from, e.g. `"h.txt line 12"`. */
+export function txnWhere(h: History, t: number): string {
+  const loc = h.txnLoc[t] ?? -1;
+  return loc < 0 ? h.source : `${h.source} ${h.locUnit} ${loc}`;
+}
+
+/** A user-facing description of where operation op comes from. */
+export function opWhere(h: History, op: number): string {
+  const loc = h.opLoc[op] ?? -1;
+  return loc < 0 ? h.source : `${h.source} ${h.locUnit} ${loc}`;
+}
+
+/** The operations of a txn rendered for people: `w(x,1) r(y,0)`. */
+export function describeOp(h: History, op: number): string {
+  const k = h.keyLabels[h.opKey[op]!]!;
+  const v = h.opValue[op]!;
+  switch (h.opKind[op]) {
+    case OP_READ: return `r(${k},${h.valueLabels[v]})`;
+    case OP_WRITE: return `w(${k},${h.valueLabels[v]})`;
+    case OP_APPEND: return `append(${k},${h.valueLabels[v]})`;
+    default: {
+      const elems: string[] = [];
+      for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(h.valueLabels[h.listElems[i]!]!);
+      return `r(${k},[${elems.join(' ')}])`;
+    }
+  }
+}
+
+/** Checks the structural invariants above; throws on a violation (a bug in a parser). */
+export function assertHistory(h: History): void {
+  const fail = (what: string): never => {
+    throw new Error(`internal error: malformed History from ${h.source}: ${what}`);
+  };
+  if (h.sessionTxnStart.length !== h.sessionCount + 1) fail('sessionTxnStart length');
+  if (h.sessionTxnStart[0] !== 0 || h.sessionTxnStart[h.sessionCount] !== h.txnCount) fail('sessionTxnStart bounds');
+  for (let s = 0; s < h.sessionCount; s++) {
+    const a = h.sessionTxnStart[s]!, b = h.sessionTxnStart[s + 1]!;
+    if (b < a) fail(`session ${s} txn range`);
+    for (let t = a; t < b; t++) if (h.txnSession[t] !== s) fail(`txnSession[${t}]`);
+  }
+  if (h.txnOpStart.length !== h.txnCount + 1) fail('txnOpStart length');
+  if (h.txnOpStart[0] !== 0 || h.txnOpStart[h.txnCount] !== h.opCount) fail('txnOpStart bounds');
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnOpStart[t + 1]! < h.txnOpStart[t]!) fail(`txn ${t} op range`);
+    if (h.txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
+  }
+  const keys = h.keyLabels.length, values = h.valueLabels.length, lists = h.listStart.length - 1;
+  for (let op = 0; op < h.opCount; op++) {
+    const kind = h.opKind[op]!;
+    if (kind > OP_READ_LIST) fail(`opKind[${op}]`);
+    if (h.opKey[op]! < 0 || h.opKey[op]! >= keys) fail(`opKey[${op}]`);
+    const v = h.opValue[op]!;
+    if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
+  }
+  for (let i = 0; i < h.listElems.length; i++) {
+    if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
+  }
+}
