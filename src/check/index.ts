@@ -1,0 +1,103 @@
+/**
+ * The checker's entry point: History -> verdict (PolySI, Algorithm 2).
+ *
+ * Takes: a History and CheckOptions. Gives: a CheckResult (data; the CLI renders it).
+ * Stages: validate (non-cycle anomalies) -> build polygraph (known graph + coalesced
+ * constraints) -> prune to a fixpoint -> SAT with acyclicity -> verdict.
+ * Invariant: 'violation' always comes with at least one anomaly whose evidence is in the
+ * result; 'unknown' always comes with `unknownReason`. Throws InputError only for unsupported
+ * input (non-unique written values).
+ */
+
+import type { History } from '../history/model.ts';
+import { validate } from '../validate/validate.ts';
+import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
+import { KIND_NAMES } from '../graph/edges.ts';
+import { pruneConstraints } from '../prune/prune.ts';
+import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
+import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, StageTimesMs } from './types.ts';
+
+export * from './types.ts';
+
+/** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
+export const PRUNE_ROUNDS_MAX = 1000;
+
+export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
+  const t0 = performance.now();
+  const deadlineMs = opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs;
+  const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
+  const result: CheckResult = {
+    verdict: 'valid',
+    level: opts.level,
+    counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: 0, operations: h.opCount, keys: h.keyLabels.length },
+    timesMs: times,
+    constraints: { before: 0, after: 0, pruneRounds: 0 },
+    solver: null,
+    anomalies: [],
+  };
+
+  const v = validate(h);
+  result.counts.checkedTransactions = v.includedCount;
+  let t1 = performance.now();
+  times.validate = t1 - t0;
+  if (v.anomalies.length > 0) {
+    result.verdict = 'violation';
+    result.anomalies = v.anomalies;
+    return result;
+  }
+
+  const pg = buildPolygraph(v);
+  result.constraints.before = pg.consCount;
+  result.constraints.after = pg.consCount;
+  let t2 = performance.now();
+  times.construct = t2 - t1;
+
+  let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
+  if (opts.pruning) {
+    const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs });
+    active = p.active;
+    result.constraints.after = p.activeCount;
+    result.constraints.pruneRounds = p.rounds;
+    t1 = performance.now();
+    times.prune = t1 - t2;
+    if (p.cyclic) {
+      result.verdict = 'violation';
+      result.anomalies = [cycleFromKnown(pg, active, opts.level)];
+      return result;
+    }
+    if (p.timedOut) return unknown(result, 'the time limit was reached while pruning');
+    t2 = t1;
+  }
+
+  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
+  times.solve = performance.now() - t2;
+  result.solver = s.stats;
+  if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');
+  if (s.result === 'unsat') {
+    result.verdict = 'violation';
+    result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
+  }
+  return result;
+}
+
+function unknown(result: CheckResult, reason: string): CheckResult {
+  result.verdict = 'unknown';
+  result.unknownReason = reason;
+  return result;
+}
+
+function cycleFromKnown(pg: Polygraph, active: Uint8Array, level: CheckOptions['level']): Anomaly {
+  // Only known edges: active constraints contribute nothing (choose() is never asked for them).
+  const none = new Uint8Array(active.length);
+  const edges = chosenEdges(pg, none, new Int32Array(active.length), () => true);
+  const cycle = witnessCycle(pg.nodeCount, edges, level);
+  if (cycle === null) throw new Error('internal error: pruning reported a cycle that is not there');
+  return toCycleAnomaly(edges, cycle);
+}
+
+function toCycleAnomaly(edges: ChosenEdges, cycle: Int32Array): CycleAnomaly {
+  return {
+    type: 'cycle',
+    edges: Array.from(cycle, (i) => ({ from: edges.from[i]!, to: edges.to[i]!, kind: KIND_NAMES[edges.kind[i]!]!, key: edges.key[i]! })),
+  };
+}

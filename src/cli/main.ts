@@ -1,0 +1,108 @@
+/**
+ * The `polysi` command line. The only module that prints or decides exit codes.
+ *
+ * Takes: argv (without node and script). Gives: an exit code:
+ *   0 the history satisfies the level, 1 violation, 2 invalid input or usage, 3 unknown.
+ * Commands: check (default), convert, stat, help.
+ */
+
+import { parseArgs } from 'node:util';
+import { InputError } from '../history/errors.ts';
+import { checkHistory, type Level } from '../check/index.ts';
+import { readHistory } from '../formats/index.ts';
+import { renderText, resultJson } from './render.ts';
+
+export interface Io {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+const processIo: Io = {
+  stdout: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
+  stderr: (s) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
+};
+
+export const EXIT_VALID = 0;
+export const EXIT_VIOLATION = 1;
+export const EXIT_INVALID = 2;
+export const EXIT_UNKNOWN = 3;
+
+const USAGE = `usage:
+  polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
+  polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
+  polysi stat PATH [--format auto|FORMAT] [--json]
+
+check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)`;
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'check': return await runCheck(rest, io);
+      case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
+      case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case undefined: case 'help': case '--help': case '-h':
+        io.stdout(USAGE);
+        return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
+      default:
+        io.stderr(`polysi: unknown command "${cmd}"\n${USAGE}`);
+        return EXIT_INVALID;
+    }
+  } catch (err) {
+    if (err instanceof InputError) {
+      io.stderr(`polysi: ${err.message}`);
+      return EXIT_INVALID;
+    }
+    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`polysi: ${err.message}\n${USAGE}`);
+      return EXIT_INVALID;
+    }
+    throw err;
+  }
+}
+
+async function runCheck(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string', default: 'auto' },
+      level: { type: 'string', default: 'si' },
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      'no-pruning': { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length !== 1) {
+    io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
+    return EXIT_INVALID;
+  }
+  const level = values.level;
+  if (level !== 'si' && level !== 'ser') {
+    io.stderr(`polysi check: --level must be si or ser, got "${level}"`);
+    return EXIT_INVALID;
+  }
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const s = Number(values.timeout);
+    if (!Number.isFinite(s) || s <= 0) {
+      io.stderr(`polysi check: --timeout takes a positive number of seconds, got "${values.timeout}"`);
+      return EXIT_INVALID;
+    }
+    timeoutMs = s * 1000;
+  }
+  const path = positionals[0]!;
+  const progress = !values.json && process.stderr.isTTY === true;
+  if (progress) io.stderr(`polysi: reading ${path} ...`);
+  const t0 = performance.now();
+  const { history, format, notes } = await readHistory(path, values.format);
+  const parseMs = performance.now() - t0;
+  if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
+  const result = checkHistory(history, { level: level as Level, pruning: !values['no-pruning'], ...(timeoutMs === undefined ? {} : { timeoutMs }) }, parseMs);
+  if (values.json) {
+    io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes })));
+  } else {
+    io.stdout(renderText(history, result, path, format, notes));
+  }
+  return result.verdict === 'valid' ? EXIT_VALID : result.verdict === 'violation' ? EXIT_VIOLATION : EXIT_UNKNOWN;
+}

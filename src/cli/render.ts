@@ -1,0 +1,93 @@
+/**
+ * Renderings of a CheckResult for the CLI: JSON (data first) and a short text summary.
+ *
+ * Takes: a History and its CheckResult. Gives: a JSON-ready object in which every transaction
+ * and key the anomalies mention is spelled out with the user's own names, and a text summary.
+ * Invariant: pure functions returning values; nothing here prints.
+ */
+
+import { describeOp, txnWhere, type History } from '../history/model.ts';
+import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../check/types.ts';
+
+export interface TxnView {
+  txn: number;
+  label: string;
+  session: string;
+  /** 0-based position in its session. */
+  index: number;
+  where: string;
+  ops: string[];
+}
+
+export function txnName(h: History, t: number): string {
+  return t === INIT_TXN ? 'init' : h.txnLabels[t]!;
+}
+
+export function txnView(h: History, t: number): TxnView {
+  if (t === INIT_TXN) return { txn: INIT_TXN, label: 'init', session: '-', index: -1, where: '-', ops: ['writes the initial value of every key'] };
+  const ops: string[] = [];
+  for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) ops.push(describeOp(h, op));
+  const s = h.txnSession[t]!;
+  return { txn: t, label: h.txnLabels[t]!, session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, where: txnWhere(h, t), ops };
+}
+
+function involvedTxns(anomalies: readonly Anomaly[]): number[] {
+  const set = new Set<number>();
+  for (const a of anomalies) {
+    if (a.type === 'cycle') for (const e of a.edges) { set.add(e.from); set.add(e.to); }
+    else { set.add(a.txn); if (a.writer >= INIT_TXN) set.add(a.writer); }
+  }
+  return [...set].sort((x, y) => x - y);
+}
+
+export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>): Record<string, unknown> {
+  const keyName = (k: number) => (k < 0 ? null : h.keyLabels[k]);
+  return {
+    ...extra,
+    ...r,
+    anomalies: r.anomalies.map((a) =>
+      a.type === 'cycle'
+        ? { ...a, name: cycleName(a.edges, r.level), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })) }
+        : { ...a, keyLabel: keyName(a.key) }),
+    transactions: involvedTxns(r.anomalies).map((t) => txnView(h, t)),
+  };
+}
+
+/** A coarse name from the cycle's shape; the explain stage refines it. */
+export function cycleName(edges: readonly DepEdge[], level: CheckResult['level']): string {
+  const rw = edges.filter((e) => e.kind === 'RW').length;
+  if (rw === 0) return edges.every((e) => e.kind === 'WW') ? 'G0' : 'G1c';
+  if (rw === 1) return 'G-single';
+  return level === 'ser' ? 'G2' : 'G-nonadjacent';
+}
+
+export function renderEdge(h: History, e: DepEdge): string {
+  const label = e.kind === 'SO' ? 'SO' : `${e.kind}(${h.keyLabels[e.key]})`;
+  return `-${label}->`;
+}
+
+export function renderText(h: History, r: CheckResult, file: string, format: string, notes: readonly string[]): string {
+  const lines: string[] = [];
+  const c = r.counts;
+  lines.push(`${file} (${format}): ${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`);
+  for (const n of notes) lines.push(`note: ${n}`);
+  const level = r.level.toUpperCase();
+  if (r.verdict === 'valid') lines.push(`${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`);
+  else if (r.verdict === 'unknown') lines.push(`${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`);
+  else lines.push(`${level}: VIOLATION — ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'} found`);
+  for (const a of r.anomalies.slice(0, 10)) {
+    if (a.type === 'non-cycle') { lines.push(`  ${a.name}: ${a.message}`); continue; }
+    const steps = a.edges.map((e) => `${renderEdge(h, e)} ${txnName(h, e.to)}`).join(' ');
+    lines.push(`  ${cycleName(a.edges, r.level)} cycle: ${txnName(h, a.edges[0]!.from)} ${steps}`);
+    for (const t of involvedTxns([a])) {
+      const v = txnView(h, t);
+      lines.push(`    ${v.label}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
+    }
+  }
+  if (r.anomalies.length > 10) lines.push(`  ... ${r.anomalies.length - 10} more (use --json)`);
+  const t = r.timesMs;
+  lines.push(`constraints: ${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)` +
+    (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts`));
+  lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,35 @@
+/**
+ * Typed edge lists: the currency between the graph, prune and solve stages.
+ *
+ * Takes: pushes of (from, to, kind, key). Gives: columnar arrays.
+ * Invariant: node ids are txn ids of the History (0 .. txnCount-1); the initial transaction is
+ * never a node (nothing can reach it, so no cycle passes through it) and INIT_TXN edges are only
+ * kept for reporting. Kinds are the numeric codes below; `key` is -1 for SO.
+ */
+
+import { GrowableInt32 } from '../history/growable.ts';
+import type { EdgeKind } from '../check/types.ts';
+
+export const K_SO = 0;
+export const K_WR = 1;
+export const K_WW = 2;
+export const K_RW = 3;
+export const KIND_NAMES: readonly EdgeKind[] = ['SO', 'WR', 'WW', 'RW'];
+
+export class EdgeList {
+  readonly from = new GrowableInt32();
+  readonly to = new GrowableInt32();
+  readonly kind = new GrowableInt32();
+  readonly key = new GrowableInt32();
+
+  get length(): number {
+    return this.from.length;
+  }
+
+  push(from: number, to: number, kind: number, key: number): void {
+    this.from.push(from);
+    this.to.push(to);
+    this.kind.push(kind);
+    this.key.push(key);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The generalized polygraph (PolySI §4.2, Definition 1): known edges plus either/or constraints.
+ *
+ * Takes: a `Validated` history. Gives: `Polygraph`:
+ * - known edges: SO between consecutive included txns of a session, WR from every resolved
+ *   read, and the WW/RW edges forced by the initial state and by list-append chains;
+ * - one constraint per unordered pair of "free" writers {A, B} of a common key, coalesced over
+ *   all keys both write: either = {A -WW-> B} ∪ {R -RW-> B : R read the key from A},
+ *   or = {B -WW-> A} ∪ {R -RW-> A : R read the key from B}.
+ * Coalescing is sound because two writers can never be ordered differently on two keys without
+ * a WW cycle. A writer is "free" on a key unless a list read fixed its place in the order.
+ *
+ * Invariant: constraint c's either edges are `ce*[edgeStart[2c] .. edgeStart[2c+1]-1]` and its
+ * or edges `ce*[edgeStart[2c+1] .. edgeStart[2c+2]-1]`; the either side orders consA[c] before
+ * consB[c]. Edges from the initial transaction are not in the graph (nothing reaches it).
+ */
+
+import { GrowableInt32 } from '../history/growable.ts';
+import { INIT_TXN } from '../check/types.ts';
+import type { Validated } from '../validate/validate.ts';
+import { EdgeList, K_RW, K_SO, K_WR, K_WW } from './edges.ts';
+
+export interface Polygraph {
+  nodeCount: number;
+  known: EdgeList;
+  consCount: number;
+  consA: Int32Array;
+  consB: Int32Array;
+  edgeStart: Int32Array;
+  ceFrom: Int32Array;
+  ceTo: Int32Array;
+  ceKind: Int32Array;
+  ceKey: Int32Array;
+}
+
+export function buildPolygraph(v: Validated): Polygraph {
+  const h = v.history;
+  const n = h.txnCount;
+  const known = new EdgeList();
+  addSessionOrder(v, known);
+  for (let i = 0; i < v.reads.count; i++) {
+    const w = v.reads.writer[i]!;
+    if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);
+  }
+
+  const nKeys = h.keyLabels.length;
+  const byKey = groupByKey(nKeys, v);
+  // readers of (key, writer) as linked lists: head[writer] valid while headStamp[writer] === key.
+  const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
+  const next = new Int32Array(v.reads.count);
+  const inChain = new Int32Array(n).fill(-1);
+  const free = new GrowableInt32();
+  const pending = new PendingConstraints(n);
+
+  for (let key = 0; key < nKeys; key++) {
+    let initHead = -1;
+    for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
+      const i = byKey.readIdx[j]!;
+      const w = v.reads.writer[i]!;
+      if (w === INIT_TXN) { next[i] = initHead; initHead = i; continue; }
+      if (headStamp[w] !== key) { headStamp[w] = key; head[w] = -1; }
+      next[i] = head[w]!; head[w] = i;
+    }
+    const readersOf = (w: number): number => (w === INIT_TXN ? initHead : headStamp[w] === key ? head[w]! : -1);
+    const chain = v.lists.chains.get(key);
+    let last = INIT_TXN;
+    if (chain !== undefined) {
+      for (let c = 0; c < chain.length; c++) {
+        const w = chain[c]!;
+        inChain[w] = key;
+        if (last !== INIT_TXN) known.push(last, w, K_WW, key);
+        for (let r = readersOf(last); r !== -1; r = next[r]!) if (v.reads.txn[r] !== w) known.push(v.reads.txn[r]!, w, K_RW, key);
+        last = w;
+      }
+    }
+    free.length = 0;
+    for (let j = byKey.writeStart[key]!; j < byKey.writeStart[key + 1]!; j++) {
+      const w = byKey.writeTxn[j]!;
+      if (inChain[w] === key) continue;
+      free.push(w);
+      if (last !== INIT_TXN) known.push(last, w, K_WW, key);
+      for (let r = readersOf(last); r !== -1; r = next[r]!) if (v.reads.txn[r] !== w) known.push(v.reads.txn[r]!, w, K_RW, key);
+    }
+    for (let x = 0; x < free.length; x++) {
+      for (let y = x + 1; y < free.length; y++) {
+        const a = Math.min(free.get(x), free.get(y)), b = Math.max(free.get(x), free.get(y));
+        const c = pending.constraintFor(a, b);
+        pending.add(c, 0, a, b, K_WW, key);
+        for (let r = readersOf(a); r !== -1; r = next[r]!) if (v.reads.txn[r] !== b) pending.add(c, 0, v.reads.txn[r]!, b, K_RW, key);
+        pending.add(c, 1, b, a, K_WW, key);
+        for (let r = readersOf(b); r !== -1; r = next[r]!) if (v.reads.txn[r] !== a) pending.add(c, 1, v.reads.txn[r]!, a, K_RW, key);
+      }
+    }
+  }
+  return { nodeCount: n, known, ...pending.finish() };
+}
+
+function addSessionOrder(v: Validated, known: EdgeList): void {
+  const h = v.history;
+  for (let s = 0; s < h.sessionCount; s++) {
+    let prev = -1;
+    for (let t = h.sessionTxnStart[s]!; t < h.sessionTxnStart[s + 1]!; t++) {
+      if (v.included[t] !== 1) continue;
+      if (prev !== -1) known.push(prev, t, K_SO, -1);
+      prev = t;
+    }
+  }
+}
+
+/** Reads and writes bucketed by key (counting sort; stable). */
+function groupByKey(nKeys: number, v: Validated) {
+  const readStart = new Int32Array(nKeys + 1);
+  for (let i = 0; i < v.reads.count; i++) readStart[v.reads.key[i]! + 1]!++;
+  for (let k = 0; k < nKeys; k++) readStart[k + 1]! += readStart[k]!;
+  const readIdx = new Int32Array(v.reads.count);
+  const rf = readStart.slice(0, nKeys);
+  for (let i = 0; i < v.reads.count; i++) readIdx[rf[v.reads.key[i]!]!++] = i;
+
+  const writeStart = new Int32Array(nKeys + 1);
+  for (let i = 0; i < v.writes.count; i++) writeStart[v.writes.key[i]! + 1]!++;
+  for (let k = 0; k < nKeys; k++) writeStart[k + 1]! += writeStart[k]!;
+  const writeTxn = new Int32Array(v.writes.count);
+  const wf = writeStart.slice(0, nKeys);
+  for (let i = 0; i < v.writes.count; i++) writeTxn[wf[v.writes.key[i]!]!++] = v.writes.txn[i]!;
+  return { readStart, readIdx, writeStart, writeTxn };
+}
+
+/** Accumulates constraint edges in arrival order, then sorts them into the CSR layout. */
+class PendingConstraints {
+  private readonly ids = new Map<number, number>();
+  private readonly a = new GrowableInt32();
+  private readonly b = new GrowableInt32();
+  private readonly slot = new GrowableInt32(); // 2*c + side
+  private readonly edges = new EdgeList();
+
+  constructor(private readonly n: number) {}
+
+  constraintFor(a: number, b: number): number {
+    const id = a * this.n + b;
+    let c = this.ids.get(id);
+    if (c === undefined) {
+      c = this.a.length;
+      this.ids.set(id, c);
+      this.a.push(a);
+      this.b.push(b);
+    }
+    return c;
+  }
+
+  add(c: number, side: number, from: number, to: number, kind: number, key: number): void {
+    this.slot.push(2 * c + side);
+    this.edges.push(from, to, kind, key);
+  }
+
+  finish() {
+    const consCount = this.a.length;
+    const m = this.edges.length;
+    const edgeStart = new Int32Array(2 * consCount + 1);
+    for (let i = 0; i < m; i++) edgeStart[this.slot.get(i) + 1]!++;
+    for (let s = 0; s < 2 * consCount; s++) edgeStart[s + 1]! += edgeStart[s]!;
+    const fill = edgeStart.slice(0, 2 * consCount);
+    const ceFrom = new Int32Array(m), ceTo = new Int32Array(m), ceKind = new Int32Array(m), ceKey = new Int32Array(m);
+    for (let i = 0; i < m; i++) {
+      const at = fill[this.slot.get(i)]!++;
+      ceFrom[at] = this.edges.from.get(i);
+      ceTo[at] = this.edges.to.get(i);
+      ceKind[at] = this.edges.kind.get(i);
+      ceKey[at] = this.edges.key.get(i);
+    }
+    return { consCount, consA: this.a.toArray(), consB: this.b.toArray(), edgeStart, ceFrom, ceTo, ceKind, ceKey };
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Pruning constraints to a fixpoint (PolySI §4.3, Algorithm 2 lines 37-73).
+ *
+ * Takes: a Polygraph and a level. Gives: `PruneOutcome`: the known edges grown by every
+ * side that pruning forced, which constraints are still undecided (`active`), and whether the
+ * known graph became cyclic (then the history violates the level).
+ * A side of a constraint is impossible when one of its edges would close a cycle of the split
+ * graph with the known edges: for a Dep edge a->b when b.d reaches a.d or a.n; for an RW edge
+ * a->b when b.n reaches a.d (SI). Then the other side is forced and its edges become known.
+ * Invariant: reachability is computed once per round, so within a round it can be stale, but
+ * only in the safe direction (known edges only grow, so stale reachability under-approximates):
+ * pruning never removes a possibility that does not truly close a cycle.
+ */
+
+import type { History } from '../history/model.ts';
+import type { Level } from '../check/types.ts';
+import { K_RW } from '../graph/edges.ts';
+import type { Polygraph } from '../graph/polygraph.ts';
+import { buildSplitGraph, topoOrder } from '../graph/split.ts';
+import { computeReach, reachCells, REACH_CELLS_MAX, type Reach } from './reach.ts';
+
+export interface PruneOptions {
+  level: Level;
+  roundsMax: number;
+  deadlineMs: number;
+}
+
+export interface PruneOutcome {
+  /** 1 if constraint c is still undecided. */
+  active: Uint8Array;
+  activeCount: number;
+  rounds: number;
+  /** The known graph (with forced sides) is cyclic: a violation. */
+  cyclic: boolean;
+  /** Pruning stopped early (deadline) or was skipped (memory guard); active constraints remain correct. */
+  note: string | null;
+  timedOut: boolean;
+}
+
+export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions): PruneOutcome {
+  const active = new Uint8Array(pg.consCount).fill(1);
+  let activeCount = pg.consCount;
+  const known = pg.known;
+  const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
+    ({ active, activeCount, rounds, cyclic, note, timedOut });
+
+  if (reachCells(h) > REACH_CELLS_MAX) {
+    return out(false, 0, `pruning skipped: ${h.txnCount} txns x ${h.sessionCount} sessions exceeds the reachability memory bound`);
+  }
+  let rounds = 0;
+  for (;;) {
+    const g = buildSplitGraph(pg.nodeCount, known.length, (i) => known.from.get(i), (i) => known.to.get(i), (i) => known.kind.get(i), opts.level);
+    const order = topoOrder(g);
+    if (order === null) return out(true, rounds, null);
+    if (activeCount === 0) return out(false, rounds, null);
+    if (rounds >= opts.roundsMax) return out(false, rounds, `pruning stopped after ${rounds} rounds`);
+    if (Date.now() > opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
+    rounds++;
+
+    const rw = opts.level === 'si' ? collectRw(known) : null;
+    const reach = computeReach(h, g, order, rw === null ? 0 : rw.length / 2, (i) => rw![2 * i]!, (i) => rw![2 * i + 1]!);
+    let changed = false;
+    for (let c = 0; c < pg.consCount; c++) {
+      if (active[c] !== 1) continue;
+      const eitherImpossible = sideImpossible(pg, 2 * c, reach, opts.level);
+      const orImpossible = sideImpossible(pg, 2 * c + 1, reach, opts.level);
+      if (!eitherImpossible && !orImpossible) continue;
+      // Force the possible side; when both are impossible, force "or" anyway: the known graph is
+      // then cyclic and the next round reports it, with a cycle through the forced edges.
+      addSide(pg, eitherImpossible ? 2 * c + 1 : 2 * c, known);
+      active[c] = 0;
+      activeCount--;
+      changed = true;
+      if (eitherImpossible && orImpossible) break;
+    }
+    if (!changed) return out(false, rounds, null);
+  }
+}
+
+function collectRw(known: Polygraph['known']): Int32Array {
+  let count = 0;
+  for (let i = 0; i < known.length; i++) if (known.kind.get(i) === K_RW) count++;
+  const rw = new Int32Array(2 * count);
+  let j = 0;
+  for (let i = 0; i < known.length; i++) {
+    if (known.kind.get(i) !== K_RW) continue;
+    rw[j++] = known.from.get(i);
+    rw[j++] = known.to.get(i);
+  }
+  return rw;
+}
+
+/** Would some edge of this side (slot = 2c + side) close a cycle with the known graph? */
+function sideImpossible(pg: Polygraph, slot: number, reach: Reach, level: Level): boolean {
+  for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!;
+    if (level === 'si' && pg.ceKind[e] === K_RW) {
+      if (reach.reachesD(2 * b + 1, a)) return true;
+    } else if (reach.reachesD(2 * b, a) || (level === 'si' && reach.reachesN(2 * b, a))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export function addSide(pg: Polygraph, slot: number, known: Polygraph['known']): void {
+  for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+    known.push(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, pg.ceKey[e]!);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Exact reachability for pruning, in O(nodes x sessions) memory (no n x n matrix).
+ *
+ * Takes: an acyclic split graph with its topological order, and the sessions of the History.
+ * Gives: `Reach`, answering "does split node u reach t.d?" in O(1) and "does u reach t.n?" in
+ * O(sessions).
+ * Why it is exact: SO is a chain per session through the .d nodes (t_i.d -> t_{i+1}.d for
+ * consecutive included txns), so the .d nodes a node reaches within one session form a suffix
+ * of it. `minPos[u*S + s]` = the smallest session position p such that u reaches (or is) the .d
+ * node of the txn at position p of session s; INF if none. Entering t.n only happens through an
+ * RW edge c.d -> t.n, so u reaches t.n iff u reaches c.d for some RW predecessor c of t: with
+ * `rwPredMax[t*S + s]` = the largest position of an RW predecessor of t in session s,
+ * u reaches t.n iff minPos[u*S+s] <= rwPredMax[t*S+s] for some s.
+ * Invariant: never over-approximates (pruning soundness depends on it).
+ */
+
+import type { History } from '../history/model.ts';
+import type { SplitGraph } from '../graph/split.ts';
+
+const INF = 0x7fffffff;
+
+export interface Reach {
+  /** Does split node u reach t.d (u = t.d counts)? */
+  reachesD(u: number, t: number): boolean;
+  /** Does split node u reach t.n? (SI only; always false when there are no RW edges.) */
+  reachesN(u: number, t: number): boolean;
+}
+
+/** Memory guard: minPos has (2 x txns x sessions) Int32 cells. */
+export const REACH_CELLS_MAX = 400_000_000;
+
+export function reachCells(h: History): number {
+  return 2 * h.txnCount * Math.max(1, h.sessionCount);
+}
+
+export function computeReach(
+  h: History, g: SplitGraph, order: Int32Array,
+  rwCount: number, rwFrom: (i: number) => number, rwTo: (i: number) => number,
+): Reach {
+  const S = Math.max(1, h.sessionCount);
+  const n = h.txnCount;
+  const pos = new Int32Array(n), sess = new Int32Array(n);
+  for (let t = 0; t < n; t++) { sess[t] = h.txnSession[t]!; pos[t] = t - h.sessionTxnStart[sess[t]!]!; }
+
+  const minPos = new Int32Array(g.nodeCount * S).fill(INF);
+  for (let i = g.nodeCount - 1; i >= 0; i--) {
+    const u = order[i]!;
+    const row = u * S;
+    if ((u & 1) === 0) minPos[row + sess[u >> 1]!] = pos[u >> 1]!;
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
+      const vrow = g.outTo[e]! * S;
+      for (let s = 0; s < S; s++) {
+        const x = minPos[vrow + s]!;
+        if (x < minPos[row + s]!) minPos[row + s] = x;
+      }
+    }
+  }
+
+  let rwPredMax: Int32Array | null = null;
+  if (rwCount > 0) {
+    rwPredMax = new Int32Array(n * S).fill(-1);
+    for (let i = 0; i < rwCount; i++) {
+      const c = rwFrom(i), t = rwTo(i);
+      const cell = t * S + sess[c]!;
+      if (pos[c]! > rwPredMax[cell]!) rwPredMax[cell] = pos[c]!;
+    }
+  }
+
+  return {
+    reachesD: (u, t) => minPos[u * S + sess[t]!]! <= pos[t]!,
+    reachesN: (u, t) => {
+      if (rwPredMax === null) return false;
+      const a = u * S, b = t * S;
+      for (let s = 0; s < S; s++) if (minPos[a + s]! <= rwPredMax[b + s]!) return true;
+      return false;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Encoding the undecided constraints for the SAT solver and reading back the answer.
+ *
+ * Takes: the Polygraph after pruning (known edges + active constraints) and a level.
+ * Gives: `SolveOutcome`: 'sat' (some choice of every constraint leaves the split graph acyclic:
+ * the history satisfies the level), 'unsat' with a witness cycle, or 'unknown' (budget).
+ * Encoding: one Boolean variable per active constraint (true = either, false = or); known edges
+ * are fixed edges of the acyclicity theory, each side's edges are conditional on its literal.
+ * Invariant: a 'sat' answer is re-checked here by building the chosen graph and confirming it is
+ * acyclic (a model checker at the stage boundary); an 'unsat' answer comes with a cycle in the
+ * graph of one concrete choice (every choice has one).
+ */
+
+import type { Level } from '../check/types.ts';
+import type { Polygraph } from '../graph/polygraph.ts';
+import { buildSplitGraph, forEachSplitEdge, topoOrder } from '../graph/split.ts';
+import { findShortCycle } from '../graph/cycle.ts';
+import { AcyclicityTheory } from '../solver/acyclicity.ts';
+import { mkLit, Solver } from '../solver/cdcl.ts';
+import { GrowableInt32 } from '../history/growable.ts';
+
+export interface SolveOptions {
+  level: Level;
+  deadlineMs: number;
+  conflictsMax?: number;
+}
+
+export interface SolveOutcome {
+  result: 'sat' | 'unsat' | 'unknown';
+  /** For 'unsat': the dependency edges of a cycle, as indices into `edges` below. */
+  cycle: Int32Array | null;
+  /** The edge table the cycle indexes: known edges, then the chosen sides' edges. */
+  edges: ChosenEdges | null;
+  stats: { variables: number; conflicts: number; decisions: number; propagations: number };
+}
+
+export interface ChosenEdges {
+  from: Int32Array;
+  to: Int32Array;
+  kind: Int32Array;
+  key: Int32Array;
+  /** The constraint an edge was chosen from, or -1 for a known edge. */
+  constraint: Int32Array;
+}
+
+export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveOptions): SolveOutcome {
+  const solver = new Solver();
+  const theory = new AcyclicityTheory(2 * pg.nodeCount);
+  const known = pg.known;
+  for (let i = 0; i < known.length; i++) {
+    forEachSplitEdge(known.from.get(i), known.to.get(i), known.kind.get(i), opts.level, (u, v) => theory.addFixedEdge(u, v, i));
+  }
+  const varOf = new Int32Array(pg.consCount).fill(-1);
+  let variables = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const x = solver.newVar();
+    varOf[c] = x;
+    variables++;
+    for (let side = 0; side < 2; side++) {
+      const lit = mkLit(x, side === 1);
+      const slot = 2 * c + side;
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+        forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, (u, v) => theory.addConditionalEdge(u, v, lit, known.length + e));
+      }
+    }
+  }
+  const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
+
+  if (theory.initialize() !== null) {
+    // Pruning normally catches this; with pruning off the known graph itself may be cyclic.
+    const edges = chosenEdges(pg, active, varOf, () => true);
+    return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: stats() };
+  }
+  solver.setTheory(theory);
+  const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
+  if (opts.conflictsMax !== undefined) limits.conflictsMax = opts.conflictsMax;
+  const result = solver.solve(limits);
+  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
+
+  if (result === 'sat') {
+    const edges = chosenEdges(pg, active, varOf, (x) => solver.modelValue(x));
+    if (witnessCycle(pg.nodeCount, edges, opts.level) !== null) {
+      throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    }
+    return { result, cycle: null, edges: null, stats: stats() };
+  }
+  // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
+  const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
+  const cycle = witnessCycle(pg.nodeCount, edges, opts.level);
+  if (cycle === null) throw new Error('internal error: the solver said unsat but the chosen graph is acyclic');
+  return { result, cycle, edges, stats: stats() };
+}
+
+/** Known edges plus, for each active constraint, the edges of the side `choose(var)` picks. */
+export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean): ChosenEdges {
+  const from = new GrowableInt32(), to = new GrowableInt32(), kind = new GrowableInt32(), key = new GrowableInt32(), cons = new GrowableInt32();
+  const k = pg.known;
+  for (let i = 0; i < k.length; i++) {
+    from.push(k.from.get(i)); to.push(k.to.get(i)); kind.push(k.kind.get(i)); key.push(k.key.get(i)); cons.push(-1);
+  }
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+      from.push(pg.ceFrom[e]!); to.push(pg.ceTo[e]!); kind.push(pg.ceKind[e]!); key.push(pg.ceKey[e]!); cons.push(c);
+    }
+  }
+  return { from: from.toArray(), to: to.toArray(), kind: kind.toArray(), key: key.toArray(), constraint: cons.toArray() };
+}
+
+/** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */
+export function witnessCycle(n: number, edges: ChosenEdges, level: Level): Int32Array | null {
+  const g = buildSplitGraph(n, edges.from.length, (i) => edges.from[i]!, (i) => edges.to[i]!, (i) => edges.kind[i]!, level);
+  if (topoOrder(g) !== null) return null;
+  const splitCycle = findShortCycle(g);
+  if (splitCycle === null) throw new Error('internal error: cyclic graph without a cycle');
+  return splitCycle.map((e) => g.outEdge[e]!);
+}

@@ -1,0 +1,192 @@
+/**
+ * List-append keys: what list reads reveal (Elle §4; PolySI-List, Appendix F).
+ *
+ * Takes: a History with OP_APPEND / OP_READ_LIST ops, the included txns and the write index.
+ * Gives: `ListFacts`: for each list key the known prefix of its version order as a chain of
+ * writer txns (from the longest list read), and each list read's WR source (the writer of the
+ * last element, or INIT for the empty list). Reports non-cycle anomalies: garbage read
+ * (element nobody appended), G1a (element from an aborted txn), G1b (a read that shows only
+ * part of a txn's appends), duplicate-elements, incompatible-order (two reads of a key that
+ * are not prefixes of one another), INT (a read that does not end with the txn's own appends).
+ *
+ * Invariant: every list read of an included txn either contributes to `reads` or produced an
+ * anomaly. The chain is a prefix of every legal version order, so WW edges along it (and from
+ * its end to every unobserved appender) are known edges, not constraints.
+ */
+
+import { GrowableInt32 } from '../history/growable.ts';
+import { OP_APPEND, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
+import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
+import { pairId, txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
+
+export interface ListFacts {
+  reads: ReadTable;
+  /** key -> known version-order chain of distinct writer txns (INIT excluded), for list keys. */
+  chains: Map<number, Int32Array>;
+}
+
+export function resolveLists(
+  h: History, included: Uint8Array, ext: ExternalReads, writerOf: WriterIndex,
+  isFinal: Uint8Array, add: (a: NonCycleAnomaly) => void,
+): ListFacts {
+  void isFinal;
+  const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
+  const longest = new Map<number, { op: number; start: number; len: number }>();
+  const appendCount = countAppends(h, included);
+  const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
+  let lastTxn = -1;
+
+  for (let i = 0; i < ext.count; i++) {
+    const t = ext.txn.get(i);
+    if (included[t] !== 1) continue;
+    const op = ext.op.get(i);
+    if (h.opKind[op] !== 3 /* OP_READ_LIST */) continue;
+    if (t !== lastTxn) { firstRead.clear(); lastTxn = t; }
+    const key = h.opKey[op]!;
+    const l = h.opValue[op]!;
+    const start = h.listStart[l]!, end = h.listStart[l + 1]!;
+    const what = `${h.txnLabels[t]} read ${h.keyLabels[key]}=[${listText(h, start, end)}] at ${opWhere(h, op)}`;
+
+    // The txn's own appends before this read must be the list's suffix (INT).
+    const own = ownAppendsBefore(h, t, op, key);
+    let extEnd = end - own.length;
+    let ownOk = extEnd >= start;
+    for (let j = 0; ownOk && j < own.length; j++) ownOk = h.listElems[extEnd + j] === own[j];
+    if (!ownOk) {
+      add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
+        message: `${what}, which does not end with its own earlier appends [${own.map((v) => h.valueLabels[v]).join(' ')}]` });
+      continue;
+    }
+    const prev = firstRead.get(key);
+    if (prev !== undefined) {
+      if (!sameElems(h, prev.start, prev.len, start, extEnd - start)) {
+        add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
+          message: `${what}, but the same transaction read a different list of ${h.keyLabels[key]} before` });
+      }
+      continue; // a repeated read reveals nothing new
+    }
+    firstRead.set(key, { start, len: extEnd - start });
+    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, appendCount, add)) continue;
+
+    const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(pairId(h, key, h.listElems[extEnd - 1]!))!);
+    rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(lastWriter);
+
+    const best = longest.get(key);
+    const len = extEnd - start;
+    if (best === undefined) { longest.set(key, { op, start, len }); continue; }
+    const [short, long] = best.len <= len ? [best, { op, start, len }] : [{ op, start, len }, best];
+    if (!sameElems(h, short.start, short.len, long.start, short.len)) {
+      add({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: -2,
+        message: `${what}; ${h.txnLabels[txnOfOp(h, best.op)]} read [${listText(h, best.start, best.start + best.len)}] ` +
+          `at ${opWhere(h, best.op)}: neither is a prefix of the other, so no single order of appends explains both` });
+      continue;
+    }
+    longest.set(key, long);
+  }
+
+  const chains = new Map<number, Int32Array>();
+  for (const [key, best] of longest) {
+    const chain = new GrowableInt32();
+    for (let e = best.start; e < best.start + best.len; e++) {
+      const w = txnOfOp(h, writerOf.get(pairId(h, key, h.listElems[e]!))!);
+      if (chain.length === 0 || chain.get(chain.length - 1) !== w) chain.push(w);
+    }
+    chains.set(key, chain.toArray());
+  }
+  // Keys that are appended to but never read still need an (empty) chain entry: they are list keys.
+  for (let op = 0; op < h.opCount; op++) {
+    if (h.opKind[op] === OP_APPEND && !chains.has(h.opKey[op]!)) chains.set(h.opKey[op]!, new Int32Array(0));
+  }
+  return {
+    reads: { count: rTxn.length, txn: rTxn.toArray(), key: rKey.toArray(), op: rOp.toArray(), writer: rWriter.toArray() },
+    chains,
+  };
+}
+
+/** Checks each element of an external list read; false (with anomalies added) if unusable. */
+function checkElements(
+  h: History, t: number, op: number, key: number, start: number, end: number, what: string,
+  writerOf: WriterIndex, appendCount: Map<number, number>, add: (a: NonCycleAnomaly) => void,
+): boolean {
+  const seen = new Set<number>();
+  let ok = true;
+  let runWriter = -3, runLen = 0;
+  const closeRun = (): void => {
+    if (runWriter < 0) return;
+    const total = appendCount.get(pairId2(runWriter, key, h)) ?? 0;
+    if (runLen !== total) {
+      add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
+        message: `${what}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
+      ok = false;
+    }
+  };
+  for (let e = start; e < end; e++) {
+    const v = h.listElems[e]!;
+    if (seen.has(v)) {
+      add({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
+        message: `${what}, in which ${h.valueLabels[v]} appears more than once` });
+      return false;
+    }
+    seen.add(v);
+    const w = writerOf.get(pairId(h, key, v));
+    if (w === undefined) {
+      add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
+        message: `${what}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
+      return false;
+    }
+    const wt = txnOfOp(h, w);
+    if (h.txnStatus[wt] === TXN_ABORTED) {
+      add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
+        message: `${what}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+      return false;
+    }
+    if (wt === t) {
+      add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
+        message: `${what}, which contains ${h.valueLabels[v]}, an element it appends only later` });
+      return false;
+    }
+    if (wt !== runWriter) { closeRun(); runWriter = wt; runLen = 0; }
+    runLen++;
+  }
+  closeRun();
+  return ok;
+}
+
+function pairId2(txn: number, key: number, h: History): number {
+  return txn * h.keyLabels.length + key;
+}
+
+/** (txn, key) -> number of appends, for included and aborted txns alike. */
+function countAppends(h: History, included: Uint8Array): Map<number, number> {
+  void included;
+  const m = new Map<number, number>();
+  for (let t = 0; t < h.txnCount; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (h.opKind[op] !== OP_APPEND) continue;
+      const id = pairId2(t, h.opKey[op]!, h);
+      m.set(id, (m.get(id) ?? 0) + 1);
+    }
+  }
+  return m;
+}
+
+function ownAppendsBefore(h: History, t: number, op: number, key: number): number[] {
+  const own: number[] = [];
+  for (let o = h.txnOpStart[t]!; o < op; o++) {
+    if (h.opKind[o] === OP_APPEND && h.opKey[o] === key) own.push(h.opValue[o]!);
+  }
+  return own;
+}
+
+function sameElems(h: History, a: number, alen: number, b: number, blen: number): boolean {
+  if (alen !== blen) return false;
+  for (let i = 0; i < alen; i++) if (h.listElems[a + i] !== h.listElems[b + i]) return false;
+  return true;
+}
+
+function listText(h: History, start: number, end: number): string {
+  const parts: string[] = [];
+  for (let e = start; e < end && parts.length < 12; e++) parts.push(h.valueLabels[h.listElems[e]!]!);
+  if (end - start > 12) parts.push(`... (${end - start} elements)`);
+  return parts.join(' ');
+}
