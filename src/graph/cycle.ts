@@ -20,16 +20,35 @@ export function findShortCycle(g: SplitGraph): Int32Array | null {
   const parentEdge = new Int32Array(n);
   const seen = new Int32Array(n).fill(-1);
   const queue = new Int32Array(n);
-  let best: Int32Array | null = null;
-  let tries = 0;
-  for (let s = 0; s < n && tries < TRIES_MAX; s++) {
-    if (alive[s] !== 1) continue;
-    tries++;
-    const cyc = shortestCycleThrough(g, s, alive, parentEdge, seen, queue, best === null ? n + 1 : best.length);
-    if (cyc !== null && (best === null || cyc.length < best.length)) best = cyc;
-    if (best !== null && best.length <= 2) break;
+  // Peeling leaves every alive node with an alive successor, so walking alive successors must
+  // revisit a node, and that node lies on a cycle: a start that is guaranteed to succeed.
+  const onCycle = nodeOnCycle(g, alive, seen);
+  seen.fill(-1);
+  let best = shortestCycleThrough(g, onCycle, alive, parentEdge, seen, queue, n + 1);
+  if (best === null) throw new Error('internal error: no cycle through a node on a cycle');
+  // Other nodes of that cycle, then other alive nodes, may lie on shorter cycles.
+  const candidates: number[] = [];
+  for (const e of best) candidates.push(edgeSource(g, e));
+  for (let s = 0; s < n && candidates.length < 2 * TRIES_MAX; s++) if (alive[s] === 1) candidates.push(s);
+  for (let i = 0; i < candidates.length && i < 2 * TRIES_MAX && best.length > 2; i++) {
+    const s = candidates[i]!;
+    if (s === onCycle) continue;
+    const cyc = shortestCycleThrough(g, s, alive, parentEdge, seen, queue, best.length);
+    if (cyc !== null && cyc.length < best.length) best = cyc;
   }
   return best;
+}
+
+function nodeOnCycle(g: SplitGraph, alive: Uint8Array, mark: Int32Array): number {
+  let u = alive.indexOf(1);
+  while (mark[u] !== 1) {
+    mark[u] = 1;
+    let next = -1;
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]! && next === -1; e++) if (alive[g.outTo[e]!] === 1) next = g.outTo[e]!;
+    if (next === -1) throw new Error('internal error: peeled graph has a node without successor');
+    u = next;
+  }
+  return u;
 }
 
 /** The shortest cycle through `s` (BFS from s back to s), if shorter than `limit` edges. */

@@ -1,0 +1,217 @@
+/**
+ * The differential-testing harness: runs a checker against the brute-force oracle (tiny
+ * histories) and against itself with pruning on and off (bigger simulated histories).
+ *
+ * Takes: a check function with `checkHistory`'s signature and run parameters. Gives: a report
+ * with the failures as self-contained messages (seed, generator, verdicts, the history in
+ * PolySI-like text) plus tallies and timings. It lives apart from the test file so the harness
+ * itself can be tested with a fake checker (see test/oracle/differential-harness.test.ts).
+ */
+
+import type { History } from '../../src/history/model.ts';
+import type { CheckOptions, CheckResult, Level } from '../../src/check/types.ts';
+import { bruteForceCheck } from '../oracle/brute-force.ts';
+import {
+  caseSeed,
+  mulberry32,
+  simulatedSerialHistory,
+  simulatedSiHistory,
+  tinyMixedHistory,
+  type SimParams,
+  type StoreBug,
+} from './gen.ts';
+import { renderHistory } from './history-text.ts';
+import { renderCycle, verifyResult } from './verify-result.ts';
+
+export type CheckFn = (h: History, opts: CheckOptions) => CheckResult;
+
+const LEVELS: readonly Level[] = ['si', 'ser'];
+
+export interface DiffReport {
+  cases: number;
+  /** Failure messages, at most `failuresMax` (further failures are only counted). */
+  failures: string[];
+  failureCount: number;
+  /** Oracle (or expected) verdicts per level. */
+  tally: Record<Level, { valid: number; violation: number }>;
+  pipelineMs: number;
+  pipelineCalls: number;
+  oracleMs: number;
+}
+
+function emptyReport(): DiffReport {
+  return {
+    cases: 0,
+    failures: [],
+    failureCount: 0,
+    tally: { si: { valid: 0, violation: 0 }, ser: { valid: 0, violation: 0 } },
+    pipelineMs: 0,
+    pipelineCalls: 0,
+    oracleMs: 0,
+  };
+}
+
+/** Runs the checker; an exception becomes a failure description instead of aborting the run. */
+function runCheck(check: CheckFn, h: History, level: Level, pruning: boolean, report: DiffReport): CheckResult | string {
+  const started = performance.now();
+  try {
+    return check(h, { level, pruning });
+  } catch (e) {
+    return `threw ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+  } finally {
+    report.pipelineMs += performance.now() - started;
+    report.pipelineCalls++;
+  }
+}
+
+/**
+ * Compares pruning on, pruning off and (if given) the expected verdict for one history and
+ * level; returns problem lines, empty if all agree and both results hold up.
+ */
+function compare(h: History, level: Level, on: CheckResult | string, off: CheckResult | string, expected: string | null): string[] {
+  const verdict = (r: CheckResult | string): string => (typeof r === 'string' ? r : r.verdict);
+  const problems: string[] = [];
+  const vOn = verdict(on), vOff = verdict(off);
+  if (expected !== null && (vOn !== expected || vOff !== expected)) {
+    problems.push(`verdicts: expected ${expected}, pruning on ${vOn}, pruning off ${vOff}`);
+  } else if (expected === null && vOn !== vOff) {
+    problems.push(`verdicts: pruning on ${vOn}, pruning off ${vOff}`);
+  }
+  for (const [name, r] of [['pruning on', on], ['pruning off', off]] as const) {
+    if (typeof r === 'string') continue;
+    if (r.verdict === 'unknown') problems.push(`${name}: verdict unknown (${r.unknownReason ?? 'no reason'})`);
+    const bad = verifyResult(h, level, r);
+    if (bad.length > 0) {
+      problems.push(`${name}: ${bad.join('; ')}`);
+      for (const a of r.anomalies) if (a.type === 'cycle') problems.push(`  reported cycle: ${renderCycle(h, a)}`);
+    }
+  }
+  return problems;
+}
+
+function recordFailure(report: DiffReport, failuresMax: number, header: string, replay: string, h: History, problems: string[]): void {
+  report.failureCount++;
+  if (report.failures.length >= failuresMax) return;
+  report.failures.push([header, ...problems.map((p) => `  ${p}`), `  replay: ${replay}`, renderHistory(h)].join('\n'));
+}
+
+export interface TinyDiffParams {
+  cases: number;
+  seed: number;
+  /** Transactions per history; the oracle's cost grows steeply with it. */
+  txnsMax: number;
+  failuresMax: number;
+}
+
+/**
+ * For each case, a tiny history from `tinyMixedHistory(mulberry32(caseSeed(seed, i)))`, checked
+ * at both levels with pruning on and off; all three verdicts must equal the oracle's exactly
+ * ('unknown' is a failure).
+ */
+export function runTinyDifferential(check: CheckFn, p: TinyDiffParams): DiffReport {
+  const report = emptyReport();
+  for (let i = 0; i < p.cases; i++) {
+    const seed = caseSeed(p.seed, i);
+    const { history: h, generator } = tinyMixedHistory(mulberry32(seed), p.txnsMax);
+    report.cases++;
+    for (const level of LEVELS) {
+      const started = performance.now();
+      const expected = bruteForceCheck(h, level);
+      report.oracleMs += performance.now() - started;
+      report.tally[level][expected]++;
+      const on = runCheck(check, h, level, true, report);
+      const off = runCheck(check, h, level, false, report);
+      const problems = compare(h, level, on, off, expected);
+      if (problems.length > 0) {
+        recordFailure(report, p.failuresMax, `case ${i} (seed ${seed}, generator ${generator}), level ${level}: brute force says ${expected}`,
+          `tinyMixedHistory(mulberry32(${seed}), ${p.txnsMax}).history`, h, problems);
+      }
+    }
+  }
+  return report;
+}
+
+export type SimKind = 'si-store' | 'serial-store' | 'buggy-store';
+
+export interface SimDiffParams {
+  kind: SimKind;
+  cases: number;
+  seed: number;
+  sim: Partial<SimParams>;
+  failuresMax: number;
+}
+
+const BUGS: readonly StoreBug[] = ['lost-update', 'stale-snapshot', 'fractured', 'mixed'];
+/** Every txn buggy (blatant), or a few (subtle: one bad txn among many, for the solver). */
+const BUG_RATES: readonly number[] = [1, 0.2, 0.05];
+
+/** The store parameters of the i-th buggy case: every bug at every rate, in turn. */
+export function buggyParams(sim: Partial<SimParams>, i: number): Partial<SimParams> {
+  return { ...sim, bug: BUGS[i % BUGS.length]!, pBug: BUG_RATES[Math.floor(i / BUGS.length) % BUG_RATES.length]! };
+}
+
+/**
+ * Bigger simulated histories, beyond the oracle. SI-store histories must be SI-valid, serial
+ * ones SER-valid (and so SI-valid); buggy-store histories (see `buggyParams`) have no known
+ * verdict, so pruning on and off must agree. Every result is checked with `verifyResult`.
+ */
+export function runSimDifferential(check: CheckFn, p: SimDiffParams): DiffReport {
+  const report = emptyReport();
+  const levels: readonly Level[] = p.kind === 'si-store' ? ['si'] : LEVELS;
+  for (let i = 0; i < p.cases; i++) {
+    const seed = caseSeed(p.seed, i);
+    const rng = mulberry32(seed);
+    const sim = p.kind === 'buggy-store' ? buggyParams(p.sim, i) : p.sim;
+    const h = p.kind === 'serial-store' ? simulatedSerialHistory(rng, sim) : simulatedSiHistory(rng, sim);
+    report.cases++;
+    for (const level of levels) {
+      const expected = p.kind === 'buggy-store' ? null : 'valid';
+      const on = runCheck(check, h, level, true, report);
+      const off = runCheck(check, h, level, false, report);
+      const verdict = typeof on === 'string' ? null : on.verdict;
+      if (verdict === 'valid' || verdict === 'violation') report.tally[level][verdict]++;
+      const problems = compare(h, level, on, off, expected);
+      if (problems.length > 0) {
+        const generator = p.kind === 'serial-store' ? 'simulatedSerialHistory' : 'simulatedSiHistory';
+        recordFailure(report, p.failuresMax, `${p.kind} case ${i} (seed ${seed}), level ${level}`,
+          `${generator}(mulberry32(${seed}), ${JSON.stringify(sim)})`, h, problems);
+      }
+    }
+  }
+  return report;
+}
+
+/**
+ * Fixed histories (regressions): pruning on and off must agree with each other and with
+ * `expected` when given, without exceptions, and their results must hold up.
+ */
+export function runFixedDifferential(
+  check: CheckFn,
+  cases: readonly { name: string; history: History; expected?: Partial<Record<Level, 'valid' | 'violation'>> }[],
+): DiffReport {
+  const report = emptyReport();
+  for (const c of cases) {
+    report.cases++;
+    for (const level of LEVELS) {
+      const on = runCheck(check, c.history, level, true, report);
+      const off = runCheck(check, c.history, level, false, report);
+      const problems = compare(c.history, level, on, off, c.expected?.[level] ?? null);
+      if (problems.length > 0) recordFailure(report, Number.POSITIVE_INFINITY, `${c.name}, level ${level}`, c.name, c.history, problems);
+    }
+  }
+  return report;
+}
+
+/** One line of timings for test diagnostics, so the lead can size the runs. */
+export function describeTimings(r: DiffReport): string {
+  const perCall = r.pipelineCalls === 0 ? 0 : (r.pipelineMs / r.pipelineCalls) * 1000;
+  const perOracle = r.cases === 0 ? 0 : (r.oracleMs / r.cases) * 1000;
+  return `${r.cases} histories; pipeline ${r.pipelineMs.toFixed(0)} ms total, ${perCall.toFixed(0)} µs/call; ` +
+    `oracle ${r.oracleMs.toFixed(0)} ms total, ${perOracle.toFixed(0)} µs/history (both levels); ` +
+    `verdicts ${JSON.stringify(r.tally)}`;
+}
+
+/** The failure message of a run: the count and the first failures in full. */
+export function describeFailures(r: DiffReport): string {
+  return `${r.failureCount} failure(s) in ${r.cases} histories; the first ${r.failures.length}:\n\n${r.failures.join('\n\n')}`;
+}
