@@ -52,6 +52,7 @@ export class HistoryBuilder {
 
   private readonly listStartArr = new GrowableInt32();
   private readonly listElemsArr = new GrowableInt32();
+  private readonly omitted = new Set<number>();
 
   constructor(
     readonly source: string = '<memory>',
@@ -90,6 +91,18 @@ export class HistoryBuilder {
     this.txnStatusArr.push(status);
     this.txnLocArr.push(loc);
     return t;
+  }
+
+  /**
+   * Leaves txn (and its ops) out of the built History; a session left with no txns because of
+   * it is left out too. For formats that spell the initial state as an explicit transaction.
+   */
+  omitTxn(txn: number): void {
+    this.omitted.add(txn);
+  }
+
+  txnLabel(txn: number): string {
+    return this.txnLabelArr[txn]!;
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -157,25 +170,45 @@ export class HistoryBuilder {
    * and returns the immutable History.
    */
   build(): History {
-    const nTxn = this.txnLabelArr.length;
-    const nSess = this.sessionLabels.length;
-    const nOp = this.opTxnArr.length;
+    const nTxnAll = this.txnLabelArr.length;
+    const nOp0 = this.opTxnArr.length;
+    const omit = new Uint8Array(nTxnAll);
+    for (const t of this.omitted) omit[t] = 1;
 
-    // Counting sort of txns by session, stable in creation order.
+    // Sessions that keep at least one txn, renumbered densely in creation order.
+    const sessionKeeps = new Uint8Array(this.sessionLabels.length);
+    const sessionHasOmitted = new Uint8Array(this.sessionLabels.length);
+    for (let t = 0; t < nTxnAll; t++) {
+      if (omit[t] === 1) sessionHasOmitted[this.txnSessionArr.get(t)] = 1;
+      else sessionKeeps[this.txnSessionArr.get(t)] = 1;
+    }
+    const sessionNewId = new Int32Array(this.sessionLabels.length).fill(-1);
+    const sessionLabels: string[] = [];
+    for (let s = 0; s < this.sessionLabels.length; s++) {
+      if (sessionKeeps[s] === 1 || sessionHasOmitted[s] === 0) { sessionNewId[s] = sessionLabels.length; sessionLabels.push(this.sessionLabels[s]!); }
+    }
+    const nSess = sessionLabels.length;
+    let nTxn = 0;
+    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) nTxn++;
+    let nOp = 0;
+    for (let op = 0; op < nOp0; op++) if (omit[this.opTxnArr.get(op)] !== 1) nOp++;
+
+    // Counting sort of kept txns by session, stable in creation order (-1 = omitted).
     const sessionTxnStart = new Int32Array(nSess + 1);
-    for (let t = 0; t < nTxn; t++) sessionTxnStart[this.txnSessionArr.get(t) + 1]!++;
+    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) sessionTxnStart[sessionNewId[this.txnSessionArr.get(t)]! + 1]!++;
     for (let s = 0; s < nSess; s++) sessionTxnStart[s + 1]! += sessionTxnStart[s]!;
-    const txnNewId = new Int32Array(nTxn);
+    const txnNewId = new Int32Array(nTxnAll).fill(-1);
     const fill = sessionTxnStart.slice(0, nSess);
-    for (let t = 0; t < nTxn; t++) txnNewId[t] = fill[this.txnSessionArr.get(t)]!++;
+    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) txnNewId[t] = fill[sessionNewId[this.txnSessionArr.get(t)]!]!++;
 
     const txnSession = new Int32Array(nTxn);
     const txnStatus = new Uint8Array(nTxn);
     const txnLoc = new Float64Array(nTxn);
     const txnLabels: string[] = new Array<string>(nTxn);
-    for (let t = 0; t < nTxn; t++) {
+    for (let t = 0; t < nTxnAll; t++) {
       const nt = txnNewId[t]!;
-      txnSession[nt] = this.txnSessionArr.get(t);
+      if (nt < 0) continue;
+      txnSession[nt] = sessionNewId[this.txnSessionArr.get(t)]!;
       txnStatus[nt] = this.txnStatusArr.get(t);
       txnLoc[nt] = this.txnLocArr.get(t);
       txnLabels[nt] = this.txnLabelArr[t]!;
@@ -183,15 +216,20 @@ export class HistoryBuilder {
 
     // Counting sort of ops by new txn id, stable in arrival order.
     const txnOpStart = new Int32Array(nTxn + 1);
-    for (let op = 0; op < nOp; op++) txnOpStart[txnNewId[this.opTxnArr.get(op)]! + 1]!++;
+    for (let op = 0; op < nOp0; op++) {
+      const nt = txnNewId[this.opTxnArr.get(op)]!;
+      if (nt >= 0) txnOpStart[nt + 1]!++;
+    }
     for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
     const opFill = txnOpStart.slice(0, nTxn);
     const opKind = new Uint8Array(nOp);
     const opKey = new Int32Array(nOp);
     const opValue = new Int32Array(nOp);
     const opLoc = new Float64Array(nOp);
-    for (let op = 0; op < nOp; op++) {
-      const at = opFill[txnNewId[this.opTxnArr.get(op)]!]!++;
+    for (let op = 0; op < nOp0; op++) {
+      const nt = txnNewId[this.opTxnArr.get(op)]!;
+      if (nt < 0) continue;
+      const at = opFill[nt]!++;
       opKind[at] = this.opKindArr.get(op);
       opKey[at] = this.opKeyArr.get(op);
       opValue[at] = this.opValueArr.get(op);
@@ -202,7 +240,7 @@ export class HistoryBuilder {
       source: this.source,
       locUnit: this.locUnit,
       sessionCount: nSess,
-      sessionLabels: this.sessionLabels.slice(),
+      sessionLabels,
       sessionTxnStart,
       txnCount: nTxn,
       txnSession,

@@ -1,0 +1,275 @@
+/**
+ * PolySI JSON Lines: the project's native format, able to hold everything a History holds.
+ *
+ * Layout (spec in docs/formats.md): an optional header line
+ *   {"format":"polysi-history","version":1,"sessions":["s1","s2"]}
+ * then one transaction per line, a session's transactions in session order:
+ *   {"session":"s1","txn":"t1","status":"committed","ops":[["w","x",1],["r","y",null],
+ *    ["append","l",3],["r","l",[1,2,3]]]}
+ *
+ * Takes: the file's text. Gives: a History with locUnit 'line' (1-based); `null` is the initial
+ * value; values are safe integers, strings or {"int":"<decimal>"} for integers beyond 2^53;
+ * keys are strings or safe integers, identified by their text ("5" and 5 are one key).
+ * Invariant: parse(write(h)) has the same sessions, txns, labels, statuses, ops, values and
+ * lists as h, in the same order; every line is one txn (or the header) or an InputError naming
+ * the line and what was expected. Nothing unknown is ignored: unknown fields are errors.
+ */
+
+import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type RawKey, type RawValue } from '../history/builder.ts';
+import { InputError } from '../history/errors.ts';
+import {
+  INITIAL_VALUE,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  TXN_UNKNOWN,
+  type History,
+  type TxnStatus,
+} from '../history/model.ts';
+import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
+import { readFileText } from './io-read.ts';
+import type { FormatModule } from './types.ts';
+
+export const JSONL_FORMAT_TAG = 'polysi-history';
+export const JSONL_VERSION = 1;
+
+const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
+const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
+const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops']);
+const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
+const BIG_INT = /^-?[0-9]+$/;
+
+/** A short rendering of an offending JSON value for messages; never throws (deep nesting). */
+function show(v: unknown): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    return Array.isArray(v) ? 'a deeply nested array' : 'a deeply nested object';
+  }
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses JSON Lines; `source` names the input in messages and in `History.source`. */
+export function parseJsonl(text: string, source = '<memory>'): History {
+  const b = new HistoryBuilder(source, 'line');
+  let line = 0;
+  const fail = (detail: string, code: 'syntax' | 'inconsistent' | 'unsupported' = 'syntax'): never => {
+    throw new InputError(code, source, 'line', line, detail);
+  };
+
+  /** A key: strings and safe integers; integer-looking strings are the same key as the integer. */
+  const keyOf = (k: unknown, where: string): RawKey => {
+    if (typeof k === 'string') return CANONICAL_INT.test(k) ? intKey(k) : k;
+    if (typeof k === 'number' && Number.isSafeInteger(k)) return k === 0 ? 0 : k; // -0 → 0
+    return fail(`expected ${where} to be a string or an integer within ±2^53, found ${show(k)}` +
+      (typeof k === 'number' && Number.isInteger(k) ? ' (write large integer keys as strings)' : ''));
+  };
+
+  /** A value: null (initial), a safe integer, a string, or {"int":"<decimal>"}. */
+  const valueOf = (v: unknown, where: string): RawValue => {
+    if (v === null || typeof v === 'string') return v;
+    if (typeof v === 'number' && Number.isSafeInteger(v)) return v === 0 ? 0 : v; // -0 → 0
+    if (isObject(v)) {
+      const lit = v['int'];
+      if (Object.keys(v).length === 1 && typeof lit === 'string' && BIG_INT.test(lit)) return intValue(lit);
+    }
+    return fail(`expected ${where} to be null, a string, an integer within ±2^53 or {"int":"<decimal>"}, ` +
+      `found ${show(v)}`);
+  };
+
+  // Sessions declared by the header, if any: then every txn must name one of them.
+  let declared: Set<string> | null = null;
+  const txnLine = new Map<string, number>();
+  let sawContent = false;
+
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  while (pos < text.length) {
+    line++;
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    const raw = text.slice(pos, end);
+    pos = end + 1;
+    if (raw.trim() === '') continue;
+
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (err) {
+      fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
+    }
+    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${show(obj)}`);
+    const o = obj as Record<string, unknown>;
+
+    if ('format' in o) {
+      if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
+      sawContent = true;
+      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${show(f)}; expected format, version, sessions`);
+      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${show(o['format'])}`);
+      if (o['version'] !== JSONL_VERSION) {
+        fail(`unsupported version ${show(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+      }
+      if (o['sessions'] !== undefined) {
+        const ss = o['sessions'];
+        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${show(ss)}`);
+        declared = new Set();
+        for (const s of ss as unknown[]) {
+          if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
+            fail(`expected each session name to be a string or an integer, found ${show(s)}`);
+          }
+          const label = String(s);
+          if (declared.has(label)) fail(`session ${show(label)} is declared twice`, 'inconsistent');
+          declared.add(label);
+          b.session(label); // header order is session order, even for sessions without txns
+        }
+      }
+      continue;
+    }
+    sawContent = true;
+
+    for (const f of Object.keys(o)) {
+      if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops`);
+    }
+    const sess = o['session'];
+    if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
+      fail(`expected "session" to be a string or an integer, found ${show(sess)}`);
+    }
+    const sessLabel = String(sess);
+    if (declared !== null && !declared.has(sessLabel)) {
+      fail(`session ${show(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
+    }
+
+    const txn = o['txn'];
+    let label: string;
+    if (txn === undefined) label = `L${line}`;
+    else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
+    else label = fail(`expected "txn" to be a string or an integer, found ${show(txn)}`);
+    const prev = txnLine.get(label);
+    if (prev !== undefined) fail(`txn ${show(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+    txnLine.set(label, line);
+
+    const st = o['status'];
+    let status: TxnStatus = TXN_COMMITTED;
+    if (st !== undefined) {
+      const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
+      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${show(st)}`);
+      status = known!;
+    }
+
+    const ops = o['ops'];
+    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${show(ops)}`);
+    const t = b.beginTxn(b.session(sessLabel), label, status, line);
+    const list = ops as unknown[];
+    for (let i = 0; i < list.length; i++) {
+      const op = list[i];
+      const where = `op ${i + 1}`;
+      if (!Array.isArray(op) || op.length !== 3) {
+        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${show(op)}`);
+      }
+      const [kind, k, v] = op as unknown[];
+      const key = keyOf(k, `the key of ${where}`);
+      if (kind === 'r') {
+        if (Array.isArray(v)) {
+          const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
+          b.readList(t, key, elems, line);
+        } else {
+          b.read(t, key, valueOf(v, `the value of ${where}`), line);
+        }
+      } else if (kind === 'w') {
+        b.write(t, key, valueOf(v, `the value of ${where}`), line);
+      } else if (kind === 'append') {
+        b.append(t, key, valueOf(v, `the value of ${where}`), line);
+      } else {
+        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${show(kind)}`);
+      }
+    }
+  }
+  return b.build();
+}
+
+/** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
+function valueJson(label: string, v: number): string | null {
+  if (v === INITIAL_VALUE) return 'null';
+  if (label.charCodeAt(0) === 34) return label; // '"': the builder stored JSON.stringify(string)
+  if (!CANONICAL_INT.test(label)) return null;
+  return Number.isSafeInteger(Number(label)) ? label : `{"int":"${label}"}`;
+}
+
+/**
+ * Renders a History as JSON Lines (header with the session list, then one txn per line in
+ * History order). Throws an Error saying why if the History holds something the format cannot
+ * express without loss: a non-integer number value, or two keys / values / txns sharing a label.
+ */
+export function writeJsonl(h: History): string {
+  const why = (msg: string): never => {
+    throw new Error(`cannot write ${h.source} as JSON Lines: ${msg}`);
+  };
+  const keyJson = h.keyLabels.map((l) => (CANONICAL_INT.test(l) && Number.isSafeInteger(Number(l)) ? l : JSON.stringify(l)));
+  const seenKeys = new Set<string>();
+  for (const l of h.keyLabels) {
+    // Keys are identified by their text on reading, so two keys with one label would merge.
+    const canon = CANONICAL_INT.test(l) ? l : `s:${l}`;
+    if (seenKeys.has(canon)) why(`two different keys are both labelled ${l}`);
+    seenKeys.add(canon);
+  }
+  const valJson = h.valueLabels.map((l, v) => valueJson(l, v) ?? why(`value ${l} is neither an integer nor a string`));
+  const seenValues = new Set<string>();
+  for (let v = 1; v < valJson.length; v++) {
+    if (seenValues.has(valJson[v]!)) why(`two different values are both labelled ${h.valueLabels[v]}`);
+    seenValues.add(valJson[v]!);
+  }
+  if (new Set(h.txnLabels).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
+
+  const out: string[] = [
+    `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(h.sessionLabels)}}`,
+  ];
+  const ops: string[] = [];
+  for (let t = 0; t < h.txnCount; t++) {
+    ops.length = 0;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const k = keyJson[h.opKey[op]!]!;
+      const v = h.opValue[op]!;
+      switch (h.opKind[op]) {
+        case OP_READ: ops.push(`["r",${k},${valJson[v]}]`); break;
+        case OP_WRITE: ops.push(`["w",${k},${valJson[v]}]`); break;
+        case OP_APPEND: ops.push(`["append",${k},${valJson[v]}]`); break;
+        case OP_READ_LIST: {
+          const elems: string[] = [];
+          for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(valJson[h.listElems[i]!]!);
+          ops.push(`["r",${k},[${elems.join(',')}]]`);
+          break;
+        }
+        default: why(`op ${op} has an unknown kind ${h.opKind[op]}`);
+      }
+    }
+    out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
+      `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** True if the first line of `head` is a JSON object that looks like our header or a txn. */
+export function sniffJsonl(head: Uint8Array, _path: string, isDir: boolean): boolean {
+  if (isDir) return false;
+  let i = 0;
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) i = 3; // byte-order mark
+  while (i < head.length && (head[i] === 32 || head[i] === 9 || head[i] === 10 || head[i] === 13)) i++;
+  if (head[i] !== 123 || head[i + 1] !== 34) return false; // '{"'
+  let end = head.indexOf(10, i);
+  if (end < 0) end = head.length;
+  const first = new TextDecoder('utf-8').decode(head.subarray(i, end));
+  return first.includes(`"${JSONL_FORMAT_TAG}"`) || (first.includes('"ops"') && first.includes('"session"'));
+}
+
+export const jsonlFormat: FormatModule = {
+  name: 'jsonl',
+  description: 'PolySI JSON Lines: one transaction per line, can hold every History (aborts, lists, strings)',
+  sniff: sniffJsonl,
+  async read(path: string): Promise<History> {
+    return parseJsonl(await readFileText(path), path);
+  },
+  write: writeJsonl,
+};

@@ -1,0 +1,278 @@
+/**
+ * PolySI text format: one operation per line, `r(key,value,session,txn)` or `w(key,value,session,txn)`.
+ *
+ * Takes: the file's text. Gives: a History with locUnit 'line' (1-based), every txn committed
+ * (the format has no aborts), value 0 mapped to INITIAL_VALUE for reads AND writes (a write of 0
+ * is kept as a write of the initial value, which validation rejects), sessions and txns in
+ * order of first appearance, a txn's ops in line order.
+ * Invariant: every non-blank line becomes exactly one operation or the parse fails with an
+ * InputError naming the line; a txn id seen in two sessions is an 'inconsistent' error.
+ *
+ * Speed: the scanner walks the string once with charCodeAt (no split, no regex per line) and
+ * interns through the builder's caches, so a 100 MB file costs no per-line garbage.
+ */
+
+import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
+import { InputError } from '../history/errors.ts';
+import { INITIAL_VALUE, TXN_COMMITTED, type History } from '../history/model.ts';
+import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
+import { HEAD_BYTES, readFileText } from './io-read.ts';
+import { attachNotes } from './io-notes.ts';
+import type { FormatModule } from './types.ts';
+
+const EXPECTED = 'expected r(key,value,session,txn) or w(key,value,session,txn)';
+/** Longest integer literal (in digits) accumulated as a double without losing exactness. */
+const FAST_DIGITS = 15;
+
+type RawId = number | string;
+
+// Results of scanInt, kept in module variables so the hot helper returns a plain number and
+// allocates nothing (a result object per integer would be 4 allocations per line).
+/** Position after the integer (or where the digits were expected). */
+let intEnd = 0;
+/** Whether digits were found. */
+let intOk = false;
+/** The literal when it has more than FAST_DIGITS digits (exactness needs the text), else null. */
+let intLit: string | null = null;
+
+/** Position of the first character at or after `p` that is not ' ', '\t' or '\r' (CRLF files). */
+function skipBlanks(t: string, p: number): number {
+  let c = t.charCodeAt(p);
+  while (c === 32 || c === 9 || c === 13) c = t.charCodeAt(++p);
+  return p;
+}
+
+/** Scans blanks then `-?[0-9]+` at `p`; sets intEnd / intOk / intLit and returns the value. */
+function scanInt(t: string, p: number): number {
+  p = skipBlanks(t, p);
+  const start = p;
+  let c = t.charCodeAt(p);
+  const neg = c === 45; // '-'
+  if (neg) c = t.charCodeAt(++p);
+  const digits = p;
+  let v = 0;
+  while (c >= 48 && c <= 57) { // NaN past the end fails this test too
+    v = v * 10 + (c - 48);
+    c = t.charCodeAt(++p);
+  }
+  intEnd = p;
+  intOk = p > digits;
+  intLit = p - digits > FAST_DIGITS ? t.slice(start, p) : null;
+  return neg ? 0 - v : v; // `0 - v`, not `-v`: keeps "-0" from becoming the double -0
+}
+
+/** Raw identity (key, session or txn) of the integer scanInt just returned. */
+function rawId(v: number): RawId {
+  return intLit === null ? v : intKey(intLit);
+}
+
+/** The syntax error for the line starting at `lineStart`, pointing at column `at`. */
+function syntaxError(t: string, source: string, line: number, lineStart: number, at: number, what: string): InputError {
+  let end = t.indexOf('\n', lineStart);
+  if (end < 0) end = t.length;
+  let found = t.slice(lineStart, end).trim();
+  if (found.length > 80) found = `${found.slice(0, 77)}...`;
+  return new InputError('syntax', source, 'line', line,
+    `${EXPECTED}, found ${JSON.stringify(found)} (column ${at - lineStart + 1}: expected ${what})`);
+}
+
+/** Parses PolySI text; `source` names the input in messages and in `History.source`. */
+export function parsePolysiText(text: string, source = '<memory>'): History {
+  const b = new HistoryBuilder(source, 'line');
+  const n = text.length;
+
+  const sessionIndex = new Map<RawId, number>();
+  const sessionLabel: string[] = []; // session id → label
+  const txnIndex = new Map<RawId, number>();
+  const txnSession: number[] = []; // builder txn id → session id
+  const txnLine: number[] = []; // builder txn id → line of its first op (for error messages)
+  // Consecutive lines usually share a txn and a session: skip the map lookups for them.
+  let lastTxnRaw: RawId | undefined;
+  let lastTxn = -1;
+  let lastSessRaw: RawId | undefined;
+  let lastSess = -1;
+
+  let firstTxnIsInit = true; // txn 0 so far consists only of writes of the initial value
+  let p = text.charCodeAt(0) === 0xfeff ? 1 : 0; // UTF-8 byte-order mark
+  let line = 1;
+  let lineStart = p;
+  while (p < n) {
+    p = skipBlanks(text, p);
+    const c = text.charCodeAt(p);
+    if (c === 10) { // blank line
+      line++;
+      lineStart = ++p;
+      continue;
+    }
+    if (p >= n) break;
+    if (c !== 114 && c !== 119) throw syntaxError(text, source, line, lineStart, p, "'r' or 'w'");
+    const kind = c === 119 ? OP_WRITE : OP_READ;
+    p = skipBlanks(text, p + 1);
+    if (text.charCodeAt(p) !== 40) throw syntaxError(text, source, line, lineStart, p, "'('");
+
+    let x = scanInt(text, p + 1);
+    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer key');
+    const keyId = b.key(rawId(x));
+    p = skipBlanks(text, intEnd);
+    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the key");
+
+    x = scanInt(text, p + 1);
+    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer value');
+    let valueId: number;
+    if (intLit === null) {
+      valueId = x === 0 ? INITIAL_VALUE : b.value(x);
+    } else {
+      const v = intValue(intLit);
+      valueId = v === 0 ? INITIAL_VALUE : b.value(v);
+    }
+    p = skipBlanks(text, intEnd);
+    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the value");
+
+    x = scanInt(text, p + 1);
+    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer session id');
+    const sessRaw = rawId(x);
+    p = skipBlanks(text, intEnd);
+    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the session id");
+
+    x = scanInt(text, p + 1);
+    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer txn id');
+    const txnRaw = rawId(x);
+    p = skipBlanks(text, intEnd);
+    if (text.charCodeAt(p) !== 41) throw syntaxError(text, source, line, lineStart, p, "')'");
+    p = skipBlanks(text, p + 1);
+    if (p < n && text.charCodeAt(p) !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
+
+    let s: number | undefined;
+    if (sessRaw === lastSessRaw) s = lastSess;
+    else {
+      s = sessionIndex.get(sessRaw);
+      if (s !== undefined) { lastSessRaw = sessRaw; lastSess = s; }
+    }
+    let t: number;
+    if (txnRaw === lastTxnRaw) t = lastTxn;
+    else {
+      const known = txnIndex.get(txnRaw);
+      if (known === undefined) {
+        if (s === undefined) {
+          s = b.session(String(sessRaw));
+          sessionIndex.set(sessRaw, s);
+          sessionLabel[s] = String(sessRaw);
+          lastSessRaw = sessRaw;
+          lastSess = s;
+        }
+        t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
+        txnIndex.set(txnRaw, t);
+        txnSession.push(s);
+        txnLine.push(line);
+      } else {
+        t = known;
+      }
+      lastTxnRaw = txnRaw;
+      lastTxn = t;
+    }
+    // A txn keeps the session of its first line.
+    if (s !== txnSession[t]) {
+      throw new InputError('inconsistent', source, 'line', line,
+        `txn ${String(txnRaw)} is in session ${String(sessRaw)} here but in session ${sessionLabel[txnSession[t]!]} ` +
+        `at line ${txnLine[t]}; a transaction belongs to exactly one session`);
+    }
+    b.pushOp(t, kind, keyId, valueId, line);
+    if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) firstTxnIsInit = false;
+  }
+  // IsoVista (and some PolySI runs) spell the initial state as a first transaction that writes
+  // 0 to keys. It is the implicit initial transaction made explicit: leave it out (with a note)
+  // rather than reject its writes of the initial value.
+  const notes: string[] = [];
+  if (b.txnCount > 0 && firstTxnIsInit) {
+    b.omitTxn(0);
+    notes.push(`txn ${b.txnLabel(0)} (line ${txnLine[0]}) only writes the initial value 0: read as the explicit initial transaction and left out`);
+  }
+  return attachNotes(b.build(), notes);
+}
+
+/** The line pattern the sniffer accepts (cold path: only the first lines of a file). */
+const LINE_RE = /^[ \t]*[rw][ \t]*\([ \t]*-?[0-9]+[ \t]*(?:,[ \t]*-?[0-9]+[ \t]*){3}\)[ \t\r]*$/;
+
+/** True if the first non-blank lines of `head` are PolySI text operations. */
+export function sniffPolysiText(head: Uint8Array, _path: string, isDir: boolean): boolean {
+  if (isDir || head.length === 0) return false;
+  const text = new TextDecoder('utf-8').decode(head);
+  const lines = text.split('\n');
+  // The last piece may be a line cut off by the end of the head: only trust complete lines,
+  // unless the head is the whole (short) file.
+  if (head.length >= HEAD_BYTES && lines.length > 1) lines.pop();
+  let checked = 0;
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    if (!LINE_RE.test(line)) return false;
+    if (++checked === 5) break;
+  }
+  return checked > 0;
+}
+
+/**
+ * Renders a History as PolySI text. Throws an Error saying why if the text format cannot hold
+ * it: an aborted or unknown txn, a list operation, a non-integer key or value, a non-initial
+ * value labelled 0, two keys (or values) with the same label, an empty txn or session.
+ * Session and txn labels are kept when they are integers (and txn labels unique); otherwise
+ * sessions are numbered 1.. and txns 1.. in output order.
+ */
+export function writePolysiText(h: History): string {
+  const why = (msg: string): never => {
+    throw new Error(`cannot write ${h.source} as PolySI text: ${msg}`);
+  };
+  const keyText = integerLabels(h.keyLabels, 'key', why);
+  const valueText = integerLabels(h.valueLabels, 'value', why);
+  valueText[INITIAL_VALUE] = '0';
+  for (let v = 1; v < valueText.length; v++) {
+    if (valueText[v] === '0') why('a written value 0 would read back as the initial value');
+  }
+
+  const sessText = h.sessionLabels.every((l) => CANONICAL_INT.test(l))
+    ? h.sessionLabels.slice()
+    : h.sessionLabels.map((_, s) => String(s + 1));
+  const txnLabelsOk = h.txnLabels.every((l) => CANONICAL_INT.test(l)) && new Set(h.txnLabels).size === h.txnCount;
+
+  const out: string[] = [];
+  for (let s = 0; s < h.sessionCount; s++) {
+    const t0 = h.sessionTxnStart[s]!, t1 = h.sessionTxnStart[s + 1]!;
+    if (t0 === t1) why(`session ${h.sessionLabels[s]} has no transactions`);
+    for (let t = t0; t < t1; t++) {
+      if (h.txnStatus[t] !== TXN_COMMITTED) {
+        why(`txn ${h.txnLabels[t]} is not committed; the format has no aborted or unknown transactions`);
+      }
+      const o0 = h.txnOpStart[t]!, o1 = h.txnOpStart[t + 1]!;
+      if (o0 === o1) why(`txn ${h.txnLabels[t]} has no operations`);
+      const tail = `,${sessText[s]},${txnLabelsOk ? h.txnLabels[t] : String(t + 1)})`;
+      for (let op = o0; op < o1; op++) {
+        const kind = h.opKind[op];
+        if (kind !== OP_READ && kind !== OP_WRITE) why(`txn ${h.txnLabels[t]} has a list operation`);
+        out.push(`${kind === OP_WRITE ? 'w' : 'r'}(${keyText[h.opKey[op]!]},${valueText[h.opValue[op]!]}${tail}`);
+      }
+    }
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}
+
+/** Checks that labels are distinct canonical integers (index 0 of values is exempt: the initial value). */
+function integerLabels(labels: readonly string[], what: string, why: (m: string) => never): string[] {
+  const seen = new Set<string>();
+  const from = what === 'value' ? 1 : 0;
+  for (let i = from; i < labels.length; i++) {
+    const l = labels[i]!;
+    if (!CANONICAL_INT.test(l)) why(`${what} ${l} is not an integer`);
+    if (seen.has(l)) why(`two different ${what}s are both labelled ${l}`);
+    seen.add(l);
+  }
+  return labels.slice();
+}
+
+export const polysiTextFormat: FormatModule = {
+  name: 'text',
+  description: 'PolySI text: one r(key,value,session,txn) / w(key,value,session,txn) per line',
+  sniff: sniffPolysiText,
+  async read(path: string): Promise<History> {
+    return parsePolysiText(await readFileText(path), path);
+  },
+  write: writePolysiText,
+};
