@@ -31,6 +31,8 @@ export interface SolveOutcome {
   cycle: Int32Array | null;
   /** The edge table the cycle indexes: known edges, then the chosen sides' edges. */
   edges: ChosenEdges | null;
+  /** For 'sat': `choice[c]` = 0 if the model picks constraint c's either side, 1 for or (active c only). */
+  choice?: Uint8Array;
   stats: { variables: number; conflicts: number; decisions: number; propagations: number };
 }
 
@@ -41,6 +43,8 @@ export interface ChosenEdges {
   key: Int32Array;
   /** The constraint an edge was chosen from, or -1 for a known edge. */
   constraint: Int32Array;
+  /** The constraint edge (index into `pg.ce*`) a chosen edge copies, or -1 for a known edge. */
+  ce: Int32Array;
 }
 
 export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveOptions): SolveOutcome {
@@ -65,6 +69,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
       }
     }
   }
+  setInitialPhases(pg, varOf, opts.level, (x, either) => solver.setPhase(x, either));
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
   if (theory.initialize() !== null) {
@@ -83,7 +88,9 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     if (witnessCycle(pg.nodeCount, edges, opts.level) !== null) {
       throw new Error('internal error: the solver returned a model whose graph is cyclic');
     }
-    return { result, cycle: null, edges: null, stats: stats() };
+    const choice = new Uint8Array(pg.consCount);
+    for (let c = 0; c < pg.consCount; c++) if (active[c] === 1 && !solver.modelValue(varOf[c]!)) choice[c] = 1;
+    return { result, cycle: null, edges: null, stats: stats(), choice };
   }
   // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
   const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
@@ -92,21 +99,41 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   return { result, cycle, edges, stats: stats() };
 }
 
+/**
+ * Starts every variable on the side that agrees with one topological order of the known graph.
+ * Real histories come from a database with a real commit order, which the known graph (SO, WR
+ * and everything pruning forced) approximates, so this guess is usually right or nearly so and
+ * the search needs few conflicts. Any guess is sound: phases only steer the search.
+ */
+function setInitialPhases(pg: Polygraph, varOf: Int32Array, level: Level, setPhase: (x: number, either: boolean) => void): void {
+  const k = pg.known;
+  const g = buildSplitGraph(pg.nodeCount, k.length, (i) => k.from.get(i), (i) => k.to.get(i), (i) => k.kind.get(i), level);
+  const order = topoOrder(g);
+  if (order === null) return;
+  const rank = new Int32Array(g.nodeCount);
+  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
+  for (let c = 0; c < pg.consCount; c++) {
+    const x = varOf[c]!;
+    if (x >= 0) setPhase(x, rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!);
+  }
+}
+
 /** Known edges plus, for each active constraint, the edges of the side `choose(var)` picks. */
 export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean): ChosenEdges {
   const from = new GrowableInt32(), to = new GrowableInt32(), kind = new GrowableInt32(), key = new GrowableInt32(), cons = new GrowableInt32();
+  const ce = new GrowableInt32();
   const k = pg.known;
   for (let i = 0; i < k.length; i++) {
-    from.push(k.from.get(i)); to.push(k.to.get(i)); kind.push(k.kind.get(i)); key.push(k.key.get(i)); cons.push(-1);
+    from.push(k.from.get(i)); to.push(k.to.get(i)); kind.push(k.kind.get(i)); key.push(k.key.get(i)); cons.push(-1); ce.push(-1);
   }
   for (let c = 0; c < pg.consCount; c++) {
     if (active[c] !== 1) continue;
     const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
     for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-      from.push(pg.ceFrom[e]!); to.push(pg.ceTo[e]!); kind.push(pg.ceKind[e]!); key.push(pg.ceKey[e]!); cons.push(c);
+      from.push(pg.ceFrom[e]!); to.push(pg.ceTo[e]!); kind.push(pg.ceKind[e]!); key.push(pg.ceKey[e]!); cons.push(c); ce.push(e);
     }
   }
-  return { from: from.toArray(), to: to.toArray(), kind: kind.toArray(), key: key.toArray(), constraint: cons.toArray() };
+  return { from: from.toArray(), to: to.toArray(), kind: kind.toArray(), key: key.toArray(), constraint: cons.toArray(), ce: ce.toArray() };
 }
 
 /** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */

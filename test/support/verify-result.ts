@@ -13,6 +13,9 @@
  *   `key` (0 for INIT_TXN).
  * - WW(key): both write `key`; `to` is not the initial txn.
  * - RW(key): `from` reads `key` before writing it, `to` writes `key`, and they differ.
+ * List-append keys: appends count as writes (the last element appended is the "value"), and a
+ * list read is a read whose value is the last element of the list minus the txn's own earlier
+ * appends (the empty list reads the initial state).
  * Whether WW/RW directions hold in some version order is the solver's business; what can be
  * checked without re-solving is that each edge is possible at all, and that no aborted txn
  * takes part.
@@ -20,7 +23,9 @@
 
 import {
   INITIAL_VALUE,
+  OP_APPEND,
   OP_READ,
+  OP_READ_LIST,
   OP_WRITE,
   TXN_ABORTED,
   type History,
@@ -31,9 +36,21 @@ function lastWrite(h: History, t: number, key: number): number | undefined {
   if (t === INIT_TXN) return INITIAL_VALUE;
   let v: number | undefined;
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-    if (h.opKind[op] === OP_WRITE && h.opKey[op] === key) v = h.opValue[op]!;
+    if ((h.opKind[op] === OP_WRITE || h.opKind[op] === OP_APPEND) && h.opKey[op] === key) v = h.opValue[op]!;
   }
   return v;
+}
+
+/** The value a list read at `op` of txn `t` observed from others: last element before own appends. */
+function listReadValue(h: History, t: number, op: number): number | undefined {
+  const key = h.opKey[op]!;
+  const own: number[] = [];
+  for (let o = h.txnOpStart[t]!; o < op; o++) if (h.opKind[o] === OP_APPEND && h.opKey[o] === key) own.push(h.opValue[o]!);
+  const l = h.opValue[op]!;
+  const start = h.listStart[l]!, end = h.listStart[l + 1]! - own.length;
+  if (end < start) return undefined;
+  for (let i = 0; i < own.length; i++) if (h.listElems[end + i] !== own[i]) return undefined;
+  return end === start ? INITIAL_VALUE : h.listElems[end - 1]!;
 }
 
 /**
@@ -44,6 +61,11 @@ function readsExternally(h: History, t: number, key: number, value: number | und
   if (t === INIT_TXN) return false;
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
     if (h.opKey[op] !== key) continue;
+    if (h.opKind[op] === OP_READ_LIST) {
+      const v = listReadValue(h, t, op);
+      if (v !== undefined && (value === undefined || v === value)) return true;
+      continue;
+    }
     if (h.opKind[op] === OP_WRITE) return false;
     if (h.opKind[op] === OP_READ && (value === undefined || h.opValue[op] === value)) return true;
   }

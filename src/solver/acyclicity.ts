@@ -1,0 +1,570 @@
+/**
+ * The acyclicity theory: "the graph of fixed edges plus the conditional edges whose literal is
+ * true has no cycle", checked incrementally for the CDCL solver (`Theory` in cdcl.ts).
+ *
+ * Takes: a node count, fixed edges, conditional edges guarded by literals (many edges may share
+ * one literal), then the solver's onAssign/onUnassign calls.
+ * Gives: on a cycle, a conflict clause (the negations of the literals of the conditional edges
+ * on the cycle, deduplicated) and the cycle's edge ids (`lastCycle`); `findCycle` for reporting.
+ *
+ * Invariant (between calls): `ord` is a topological order of the fixed edges plus the active
+ * conditional edges; `nodeAt` is its inverse. An edge u->v is "active" while its literal is
+ * true and it was inserted; active conditional edges sit on per-node intrusive linked stacks.
+ *
+ * Algorithm: Pearce & Kelly 2006, "A dynamic topological sort algorithm for directed acyclic
+ * graphs". Inserting x->y with ord[y] < ord[x]: a forward search from y over nodes with
+ * ord < ord[x] (reaching x means a cycle), a backward search from x over nodes with
+ * ord > ord[y], then the union of the two sets' positions is reassigned, backward set first.
+ * Removing an edge never invalidates a topological order, so unassign only deactivates.
+ * On a cycle, a 0-1 BFS (fixed edges cost 0, conditional edges 1) over the affected region
+ * picks a cycle with the fewest conditional edges, which gives the shortest conflict clause.
+ * No recursion; scratch buffers are allocated once in `initialize`.
+ */
+
+import { negate, type Lit, type Theory } from './cdcl.ts';
+import { IntMinHeap } from './heap.ts';
+import { IntBuffer } from './intbuf.ts';
+
+/** Parent-edge codes in the cycle search: fixed CSR slot f >= 0, conditional edge c as -(c+1). */
+function condCode(c: number): number {
+  return -(c + 1);
+}
+
+export class AcyclicityTheory implements Theory {
+  private readonly n: number;
+  private initialized = false;
+  /** Set when the fixed edges alone are cyclic: every onAssign then reports the empty clause. */
+  private fixedCyclic = false;
+
+  // Build-phase edge lists (dropped by initialize).
+  private fixFromB: IntBuffer | null = new IntBuffer();
+  private fixToB: IntBuffer | null = new IntBuffer();
+  private fixIdB: IntBuffer | null = new IntBuffer();
+  private condFromB: IntBuffer | null = new IntBuffer();
+  private condToB: IntBuffer | null = new IntBuffer();
+  private condLitB: IntBuffer | null = new IntBuffer();
+  private condIdB: IntBuffer | null = new IntBuffer();
+
+  /** Fixed edges, CSR by tail: node u's out-edges are slots `outStart[u] .. outStart[u+1]-1`. */
+  private outStart = new Int32Array(0);
+  /** `outTo[f]`: head of the fixed edge in CSR slot f. */
+  private outTo = new Int32Array(0);
+  /** `outId[f]`: caller's id of the fixed edge in CSR slot f. */
+  private outId = new Int32Array(0);
+  /** Fixed edges, CSR by head: node v's in-edges are `inStart[v] .. inStart[v+1]-1`. */
+  private inStart = new Int32Array(0);
+  /** `inFrom[k]`: tail of the k-th fixed in-edge slot. */
+  private inFrom = new Int32Array(0);
+
+  /** Conditional edges, CSR by literal: literal l guards edges `litStart[l] .. litStart[l+1]-1`. */
+  private litStart = new Int32Array(1);
+  /** `condFrom[c]`, `condTo[c]`, `condLit[c]`, `condId[c]`: conditional edge c (numbered in literal order). */
+  private condFrom = new Int32Array(0);
+  private condTo = new Int32Array(0);
+  private condLit = new Int32Array(0);
+  private condId = new Int32Array(0);
+  /** `activeCount[l]`: how many of literal l's edges are active (a prefix of its range). */
+  private activeCount = new Int32Array(0);
+  /** `actOutHead[u]`: newest active conditional edge out of u, or -1; `actOutNext[c]`: the one before c. */
+  private actOutHead = new Int32Array(0);
+  private actOutNext = new Int32Array(0);
+  /** `actInHead[v]`: newest active conditional edge into v, or -1; `actInNext[c]`: the one before c. */
+  private actInHead = new Int32Array(0);
+  private actInNext = new Int32Array(0);
+
+  /** `ord[u]`: position of node u in the topological order. */
+  private ord = new Int32Array(0);
+  /** `nodeAt[i]`: the node at position i (inverse of ord). */
+  private nodeAt = new Int32Array(0);
+
+  // Scratch (size n each), reused by every insertion.
+  /** `mark[u]`: epoch stamp: visited by the current search iff equal to that search's epoch. */
+  private mark = new Int32Array(0);
+  private epoch = 0;
+  /** Forward-search node list (BFS queue), later sorted by ord. */
+  private listF = new Int32Array(0);
+  /** Backward-search node list, later sorted by ord. */
+  private listB = new Int32Array(0);
+  /** Positions of the forward/backward nodes (sorted); on a cycle, reused as parent node/edge. */
+  private ordsF = new Int32Array(0);
+  private ordsB = new Int32Array(0);
+  /** `litStamp[l]`: epoch stamp used to deduplicate literals in a conflict clause. */
+  private litStamp = new Int32Array(0);
+  private litEpoch = 0;
+  /** 0-1 BFS deque for cycle extraction: triples (node, parent node, parent edge code). */
+  private readonly dequeFront: number[] = [];
+  private readonly dequeBack: number[] = [];
+
+  /** Edge codes of the last cycle found, new edge first (see `condCode`). */
+  private readonly cycleCodes: number[] = [];
+  /** Caller ids of the last cycle found. */
+  private cycle: number[] = [];
+
+  constructor(nodeCount: number) {
+    if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new RangeError(`bad node count ${nodeCount}`);
+    this.n = nodeCount;
+  }
+
+  addFixedEdge(from: number, to: number, id: number): void {
+    this.checkBuilding(from, to);
+    this.fixFromB!.push(from);
+    this.fixToB!.push(to);
+    this.fixIdB!.push(id);
+  }
+
+  addConditionalEdge(from: number, to: number, lit: Lit, id: number): void {
+    this.checkBuilding(from, to);
+    if (!Number.isInteger(lit) || lit < 0) throw new RangeError(`bad literal ${lit}`);
+    this.condFromB!.push(from);
+    this.condToB!.push(to);
+    this.condLitB!.push(lit);
+    this.condIdB!.push(id);
+  }
+
+  /**
+   * Builds the CSR arrays and an initial topological order of the fixed edges.
+   * Returns null if the fixed edges are acyclic, else the ids of the fixed edges of one cycle,
+   * in order (the caller should then not solve: every assignment would be reported inconsistent).
+   */
+  initialize(): number[] | null {
+    if (this.initialized) throw new Error('AcyclicityTheory.initialize called twice');
+    this.initialized = true;
+    const n = this.n;
+    const fixFrom = this.fixFromB!.toArray();
+    const fixTo = this.fixToB!.toArray();
+    const fixId = this.fixIdB!.toArray();
+    const m = fixFrom.length;
+
+    // Fixed out-CSR and in-CSR by counting sort.
+    const outStart = new Int32Array(n + 1);
+    const inStart = new Int32Array(n + 1);
+    for (let e = 0; e < m; e++) {
+      outStart[fixFrom[e]! + 1]++;
+      inStart[fixTo[e]! + 1]++;
+    }
+    for (let u = 0; u < n; u++) {
+      outStart[u + 1] += outStart[u]!;
+      inStart[u + 1] += inStart[u]!;
+    }
+    const outTo = new Int32Array(m);
+    const outId = new Int32Array(m);
+    const inFrom = new Int32Array(m);
+    const outFill = outStart.slice(0, n);
+    const inFill = inStart.slice(0, n);
+    for (let e = 0; e < m; e++) {
+      const u = fixFrom[e]!;
+      const v = fixTo[e]!;
+      const f = outFill[u]++;
+      outTo[f] = v;
+      outId[f] = fixId[e]!;
+      inFrom[inFill[v]++] = u;
+    }
+    this.outStart = outStart;
+    this.outTo = outTo;
+    this.outId = outId;
+    this.inStart = inStart;
+    this.inFrom = inFrom;
+
+    // Conditional edges, CSR by literal.
+    const cn = this.condFromB!.length;
+    let maxLit = -1;
+    for (let i = 0; i < cn; i++) maxLit = Math.max(maxLit, this.condLitB!.get(i));
+    const litStart = new Int32Array(maxLit + 2);
+    for (let i = 0; i < cn; i++) litStart[this.condLitB!.get(i) + 1]++;
+    for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
+    const litFill = litStart.slice(0, maxLit + 1);
+    this.condFrom = new Int32Array(cn);
+    this.condTo = new Int32Array(cn);
+    this.condLit = new Int32Array(cn);
+    this.condId = new Int32Array(cn);
+    for (let i = 0; i < cn; i++) {
+      const l = this.condLitB!.get(i);
+      const c = litFill[l]++;
+      this.condFrom[c] = this.condFromB!.get(i);
+      this.condTo[c] = this.condToB!.get(i);
+      this.condLit[c] = l;
+      this.condId[c] = this.condIdB!.get(i);
+    }
+    this.litStart = litStart;
+    this.activeCount = new Int32Array(maxLit + 1);
+    this.litStamp = new Int32Array(maxLit + 1);
+    this.actOutHead = new Int32Array(n).fill(-1);
+    this.actInHead = new Int32Array(n).fill(-1);
+    this.actOutNext = new Int32Array(cn);
+    this.actInNext = new Int32Array(cn);
+    this.fixFromB = this.fixToB = this.fixIdB = null;
+    this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
+
+    this.ord = new Int32Array(n);
+    this.nodeAt = new Int32Array(n);
+    this.mark = new Int32Array(n);
+    this.listF = new Int32Array(n);
+    this.listB = new Int32Array(n);
+    this.ordsF = new Int32Array(n);
+    this.ordsB = new Int32Array(n);
+
+    // Initial order: the caller's numbering if it is already topological (common: nodes numbered
+    // in time or session order), else the lexicographically smallest topological order (Kahn
+    // with a min-heap), which keeps nodes near their numbers. Why: Pearce–Kelly's searches are
+    // bounded by position gaps, so an order that scatters nearby nodes makes every search long.
+    let identity = true;
+    for (let e = 0; e < m && identity; e++) identity = fixFrom[e]! < fixTo[e]!;
+    let placed = 0;
+    if (identity) {
+      for (let v = 0; v < n; v++) {
+        this.ord[v] = v;
+        this.nodeAt[v] = v;
+      }
+      placed = n;
+    } else {
+      const indeg = this.ordsF; // scratch: remaining in-degrees
+      for (let v = 0; v < n; v++) indeg[v] = inStart[v + 1]! - inStart[v]!;
+      const ready = new IntMinHeap(n);
+      for (let v = 0; v < n; v++) if (indeg[v] === 0) ready.push(v);
+      while (ready.length > 0) {
+        const u = ready.pop();
+        this.ord[u] = placed;
+        this.nodeAt[placed++] = u;
+        for (let f = outStart[u]!; f < outStart[u + 1]!; f++) {
+          const v = outTo[f]!;
+          if (--indeg[v] === 0) ready.push(v);
+        }
+      }
+    }
+    if (placed < n) {
+      this.fixedCyclic = true;
+      const idx = findCycle(n, fixFrom, fixTo)!;
+      const ids = idx.map((e) => fixId[e]!);
+      this.cycle = ids;
+      return ids;
+    }
+    return null;
+  }
+
+  onAssign(lit: Lit): Lit[] | null {
+    if (!this.initialized) throw new Error('AcyclicityTheory used before initialize()');
+    if (this.fixedCyclic) return [];
+    if (lit + 1 >= this.litStart.length) return null;
+    const start = this.litStart[lit]!;
+    const end = this.litStart[lit + 1]!;
+    for (let c = start; c < end; c++) {
+      if (!this.insert(c)) {
+        this.activeCount[lit] = c - start;
+        return this.conflictClause();
+      }
+    }
+    this.activeCount[lit] = end - start;
+    return null;
+  }
+
+  onUnassign(lit: Lit): void {
+    if (lit + 1 >= this.litStart.length) return;
+    const start = this.litStart[lit]!;
+    // LIFO: this literal's edges are the newest on every list they joined.
+    for (let c = start + this.activeCount[lit]! - 1; c >= start; c--) {
+      const u = this.condFrom[c]!;
+      const v = this.condTo[c]!;
+      if (this.actOutHead[u] !== c || this.actInHead[v] !== c) {
+        throw new Error('AcyclicityTheory.onUnassign: calls are not in reverse order of onAssign');
+      }
+      this.actOutHead[u] = this.actOutNext[c]!;
+      this.actInHead[v] = this.actInNext[c]!;
+    }
+    this.activeCount[lit] = 0;
+  }
+
+  /** Ids of the edges (fixed and conditional) of the cycle found by the last conflict, in order. */
+  lastCycle(): number[] {
+    return this.cycle.slice();
+  }
+
+  /** A copy of the current topological order: `result[u]` is u's position. */
+  topologicalOrder(): Int32Array {
+    return this.ord.slice();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private checkBuilding(from: number, to: number): void {
+    if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < 0 || from >= this.n || to >= this.n) {
+      throw new RangeError(`edge ${from}->${to} outside 0..${this.n - 1}`);
+    }
+  }
+
+  private nextEpoch(): number {
+    if (this.epoch >= 0x3fffffff) {
+      this.mark.fill(0);
+      this.epoch = 0;
+    }
+    return ++this.epoch;
+  }
+
+  private activate(c: number): void {
+    const u = this.condFrom[c]!;
+    const v = this.condTo[c]!;
+    this.actOutNext[c] = this.actOutHead[u]!;
+    this.actOutHead[u] = c;
+    this.actInNext[c] = this.actInHead[v]!;
+    this.actInHead[v] = c;
+  }
+
+  /**
+   * Inserts conditional edge c (x->y) keeping `ord` topological (Pearce–Kelly).
+   * Returns false, leaving the graph and order unchanged, if the edge closes a cycle; the cycle
+   * (starting with c) is then in `cycleCodes`.
+   */
+  private insert(c: number): boolean {
+    const x = this.condFrom[c]!;
+    const y = this.condTo[c]!;
+    const ord = this.ord;
+    if (x === y) {
+      this.extractCycle(c, x, y);
+      return false;
+    }
+    const ub = ord[x]!;
+    const lb = ord[y]!;
+    if (lb > ub) {
+      this.activate(c);
+      return true;
+    }
+    const mark = this.mark;
+    const outStart = this.outStart;
+    const outTo = this.outTo;
+    const inStart = this.inStart;
+    const inFrom = this.inFrom;
+
+    // Forward search from y over positions < ub; reaching x closes a cycle.
+    const epochF = this.nextEpoch();
+    const listF = this.listF;
+    let nF = 0;
+    listF[nF++] = y;
+    mark[y] = epochF;
+    for (let i = 0; i < nF; i++) {
+      const u = listF[i]!;
+      for (let f = outStart[u]!, end = outStart[u + 1]!; f < end; f++) {
+        const w = outTo[f]!;
+        if (w === x) {
+          this.extractCycle(c, x, y);
+          return false;
+        }
+        if (mark[w] !== epochF && ord[w]! < ub) {
+          mark[w] = epochF;
+          listF[nF++] = w;
+        }
+      }
+      for (let k = this.actOutHead[u]!; k >= 0; k = this.actOutNext[k]!) {
+        const w = this.condTo[k]!;
+        if (w === x) {
+          this.extractCycle(c, x, y);
+          return false;
+        }
+        if (mark[w] !== epochF && ord[w]! < ub) {
+          mark[w] = epochF;
+          listF[nF++] = w;
+        }
+      }
+    }
+
+    // Backward search from x over positions > lb (cannot meet the forward set: no cycle).
+    const epochB = this.nextEpoch();
+    const listB = this.listB;
+    let nB = 0;
+    listB[nB++] = x;
+    mark[x] = epochB;
+    for (let i = 0; i < nB; i++) {
+      const u = listB[i]!;
+      for (let k = inStart[u]!, end = inStart[u + 1]!; k < end; k++) {
+        const w = inFrom[k]!;
+        if (mark[w] !== epochB && ord[w]! > lb) {
+          mark[w] = epochB;
+          listB[nB++] = w;
+        }
+      }
+      for (let k = this.actInHead[u]!; k >= 0; k = this.actInNext[k]!) {
+        const w = this.condFrom[k]!;
+        if (mark[w] !== epochB && ord[w]! > lb) {
+          mark[w] = epochB;
+          listB[nB++] = w;
+        }
+      }
+    }
+
+    // Reorder: backward set (sorted) then forward set (sorted) take the merged pool of positions.
+    const ordsF = this.ordsF;
+    const ordsB = this.ordsB;
+    const nodeAt = this.nodeAt;
+    for (let i = 0; i < nF; i++) ordsF[i] = ord[listF[i]!]!;
+    for (let i = 0; i < nB; i++) ordsB[i] = ord[listB[i]!]!;
+    if (nF > 1) ordsF.subarray(0, nF).sort();
+    if (nB > 1) ordsB.subarray(0, nB).sort();
+    for (let i = 0; i < nF; i++) listF[i] = nodeAt[ordsF[i]!]!;
+    for (let i = 0; i < nB; i++) listB[i] = nodeAt[ordsB[i]!]!;
+    let iF = 0;
+    let iB = 0;
+    for (let k = 0; k < nB + nF; k++) {
+      let pos: number;
+      if (iB < nB && (iF >= nF || ordsB[iB]! < ordsF[iF]!)) pos = ordsB[iB++]!;
+      else pos = ordsF[iF++]!;
+      const node = k < nB ? listB[k]! : listF[k - nB]!;
+      ord[node] = pos;
+      nodeAt[pos] = node;
+    }
+    this.activate(c);
+    return true;
+  }
+
+  /**
+   * Finds the cycle through the new edge c = x->y with the fewest conditional edges: a 0-1 BFS
+   * from y to x over nodes with position < ord[x] (every y->x path lies there), Dijkstra-style
+   * with lazy deletion. Leaves the edge codes, c first, in `cycleCodes`.
+   */
+  private extractCycle(c: number, x: number, y: number): void {
+    const codes = this.cycleCodes;
+    codes.length = 0;
+    if (x === y) {
+      codes.push(condCode(c));
+      return;
+    }
+    const ord = this.ord;
+    const ub = ord[x]!;
+    const mark = this.mark;
+    const parentNode = this.ordsF;
+    const parentEdge = this.ordsB;
+    const front = this.dequeFront;
+    const back = this.dequeBack;
+    front.length = 0;
+    back.length = 0;
+    let backHead = 0;
+    const epoch = this.nextEpoch();
+    back.push(y, x, condCode(c));
+    for (;;) {
+      let u: number;
+      let pu: number;
+      let pe: number;
+      if (front.length > 0) {
+        pe = front.pop()!;
+        pu = front.pop()!;
+        u = front.pop()!;
+      } else {
+        // x is reachable from y, so the deque cannot run dry before x is settled.
+        u = back[backHead]!;
+        pu = back[backHead + 1]!;
+        pe = back[backHead + 2]!;
+        backHead += 3;
+      }
+      if (mark[u] === epoch) continue;
+      mark[u] = epoch;
+      parentNode[u] = pu;
+      parentEdge[u] = pe;
+      if (u === x) break;
+      for (let f = this.outStart[u]!, end = this.outStart[u + 1]!; f < end; f++) {
+        const w = this.outTo[f]!;
+        if (mark[w] !== epoch && (ord[w]! < ub || w === x)) front.push(w, u, f);
+      }
+      for (let k = this.actOutHead[u]!; k >= 0; k = this.actOutNext[k]!) {
+        const w = this.condTo[k]!;
+        if (mark[w] !== epoch && (ord[w]! < ub || w === x)) back.push(w, u, condCode(k));
+      }
+    }
+    // Walk parents from x back to y (whose parent edge is c), then reverse: c, y->..., ...->x.
+    let u = x;
+    do {
+      codes.push(parentEdge[u]!);
+      u = parentNode[u]!;
+    } while (u !== x);
+    codes.reverse();
+  }
+
+  /** Builds `this.cycle` (ids) and the deduplicated conflict clause from `cycleCodes`. */
+  private conflictClause(): Lit[] {
+    const codes = this.cycleCodes;
+    const cycle: number[] = new Array(codes.length);
+    const clause: Lit[] = [];
+    const epoch = ++this.litEpoch;
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i]!;
+      if (code >= 0) {
+        cycle[i] = this.outId[code]!;
+      } else {
+        const c = -code - 1;
+        cycle[i] = this.condId[c]!;
+        const l = this.condLit[c]!;
+        if (this.litStamp[l] !== epoch) {
+          this.litStamp[l] = epoch;
+          clause.push(negate(l));
+        }
+      }
+    }
+    this.cycle = cycle;
+    return clause;
+  }
+}
+
+/**
+ * One cycle of a directed graph, as edge indices in order (edge i is edgesFrom[i]->edgesTo[i];
+ * consecutive edges meet, the last ends where the first starts), or null if it is acyclic.
+ * Iterative DFS with white/grey/black colours: O(nodes + edges) time and memory.
+ */
+export function findCycle(nodeCount: number, edgesFrom: Int32Array, edgesTo: Int32Array): number[] | null {
+  const n = nodeCount;
+  const m = edgesFrom.length;
+  if (edgesTo.length !== m) throw new RangeError('edgesFrom and edgesTo differ in length');
+  const start = new Int32Array(n + 1);
+  for (let e = 0; e < m; e++) {
+    const u = edgesFrom[e]!;
+    const v = edgesTo[e]!;
+    if (u < 0 || u >= n || v < 0 || v >= n) throw new RangeError(`edge ${e} (${u}->${v}) outside 0..${n - 1}`);
+    start[u + 1]++;
+  }
+  for (let u = 0; u < n; u++) start[u + 1] += start[u]!;
+  const adj = new Int32Array(m);
+  const fill = start.slice(0, n);
+  for (let e = 0; e < m; e++) adj[fill[edgesFrom[e]!]!++] = e;
+
+  const WHITE = 0;
+  const GREY = 1;
+  const BLACK = 2;
+  const color = new Uint8Array(n);
+  /** DFS stack: node, next adjacency slot to try, and the edge by which the node was entered. */
+  const stackNode = new Int32Array(n);
+  const stackNext = new Int32Array(n);
+  const stackEdge = new Int32Array(n);
+  for (let s = 0; s < n; s++) {
+    if (color[s] !== WHITE) continue;
+    let sp = 0;
+    stackNode[0] = s;
+    stackNext[0] = start[s]!;
+    stackEdge[0] = -1;
+    sp = 1;
+    color[s] = GREY;
+    while (sp > 0) {
+      const u = stackNode[sp - 1]!;
+      const it = stackNext[sp - 1]!;
+      if (it < start[u + 1]!) {
+        stackNext[sp - 1] = it + 1;
+        const e = adj[it]!;
+        const w = edgesTo[e]!;
+        if (color[w] === WHITE) {
+          color[w] = GREY;
+          stackNode[sp] = w;
+          stackNext[sp] = start[w]!;
+          stackEdge[sp] = e;
+          sp++;
+        } else if (color[w] === GREY) {
+          // w is on the stack: the stack edges above w, then e, close the cycle.
+          let pos = sp - 1;
+          while (stackNode[pos] !== w) pos--;
+          const cycle: number[] = [];
+          for (let k = pos + 1; k < sp; k++) cycle.push(stackEdge[k]!);
+          cycle.push(e);
+          return cycle;
+        }
+      } else {
+        color[u] = BLACK;
+        sp--;
+      }
+    }
+  }
+  return null;
+}

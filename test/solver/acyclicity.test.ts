@@ -1,0 +1,311 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AcyclicityTheory, findCycle } from '../../src/solver/acyclicity.ts';
+import { Solver, mkLit, negate, type Lit } from '../../src/solver/cdcl.ts';
+import { clausesSatisfied, CONFIGS, ContractCheckingTheory, isAcyclic, litTrue, mulberry32, randInt, scaled, TIMEOUT_MS } from './helpers.ts';
+
+interface FixedEdge {
+  from: number;
+  to: number;
+  id: number;
+}
+interface CondEdge extends FixedEdge {
+  lit: Lit;
+}
+
+/** Random fixed edges, acyclic unless `allowCycles` (forward along a random permutation). */
+function randomFixed(rng: () => number, n: number, count: number, allowCycles: boolean): FixedEdge[] {
+  const perm = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = randInt(rng, 0, i);
+    [perm[i], perm[j]] = [perm[j]!, perm[i]!];
+  }
+  const edges: FixedEdge[] = [];
+  for (let k = 0; k < count; k++) {
+    let a = randInt(rng, 0, n - 1);
+    let b = randInt(rng, 0, n - 1);
+    if (!allowCycles) {
+      if (a === b) continue;
+      if (a > b) [a, b] = [b, a];
+    }
+    edges.push({ from: perm[a]!, to: perm[b]!, id: edges.length });
+  }
+  return edges;
+}
+
+function randomCond(rng: () => number, n: number, nVars: number, count: number): CondEdge[] {
+  const edges: CondEdge[] = [];
+  for (let k = 0; k < count; k++) {
+    const from = randInt(rng, 0, n - 1);
+    // Self-loops now and then: they must conflict on their own.
+    const to = rng() < 0.05 ? from : randInt(rng, 0, n - 1);
+    edges.push({ from, to, lit: mkLit(randInt(rng, 0, nVars - 1), rng() < 0.5), id: 1000 + k });
+  }
+  return edges;
+}
+
+function buildTheory(n: number, fixed: FixedEdge[], cond: CondEdge[]): AcyclicityTheory {
+  const th = new AcyclicityTheory(n);
+  for (const e of fixed) th.addFixedEdge(e.from, e.to, e.id);
+  for (const e of cond) th.addConditionalEdge(e.from, e.to, e.lit, e.id);
+  return th;
+}
+
+/** Asserts that `ids` name edges forming a closed walk through edges in `present`. */
+function assertCycle(ids: number[], present: Map<number, FixedEdge>, what: string): void {
+  assert.ok(ids.length > 0, `${what}: empty cycle`);
+  assert.equal(new Set(ids).size, ids.length, `${what}: an edge repeats`);
+  for (let i = 0; i < ids.length; i++) {
+    const e = present.get(ids[i]!);
+    const next = present.get(ids[(i + 1) % ids.length]!);
+    assert.ok(e !== undefined && next !== undefined, `${what}: edge id not present in the graph`);
+    assert.equal(e.to, next.from, `${what}: edges ${e.id} and ${next.id} do not meet`);
+  }
+}
+
+function isAcyclicLarge(n: number, from: number[], to: number[]): boolean {
+  // Kahn's algorithm, independent of the library's implementation.
+  const indeg = new Int32Array(n);
+  const adj: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < from.length; i++) {
+    adj[from[i]!]!.push(to[i]!);
+    indeg[to[i]!]++;
+  }
+  const queue: number[] = [];
+  for (let v = 0; v < n; v++) if (indeg[v] === 0) queue.push(v);
+  for (let h = 0; h < queue.length; h++) {
+    for (const w of adj[queue[h]!]!) if (--indeg[w] === 0) queue.push(w);
+  }
+  return queue.length === n;
+}
+
+test('findCycle agrees with a brute-force DFS and returns real cycles', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(1234);
+  const cases = scaled(5000);
+  let cyclic = 0;
+  for (let t = 0; t < cases; t++) {
+    const n = randInt(rng, 1, 8);
+    const m = randInt(rng, 0, 14);
+    const from = new Int32Array(m);
+    const to = new Int32Array(m);
+    for (let e = 0; e < m; e++) {
+      from[e] = randInt(rng, 0, n - 1);
+      to[e] = randInt(rng, 0, n - 1);
+    }
+    const pairs = Array.from(from, (u, e): [number, number] => [u, to[e]!]);
+    const got = findCycle(n, from, to);
+    assert.equal(got === null, isAcyclic(n, pairs), `case ${t}`);
+    if (got !== null) {
+      cyclic++;
+      const present = new Map(Array.from(from, (u, e) => [e, { from: u, to: to[e]!, id: e }] as const));
+      assertCycle(got, present, `case ${t}`);
+    }
+  }
+  assert.ok(cyclic > cases / 10 && cyclic < cases - cases / 10, `cyclic=${cyclic}`);
+});
+
+test('findCycle is iterative: a 300k-node path closed by one back edge', { timeout: TIMEOUT_MS }, () => {
+  const n = 300_000;
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  for (let i = 0; i < n - 1; i++) {
+    from[i] = i;
+    to[i] = i + 1;
+  }
+  from[n - 1] = n - 1;
+  to[n - 1] = 0;
+  const cycle = findCycle(n, from, to);
+  assert.ok(cycle !== null);
+  assert.equal(cycle.length, n);
+  assert.equal(findCycle(n, from.subarray(0, n - 1), to.subarray(0, n - 1)), null);
+  assert.throws(() => findCycle(2, Int32Array.of(0), Int32Array.of(2)), RangeError);
+});
+
+test('initialize reports a cycle among the fixed edges, or null', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(55);
+  const cases = scaled(2000);
+  let cyclic = 0;
+  for (let t = 0; t < cases; t++) {
+    const n = randInt(rng, 1, 8);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 12), true);
+    const th = buildTheory(n, fixed, []);
+    const got = th.initialize();
+    assert.equal(got === null, isAcyclic(n, fixed.map((e) => [e.from, e.to])), `case ${t}`);
+    if (got !== null) {
+      cyclic++;
+      assertCycle(got, new Map(fixed.map((e) => [e.id, e])), `case ${t}`);
+      assert.deepEqual(th.onAssign(mkLit(0)), [], 'a cyclic fixed graph makes every assignment inconsistent');
+    }
+  }
+  assert.ok(cyclic > 0 && cyclic < cases);
+});
+
+test('theory alone: random assign/unassign sequences vs brute force, order stays topological', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(777);
+  const cases = scaled(3000);
+  let conflicts = 0;
+  let steps = 0;
+  for (let t = 0; t < cases; t++) {
+    const n = randInt(rng, 3, 8);
+    const nVars = randInt(rng, 1, 6);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 8), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, 14));
+    const th = buildTheory(n, fixed, cond);
+    assert.equal(th.initialize(), null);
+    const stack: Lit[] = [];
+    for (let step = 0; step < 30; step++) {
+      if (stack.length > 0 && (stack.length === nVars || rng() < 0.35)) {
+        th.onUnassign(stack.pop()!);
+        continue;
+      }
+      const free = Array.from({ length: nVars }, (_, v) => v).filter((v) => !stack.some((l) => l >> 1 === v));
+      const lit = mkLit(free[randInt(rng, 0, free.length - 1)]!, rng() < 0.5);
+      stack.push(lit);
+      steps++;
+      const trueLits = new Set(stack);
+      const active = [...fixed, ...cond.filter((e) => trueLits.has((e as CondEdge).lit))];
+      const clause = th.onAssign(lit);
+      const acyclic = isAcyclic(n, active.map((e) => [e.from, e.to]));
+      assert.equal(clause === null, acyclic, `case ${t} step ${step}`);
+      if (clause === null) {
+        const ord = th.topologicalOrder();
+        assert.deepEqual([...ord].sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i));
+        for (const e of active) assert.ok(ord[e.from]! < ord[e.to]!, `case ${t}: order violates ${e.from}->${e.to}`);
+      } else {
+        conflicts++;
+        const cycle = th.lastCycle();
+        assertCycle(cycle, new Map(active.map((e) => [e.id, e])), `case ${t} step ${step}`);
+        // The clause is exactly the negated, deduplicated literals of the cycle's conditional edges.
+        const cycleLits = new Set(cycle.filter((id) => id >= 1000).map((id) => cond[id - 1000]!.lit));
+        assert.equal(new Set(clause).size, clause.length, 'duplicate literal in clause');
+        assert.deepEqual(new Set(clause), new Set([...cycleLits].map(negate)));
+        assert.ok(clause.includes(negate(lit)), 'the new literal must be on the cycle');
+        for (const l of clause) assert.ok(trueLits.has(negate(l)), 'clause literal is not false');
+        // The solver would now backtrack at least this literal.
+        th.onUnassign(stack.pop()!);
+      }
+    }
+    while (stack.length > 0) th.onUnassign(stack.pop()!);
+    const ord = th.topologicalOrder();
+    for (const e of fixed) assert.ok(ord[e.from]! < ord[e.to]!);
+  }
+  assert.ok(conflicts > steps / 20, `conflicts=${conflicts} of ${steps} assignments`);
+});
+
+test('conflict cycles use the fewest conditional edges available', { timeout: TIMEOUT_MS }, () => {
+  // 0 -> 1 -> 2 -> 3 by fixed edges, and a conditional shortcut 0 -> 3 (lit a); closing edge 3 -> 0 (lit b).
+  const th = new AcyclicityTheory(4);
+  th.addFixedEdge(0, 1, 10);
+  th.addFixedEdge(1, 2, 11);
+  th.addFixedEdge(2, 3, 12);
+  th.addConditionalEdge(0, 3, mkLit(0), 20);
+  th.addConditionalEdge(3, 0, mkLit(1), 21);
+  assert.equal(th.initialize(), null);
+  assert.equal(th.onAssign(mkLit(0)), null);
+  assert.deepEqual(th.onAssign(mkLit(1)), [mkLit(1, true)]);
+  assert.deepEqual(th.lastCycle(), [21, 10, 11, 12]);
+});
+
+test('solver + acyclicity theory vs brute force over all assignments', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(31337);
+  const cases = scaled(3000);
+  let sat = 0;
+  let unsat = 0;
+  for (let t = 0; t < cases; t++) {
+    const n = randInt(rng, 3, 8);
+    const nVars = randInt(rng, 1, 7);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 8), rng() < 0.05);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 0, 14));
+    const clauses: Lit[][] = [];
+    for (let i = randInt(rng, 0, nVars * 2); i > 0; i--) {
+      const len = randInt(rng, 1, 3);
+      clauses.push(Array.from({ length: len }, () => mkLit(randInt(rng, 0, nVars - 1), rng() < 0.5)));
+    }
+    const isModel = (bits: number): boolean =>
+      clausesSatisfied(clauses, bits) &&
+      isAcyclic(n, [...fixed, ...cond.filter((e) => litTrue(e.lit, bits))].map((e) => [e.from, e.to]));
+    let expected = false;
+    for (let bits = 0; bits < 1 << nVars && !expected; bits++) expected = isModel(bits);
+
+    const th = buildTheory(n, fixed, cond);
+    if (th.initialize() !== null) {
+      assert.equal(expected, false, `case ${t}: fixed cycle but brute force found a model`);
+      unsat++;
+      continue;
+    }
+    const s = new Solver({ ...CONFIGS[t % 3], probeWithTheory: t % 2 === 0 });
+    for (let v = 0; v < nVars; v++) s.newVar();
+    for (const c of clauses) s.addClause(c);
+    const checker = new ContractCheckingTheory(th);
+    s.setTheory(checker);
+    const got = s.solve();
+    assert.equal(got, expected ? 'sat' : 'unsat', `case ${t}`);
+    assert.equal(checker.violations, 0);
+    if (got === 'sat') {
+      sat++;
+      let bits = 0;
+      for (let v = 0; v < nVars; v++) if (s.modelValue(v)) bits |= 1 << v;
+      assert.ok(isModel(bits), `case ${t}: returned model is not a model`);
+    } else {
+      unsat++;
+    }
+  }
+  assert.ok(sat > cases / 10 && unsat > cases / 10, `sat=${sat} unsat=${unsat}`);
+});
+
+test('speed: 100k-node DAG with 50k conditional edges (25k either-or pairs) solves quickly', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(2024);
+  const n = 100_000;
+  const nVars = 25_000;
+  const t0 = Date.now();
+  const th = new AcyclicityTheory(n);
+  const allFrom: number[] = [];
+  const allTo: number[] = [];
+  let id = 0;
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < 2; k++) {
+      const j = i + randInt(rng, 1, 30);
+      if (j < n) {
+        th.addFixedEdge(i, j, id++);
+        allFrom.push(i);
+        allTo.push(j);
+      }
+    }
+  }
+  const s = new Solver();
+  const pairs: Array<{ a: number; b: number; forward: Lit }> = [];
+  for (let v = 0; v < nVars; v++) {
+    s.newVar();
+    const a = randInt(rng, 0, n - 41);
+    const b = a + randInt(rng, 1, 40);
+    // Which polarity is the forward (never cyclic) edge is random, so default phases hit cycles.
+    const forward = mkLit(v, rng() < 0.5);
+    th.addConditionalEdge(a, b, forward, id++);
+    th.addConditionalEdge(b, a, negate(forward), id++);
+    pairs.push({ a, b, forward });
+  }
+  // Clauses satisfied by "every pair forward", so the instance is sat but needs search.
+  const clauses: Lit[][] = [];
+  for (let i = 0; i < 10_000; i++) {
+    const u = randInt(rng, 0, nVars - 1);
+    const w = randInt(rng, 0, nVars - 1);
+    clauses.push([pairs[u]!.forward, mkLit(w, rng() < 0.5)]);
+  }
+  for (const c of clauses) s.addClause(c);
+  assert.equal(th.initialize(), null);
+  s.setTheory(th);
+  const tSolve = Date.now();
+  const result = s.solve({ deadlineMs: Date.now() + 30_000 });
+  const solveMs = Date.now() - tSolve;
+  const totalMs = Date.now() - t0;
+  assert.equal(result, 'sat');
+  assert.ok(s.stats.conflicts > 100, `expected real search, got ${s.stats.conflicts} conflicts`);
+  for (const c of clauses) assert.ok(c.some((l) => s.modelValue(l >> 1) !== ((l & 1) === 1)));
+  for (const p of pairs) {
+    const fwd = s.modelValue(p.forward >> 1) !== ((p.forward & 1) === 1);
+    allFrom.push(fwd ? p.a : p.b);
+    allTo.push(fwd ? p.b : p.a);
+  }
+  assert.ok(isAcyclicLarge(n, allFrom, allTo), 'model graph has a cycle');
+  assert.ok(totalMs < 4000, `took ${totalMs} ms (solve ${solveMs} ms)`);
+});
