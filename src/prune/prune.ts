@@ -17,6 +17,7 @@ import type { Level } from '../check/types.ts';
 import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, topoOrder } from '../graph/split.ts';
+import { GrowableInt32 } from '../history/growable.ts';
 import { computeReach, reachCells, REACH_CELLS_MAX, type Reach } from './reach.ts';
 
 export interface PruneOptions {
@@ -35,14 +36,36 @@ export interface PruneOutcome {
   /** Pruning stopped early (deadline) or was skipped (memory guard); active constraints remain correct. */
   note: string | null;
   timedOut: boolean;
+  /** Why each forced side was forced: read by the explain stage, never by the check itself. */
+  provenance: PruneProvenance;
+}
+
+/**
+ * Provenance of the edges pruning added to `pg.known` (it appends to the list in place).
+ * Known edges `0 .. knownBase-1` follow from the history alone; edge `knownBase + i` is a copy
+ * of constraint edge `forcedCe[i]` (an index into `pg.ce*`). A forced constraint c has
+ * `blockingCe[c]` = the edge of its other side that would close a cycle with the known edges
+ * `0 .. reachKnown[c]-1` (the graph whose reachability that round used); -1 if not forced.
+ */
+export interface PruneProvenance {
+  knownBase: number;
+  forcedCe: GrowableInt32;
+  blockingCe: Int32Array;
+  reachKnown: Int32Array;
 }
 
 export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions): PruneOutcome {
   const active = new Uint8Array(pg.consCount).fill(1);
   let activeCount = pg.consCount;
   const known = pg.known;
+  const provenance: PruneProvenance = {
+    knownBase: known.length,
+    forcedCe: new GrowableInt32(),
+    blockingCe: new Int32Array(pg.consCount).fill(-1),
+    reachKnown: new Int32Array(pg.consCount).fill(-1),
+  };
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note, timedOut });
+    ({ active, activeCount, rounds, cyclic, note, timedOut, provenance });
 
   if (reachCells(h) > REACH_CELLS_MAX) {
     return out(false, 0, `pruning skipped: ${h.txnCount} txns x ${h.sessionCount} sessions exceeds the reachability memory bound`);
@@ -54,20 +77,26 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (order === null) return out(true, rounds, null);
     if (activeCount === 0) return out(false, rounds, null);
     if (rounds >= opts.roundsMax) return out(false, rounds, `pruning stopped after ${rounds} rounds`);
-    if (Date.now() > opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
+    if (Date.now() >= opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
 
     const rw = opts.level === 'si' ? collectRw(known) : null;
     const reach = computeReach(h, g, order, rw === null ? 0 : rw.length / 2, (i) => rw![2 * i]!, (i) => rw![2 * i + 1]!);
     let changed = false;
+    const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {
       if (active[c] !== 1) continue;
-      const eitherImpossible = sideImpossible(pg, 2 * c, reach, opts.level);
-      const orImpossible = sideImpossible(pg, 2 * c + 1, reach, opts.level);
+      const eitherBlock = blockingEdge(pg, 2 * c, reach, opts.level);
+      const orBlock = blockingEdge(pg, 2 * c + 1, reach, opts.level);
+      const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
       if (!eitherImpossible && !orImpossible) continue;
       // Force the possible side; when both are impossible, force "or" anyway: the known graph is
       // then cyclic and the next round reports it, with a cycle through the forced edges.
-      addSide(pg, eitherImpossible ? 2 * c + 1 : 2 * c, known);
+      const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
+      provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
+      provenance.reachKnown[c] = reachKnown;
+      addSide(pg, slot, known);
       active[c] = 0;
       activeCount--;
       changed = true;
@@ -90,17 +119,17 @@ function collectRw(known: Polygraph['known']): Int32Array {
   return rw;
 }
 
-/** Would some edge of this side (slot = 2c + side) close a cycle with the known graph? */
-function sideImpossible(pg: Polygraph, slot: number, reach: Reach, level: Level): boolean {
+/** The first edge of this side (slot = 2c + side) that would close a cycle with the known graph, or -1. */
+function blockingEdge(pg: Polygraph, slot: number, reach: Reach, level: Level): number {
   for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
     const a = pg.ceFrom[e]!, b = pg.ceTo[e]!;
     if (level === 'si' && pg.ceKind[e] === K_RW) {
-      if (reach.reachesD(2 * b + 1, a)) return true;
+      if (reach.reachesD(2 * b + 1, a)) return e;
     } else if (reach.reachesD(2 * b, a) || (level === 'si' && reach.reachesN(2 * b, a))) {
-      return true;
+      return e;
     }
   }
-  return false;
+  return -1;
 }
 
 export function addSide(pg: Polygraph, slot: number, known: Polygraph['known']): void {

@@ -27,7 +27,7 @@ export interface Reach {
 }
 
 /** Memory guard: minPos has (2 x txns x sessions) Int32 cells. */
-export const REACH_CELLS_MAX = 400_000_000;
+export const REACH_CELLS_MAX = 150_000_000; // 600 MB of Int32
 
 export function reachCells(h: History): number {
   return 2 * h.txnCount * Math.max(1, h.sessionCount);

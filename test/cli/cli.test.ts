@@ -1,0 +1,102 @@
+/**
+ * The command line as a user meets it: exit codes, --json fields, messages for bad input.
+ * Runs `main` in-process with captured output (the same code path as bin/polysi.mjs).
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.ts';
+import { checkHistory } from '../../src/check/index.ts';
+import { readHistory } from '../../src/formats/index.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DATA = join(ROOT, '..', 'shared', 'data');
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+  return { code, out, err };
+}
+
+test('the README example: long fork is an SI violation (exit 1) with a cycle in the text', async () => {
+  const r = await run('check', join(ROOT, 'examples/long-fork.txt'));
+  assert.equal(r.code, 1);
+  assert.match(r.out, /SI: VIOLATION/);
+  assert.match(r.out, /cycle: /);
+});
+
+test('valid history exits 0; the same under --level ser exits 1 (write skew)', async () => {
+  assert.equal((await run('check', join(ROOT, 'examples/bank-valid.jsonl'))).code, 0);
+  const ser = await run('check', join(ROOT, 'examples/bank-valid.jsonl'), '--level', 'ser', '--json');
+  assert.equal(ser.code, 1);
+  const j = JSON.parse(ser.out);
+  assert.equal(j.verdict, 'violation');
+  assert.equal(j.level, 'ser');
+  const cycle = j.anomalies.find((a: { type: string }) => a.type === 'cycle');
+  assert.ok(cycle, 'a cycle anomaly');
+  assert.deepEqual(cycle.edges.map((e: { kind: string }) => e.kind).sort(), ['RW', 'RW']);
+  const labels = j.transactions.map((t: { label: string }) => t.label).sort();
+  assert.deepEqual(labels, ['a1', 'b1']);
+});
+
+test('--json has the documented fields', async () => {
+  const r = await run('check', join(DATA, 'polysi/violations/galera-lost-update.txt'), '--json');
+  assert.equal(r.code, 1);
+  const j = JSON.parse(r.out);
+  for (const k of ['verdict', 'level', 'counts', 'timesMs', 'constraints', 'anomalies', 'transactions']) assert.ok(k in j, k);
+  for (const k of ['sessions', 'transactions', 'operations']) assert.equal(typeof j.counts[k], 'number', k);
+  for (const k of ['parse', 'validate', 'construct', 'prune', 'solve']) assert.equal(typeof j.timesMs[k], 'number', k);
+  assert.equal(typeof j.constraints.before, 'number');
+  assert.equal(typeof j.constraints.after, 'number');
+  assert.ok(j.constraints.after <= j.constraints.before);
+  assert.ok(j.anomalies.length >= 1);
+  for (const t of j.transactions) assert.ok(Array.isArray(t.ops) && typeof t.session === 'string');
+});
+
+test('--no-pruning gives the same verdicts on the real small files', async () => {
+  for (const f of ['small/long-fork.txt', 'small/write-skew.txt', 'polysi/violations/yugabyte-causality.txt']) {
+    const a = await run('check', join(DATA, f), '--json');
+    const b = await run('check', join(DATA, f), '--json', '--no-pruning');
+    assert.equal(a.code, b.code, f);
+    assert.equal(JSON.parse(a.out).verdict, JSON.parse(b.out).verdict, f);
+    assert.equal(JSON.parse(b.out).constraints.pruneRounds, 0);
+  }
+});
+
+test('bad input exits 2 naming the file and line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-cli-'));
+  const bad = join(dir, 'bad.txt');
+  writeFileSync(bad, 'r(1,0,1,1)\nw(1,1,1,1)\nw(1,oops,1,1)\n');
+  const r = await run('check', bad, '--format', 'text');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /bad\.txt line 3/);
+  const dup = join(dir, 'dup.txt');
+  writeFileSync(dup, 'w(1,5,1,1)\nw(1,5,2,2)\n');
+  const d = await run('check', dup);
+  assert.equal(d.code, 2);
+  assert.match(d.err, /written to key 1 twice/);
+  const missing = await run('check', join(dir, 'nope.txt'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /nope\.txt/);
+});
+
+test('usage errors exit 2', async () => {
+  assert.equal((await run('check')).code, 2);
+  assert.equal((await run('check', 'a', 'b')).code, 2);
+  assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--level', 'rc')).code, 2);
+  assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--timeout', '-1')).code, 2);
+  assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--bogus')).code, 2);
+  assert.equal((await run('frobnicate')).code, 2);
+});
+
+test('a zero time budget gives the verdict unknown with a reason (exit 3 in the CLI)', async () => {
+  const { history } = await readHistory(join(DATA, 'polysi/valid/fig7/20_100_15_10000_0.5_uniform.bincode'));
+  const r = checkHistory(history, { level: 'si', pruning: true, timeoutMs: 0 });
+  assert.equal(r.verdict, 'unknown');
+  assert.match(r.unknownReason ?? '', /time limit/);
+  const off = checkHistory(history, { level: 'si', pruning: false, timeoutMs: 0 });
+  assert.equal(off.verdict, 'unknown');
+});
