@@ -42,18 +42,38 @@ export function computeReach(
   const pos = new Int32Array(n), sess = new Int32Array(n);
   for (let t = 0; t < n; t++) { sess[t] = h.txnSession[t]!; pos[t] = t - h.sessionTxnStart[sess[t]!]!; }
 
+  // Every split edge out of t.n is a Dep edge to some x.d, and t.d has exactly the same Dep
+  // edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
+  // position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
   const minPos = new Int32Array(g.nodeCount * S).fill(INF);
+  const done = new Uint8Array(g.nodeCount);
+  const mergeRow = (row: number, vrow: number): void => {
+    for (let s = 0; s < S; s++) {
+      const x = minPos[vrow + s]!;
+      if (x < minPos[row + s]!) minPos[row + s] = x;
+    }
+  };
   for (let i = g.nodeCount - 1; i >= 0; i--) {
     const u = order[i]!;
-    const row = u * S;
-    if ((u & 1) === 0) minPos[row + sess[u >> 1]!] = pos[u >> 1]!;
-    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
-      const vrow = g.outTo[e]! * S;
-      for (let s = 0; s < S; s++) {
-        const x = minPos[vrow + s]!;
-        if (x < minPos[row + s]!) minPos[row + s] = x;
-      }
+    if (done[u] === 1) continue;
+    const nNode = u | 1;
+    if (done[nNode] === 0) {
+      // t.n: its successors come after t.d as well as after t.n in topological order, so they
+      // are all done whichever of the two we meet first.
+      const row = nNode * S;
+      for (let e = g.outStart[nNode]!; e < g.outStart[nNode + 1]!; e++) mergeRow(row, g.outTo[e]! * S);
+      done[nNode] = 1;
     }
+    if (u === nNode) continue;
+    const row = u * S;
+    minPos.copyWithin(row, nNode * S, nNode * S + S);
+    const t = u >> 1;
+    if (pos[t]! < minPos[row + sess[t]!]!) minPos[row + sess[t]!] = pos[t]!;
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
+      const v = g.outTo[e]!;
+      if ((v & 1) === 1) mergeRow(row, v * S);
+    }
+    done[u] = 1;
   }
 
   let rwPredMax: Int32Array | null = null;
