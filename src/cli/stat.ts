@@ -1,0 +1,98 @@
+/**
+ * `polysi stat PATH [--format auto|NAME] [--json] [--top N]`: what a history holds.
+ *
+ * Takes: command-line arguments (after `stat`) and an output sink. Gives: an exit code, 0 when
+ * the history was read, 2 for invalid input or usage; the statistics (history/stats.ts) on
+ * stdout as aligned text or as one JSON object, the parser's notes included.
+ * Invariant: the only output goes through `out`; anything but an InputError or a usage error
+ * propagates (it is a bug, and main.ts reports it as one).
+ */
+
+import { parseArgs } from 'node:util';
+import { InputError } from '../history/errors.ts';
+import { historyStats, type HistoryStats } from '../history/stats.ts';
+import { readHistory } from '../formats/index.ts';
+
+export interface Out {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+const USAGE = 'usage: polysi stat PATH [--format auto|FORMAT] [--json] [--top N]';
+
+export async function runStat(args: string[], out: Out): Promise<number> {
+  let values: { format: string; json: boolean; top: string };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string', default: 'auto' },
+        json: { type: 'boolean', default: false },
+        top: { type: 'string', default: '10' },
+      },
+    }) as { values: { format: string; json: boolean; top: string }; positionals: string[] });
+  } catch (err) {
+    out.stderr(`polysi stat: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (positionals.length !== 1) {
+    out.stderr(`polysi stat: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
+    return 2;
+  }
+  const top = Number(values.top);
+  if (!Number.isInteger(top) || top < 0) {
+    out.stderr(`polysi stat: --top takes a non-negative integer, got "${values.top}"`);
+    return 2;
+  }
+  const path = positionals[0]!;
+  try {
+    const { history, format, notes } = await readHistory(path, values.format);
+    const stats = historyStats(history, top);
+    if (values.json) out.stdout(JSON.stringify({ file: path, format, notes, ...stats }));
+    else out.stdout(renderStats(path, format, notes, stats));
+    return 0;
+  } catch (err) {
+    if (err instanceof InputError) {
+      out.stderr(`polysi stat: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+function pct(n: number, total: number): string {
+  return total === 0 ? '' : ` (${((100 * n) / total).toFixed(1)}%)`;
+}
+
+/** The statistics as aligned text, one fact per line. */
+export function renderStats(path: string, format: string, notes: readonly string[], s: HistoryStats): string {
+  const t = s.transactions;
+  const o = s.operations;
+  const rows: [string, string][] = [
+    ['file', `${path} (${format})`],
+    ['sessions', `${s.sessions} (txns per session: min ${s.txnsPerSession.min}, mean ${s.txnsPerSession.mean.toFixed(1)}, max ${s.txnsPerSession.max})`],
+    ['transactions', `${t.total}: ${t.committed} committed${pct(t.committed, t.total)}, ${t.aborted} aborted${pct(t.aborted, t.total)}, ${t.unknown} unknown${pct(t.unknown, t.total)}`],
+    ['  by shape', `${s.shapes.readOnly} read-only, ${s.shapes.writeOnly} write-only, ${s.shapes.readModifyWrite} read-modify-write, ${s.shapes.empty} empty`],
+    ['operations', `${o.total}: ${o.read} reads, ${o.write} writes, ${o.append} appends, ${o.readList} list reads (${s.listElementsRead} elements)`],
+    ['  per txn', `mean ${s.opsPerTxn.mean.toFixed(1)}, max ${s.opsPerTxn.max}`],
+    ['keys', `${s.keys.total}: ${s.keys.registerKeys} register, ${s.keys.listKeys} list${s.keys.mixedKeys > 0 ? `, ${s.keys.mixedKeys} both` : ''}`],
+    ['written values', String(s.writtenValues)],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  const lines = rows.map(([k, v]) => k.padEnd(width) + v);
+  if (s.hottestKeys.length > 0) {
+    lines.push(`hottest keys (top ${s.hottestKeys.length} by operations):`);
+    const kw = Math.max(...s.hottestKeys.map((h) => h.key.length));
+    const nw = Math.max(...s.hottestKeys.map((h) => String(h.ops).length));
+    for (const h of s.hottestKeys) {
+      lines.push(`  ${h.key.padEnd(kw)}  ${String(h.ops).padStart(nw)} ops (${h.reads} reads, ${h.writes} writes)`);
+    }
+  }
+  if (notes.length > 0) {
+    lines.push('notes:');
+    for (const n of notes) lines.push(`  ${n}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
