@@ -13,8 +13,11 @@ import type { History } from '../history/model.ts';
 import { validate } from '../validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
-import { pruneConstraints } from '../prune/prune.ts';
+import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
+import {
+  EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
+} from '../explain/index.ts';
 import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, StageTimesMs } from './types.ts';
 
 export * from './types.ts';
@@ -43,6 +46,14 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   if (v.anomalies.length > 0) {
     result.verdict = 'violation';
     result.anomalies = v.anomalies;
+    if (opts.explain === true) {
+      const t = performance.now();
+      // Validation already bounds these (and they cost nothing to explain): only an explicit
+      // maxAnomalies cuts the list further.
+      result.anomalies = v.anomalies.slice(0, opts.maxAnomalies ?? v.anomalies.length)
+        .map((a) => ({ ...a, explanation: explainNonCycle(v, a, opts.level) }));
+      times.explain = performance.now() - t;
+    }
     return result;
   }
 
@@ -53,16 +64,22 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   times.construct = t2 - t1;
 
   let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
+  let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
     const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs });
     active = p.active;
+    provenance = p.provenance;
     result.constraints.after = p.activeCount;
     result.constraints.pruneRounds = p.rounds;
     t1 = performance.now();
     times.prune = t1 - t2;
     if (p.cyclic) {
       result.verdict = 'violation';
-      result.anomalies = [cycleFromKnown(pg, active, opts.level)];
+      const { anomaly, cycle } = cycleFromKnown(pg, active, opts.level);
+      result.anomalies = [anomaly];
+      if (opts.explain === true) {
+        explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
+      }
       return result;
     }
     if (p.timedOut) return unknown(result, 'the time limit was reached while pruning');
@@ -76,8 +93,27 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   if (s.result === 'unsat') {
     result.verdict = 'violation';
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
+    if (opts.explain === true) {
+      explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
+    }
   }
   return result;
+}
+
+/** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */
+function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
+  const t = performance.now();
+  const found = explainCycles(inp, cycle, {
+    maxAnomalies: Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT),
+    deadlineMs: Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT),
+    neighbours: opts.neighbours === true,
+  });
+  result.anomalies = found.map((f): CycleAnomaly => ({
+    type: 'cycle',
+    edges: f.cycle.map((d) => ({ from: d.from, to: d.to, kind: KIND_NAMES[d.kind]!, key: d.key })),
+    explanation: f.explanation,
+  }));
+  result.timesMs.explain = performance.now() - t;
 }
 
 function unknown(result: CheckResult, reason: string): CheckResult {
@@ -86,13 +122,14 @@ function unknown(result: CheckResult, reason: string): CheckResult {
   return result;
 }
 
-function cycleFromKnown(pg: Polygraph, active: Uint8Array, level: CheckOptions['level']): Anomaly {
-  // Only known edges: active constraints contribute nothing (choose() is never asked for them).
+function cycleFromKnown(pg: Polygraph, active: Uint8Array, level: CheckOptions['level']): { anomaly: Anomaly; cycle: Int32Array } {
+  // Only known edges: active constraints contribute nothing (choose() is never asked for them),
+  // so the cycle's indices are indices into pg.known.
   const none = new Uint8Array(active.length);
   const edges = chosenEdges(pg, none, new Int32Array(active.length), () => true);
   const cycle = witnessCycle(pg.nodeCount, edges, level);
   if (cycle === null) throw new Error('internal error: pruning reported a cycle that is not there');
-  return toCycleAnomaly(edges, cycle);
+  return { anomaly: toCycleAnomaly(edges, cycle), cycle };
 }
 
 function toCycleAnomaly(edges: ChosenEdges, cycle: Int32Array): CycleAnomaly {

@@ -6,6 +6,8 @@
  * `INIT_TXN` (-1). Keys are key ids (`History.keyLabels[k]`), values are value ids.
  */
 
+import type { Counterexample } from '../explain/types.ts';
+
 export type Level = 'si' | 'ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
 
@@ -44,12 +46,16 @@ export interface NonCycleAnomaly {
   writer: number;
   /** One sentence for people. */
   message: string;
+  /** Present when the check was asked to explain (`CheckOptions.explain`). */
+  explanation?: Counterexample;
 }
 
 export interface CycleAnomaly {
   type: 'cycle';
   /** The cycle's edges in order: edges[i].to === edges[i+1].from, last.to === first.from. */
   edges: DepEdge[];
+  /** The minimal counterexample behind this cycle, when the check was asked to explain. */
+  explanation?: Counterexample;
 }
 
 export type Anomaly = NonCycleAnomaly | CycleAnomaly;
@@ -60,6 +66,8 @@ export interface StageTimesMs {
   construct: number;
   prune: number;
   solve: number;
+  /** Only when explaining: restore, minimize, argue and name every anomaly. */
+  explain?: number;
 }
 
 export interface CheckResult {
@@ -96,4 +104,19 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Solver conflict budget; past it the verdict is 'unknown'. */
   conflictsMax?: number;
+  /**
+   * On a violation, explain each anomaly (a minimal counterexample, its name and the argument;
+   * see docs/explain.md), and look for up to `maxAnomalies` distinct ones. Off by default: the
+   * verdict never waits for it.
+   */
+  explain?: boolean;
+  /**
+   * Bound on the distinct cycle violations searched for and reported when explaining (default
+   * 10); non-cycle anomalies from validation are cut only when this is given.
+   */
+  maxAnomalies?: number;
+  /** Wall-clock budget for explaining (default 30 s); past it, what was found so far is reported. */
+  explainTimeoutMs?: number;
+  /** Add each counterexample's session neighbours (for drawing). */
+  neighbours?: boolean;
 }

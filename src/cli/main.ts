@@ -7,8 +7,9 @@
  */
 
 import { parseArgs } from 'node:util';
+import { writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
-import { checkHistory, type Level } from '../check/index.ts';
+import { checkHistory, type CheckResult, type Level } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
@@ -29,10 +30,13 @@ export const EXIT_UNKNOWN = 3;
 
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
+               [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json]
 
-check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)`;
+check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
+check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
+write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -71,6 +75,12 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'no-pruning': { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
+      dot: { type: 'string' },
+      svg: { type: 'string' },
+      html: { type: 'string' },
+      'max-anomalies': { type: 'string' },
+      neighbours: { type: 'boolean', default: false },
     },
   });
   if (positionals.length !== 1) {
@@ -91,6 +101,19 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     }
     timeoutMs = s * 1000;
   }
+  let maxAnomalies: number | undefined;
+  if (values['max-anomalies'] !== undefined) {
+    const n = Number(values['max-anomalies']);
+    if (!Number.isInteger(n) || n < 1) {
+      io.stderr(`polysi check: --max-anomalies takes a positive integer, got "${values['max-anomalies']}"`);
+      return EXIT_INVALID;
+    }
+    maxAnomalies = n;
+  }
+  // Explaining costs nothing on a valid history and is cheap on a violation; the JSON always
+  // carries the counterexamples, the text only with --explain.
+  const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
+  const explain = values.explain || values.json || drawing;
   const path = positionals[0]!;
   const progress = !values.json && process.stderr.isTTY === true;
   if (progress) io.stderr(`polysi: reading ${path} ...`);
@@ -98,11 +121,30 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   const { history, format, notes } = await readHistory(path, values.format);
   const parseMs = performance.now() - t0;
   if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
-  const result = checkHistory(history, { level: level as Level, pruning: !values['no-pruning'], ...(timeoutMs === undefined ? {} : { timeoutMs }) }, parseMs);
+  const result = checkHistory(history, {
+    level: level as Level,
+    pruning: !values['no-pruning'],
+    explain,
+    neighbours: values.neighbours,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+  }, parseMs);
   if (values.json) {
-    io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes })));
+    io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes }, values.explain)));
   } else {
-    io.stdout(renderText(history, result, path, format, notes));
+    io.stdout(renderText(history, result, path, format, notes, values.explain));
   }
+  if (drawing) await writeDrawings(result, { file: path, format, notes }, values);
   return result.verdict === 'valid' ? EXIT_VALID : result.verdict === 'violation' ? EXIT_VIOLATION : EXIT_UNKNOWN;
+}
+
+/** --dot, --svg, --html: only the counterexamples are drawn (see src/render/). */
+async function writeDrawings(
+  result: CheckResult, src: { file: string; format: string; notes: string[] }, out: { dot?: string | undefined; svg?: string | undefined; html?: string | undefined },
+): Promise<void> {
+  const render = await import('../render/index.ts');
+  const cxs = result.anomalies.map((a) => a.explanation).filter((x) => x !== undefined);
+  if (out.dot !== undefined) await writeFile(out.dot, render.renderDot(cxs));
+  if (out.svg !== undefined) await writeFile(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs));
+  if (out.html !== undefined) await writeFile(out.html, await render.htmlReport(result, src));
 }

@@ -8,6 +8,7 @@
 
 import { describeOp, txnWhere, type History } from '../history/model.ts';
 import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../check/types.ts';
+import { renderExplanationText } from '../render/text.ts';
 
 export interface TxnView {
   txn: number;
@@ -40,15 +41,19 @@ function involvedTxns(anomalies: readonly Anomaly[]): number[] {
   return [...set].sort((x, y) => x - y);
 }
 
-export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>): Record<string, unknown> {
+/** `withText`: add each explanation's text rendering (`--explain`); the data is there either way. */
+export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>, withText = false): Record<string, unknown> {
   const keyName = (k: number) => (k < 0 ? null : h.keyLabels[k]);
+  const total = r.anomalies.length;
+  const text = (a: Anomaly, i: number) =>
+    (withText && a.explanation !== undefined ? { text: renderExplanationText(a.explanation, { index: i + 1, total }) } : {});
   return {
     ...extra,
     ...r,
-    anomalies: r.anomalies.map((a) =>
+    anomalies: r.anomalies.map((a, i) =>
       a.type === 'cycle'
-        ? { ...a, name: cycleName(a.edges, r.level), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })) }
-        : { ...a, keyLabel: keyName(a.key) }),
+        ? { ...a, name: a.explanation?.name ?? cycleName(a.edges, r.level), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })), ...text(a, i) }
+        : { ...a, keyLabel: keyName(a.key), ...text(a, i) }),
     transactions: involvedTxns(r.anomalies).map((t) => txnView(h, t)),
   };
 }
@@ -66,7 +71,8 @@ export function renderEdge(h: History, e: DepEdge): string {
   return `-${label}->`;
 }
 
-export function renderText(h: History, r: CheckResult, file: string, format: string, notes: readonly string[]): string {
+/** `explain`: follow the summary with each anomaly's explanation (when the check produced them). */
+export function renderText(h: History, r: CheckResult, file: string, format: string, notes: readonly string[], explain = false): string {
   const lines: string[] = [];
   const c = r.counts;
   lines.push(`${file} (${format}): ${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`);
@@ -78,7 +84,8 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   for (const a of r.anomalies.slice(0, 10)) {
     if (a.type === 'non-cycle') { lines.push(`  ${a.name}: ${a.message}`); continue; }
     const steps = a.edges.map((e) => `${renderEdge(h, e)} ${txnName(h, e.to)}`).join(' ');
-    lines.push(`  ${cycleName(a.edges, r.level)} cycle: ${txnName(h, a.edges[0]!.from)} ${steps}`);
+    const name = a.explanation === undefined ? cycleName(a.edges, r.level) : `${a.explanation.name} (${a.explanation.size.txns} txns, ${a.explanation.size.edges} edges)`;
+    lines.push(`  ${name} cycle: ${txnName(h, a.edges[0]!.from)} ${steps}`);
     for (const t of involvedTxns([a])) {
       const v = txnView(h, t);
       lines.push(`    ${v.label}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
@@ -88,6 +95,12 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   const t = r.timesMs;
   lines.push(`constraints: ${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)` +
     (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts`));
-  lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}`);
+  lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
+    (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`));
+  if (explain) {
+    r.anomalies.forEach((a, i) => {
+      if (a.explanation !== undefined) lines.push('', renderExplanationText(a.explanation, { index: i + 1, total: r.anomalies.length }));
+    });
+  }
   return lines.join('\n');
 }

@@ -33,6 +33,8 @@ export interface SolveOutcome {
   edges: ChosenEdges | null;
   /** For 'sat': `choice[c]` = 0 if the model picks constraint c's either side, 1 for or (active c only). */
   choice?: Uint8Array;
+  /** For 'unsat': `fixed[c]` = the side fixed at level 0 (0 either, 1 or), -1 if none (active c only). */
+  fixed?: Int8Array;
   stats: { variables: number; conflicts: number; decisions: number; propagations: number };
 }
 
@@ -96,7 +98,12 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
   const cycle = witnessCycle(pg.nodeCount, edges, opts.level);
   if (cycle === null) throw new Error('internal error: the solver said unsat but the chosen graph is acyclic');
-  return { result, cycle, edges, stats: stats() };
+  const fixed = new Int8Array(pg.consCount).fill(-1);
+  for (let c = 0; c < pg.consCount; c++) {
+    const f = active[c] === 1 ? solver.fixedValue(varOf[c]!) : undefined;
+    if (f !== undefined) fixed[c] = f ? 0 : 1;
+  }
+  return { result, cycle, edges, stats: stats(), fixed };
 }
 
 /**

@@ -97,8 +97,8 @@ export class AcyclicityTheory implements Theory {
 
   /** Edge codes of the last cycle found, new edge first (see `condCode`). */
   private readonly cycleCodes: number[] = [];
-  /** Caller ids of the last cycle found. */
-  private cycle: number[] = [];
+  /** Caller ids of the fixed cycle found by initialize, if any (else ids come from cycleCodes). */
+  private fixedCycle: number[] | null = null;
 
   constructor(nodeCount: number) {
     if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new RangeError(`bad node count ${nodeCount}`);
@@ -235,8 +235,8 @@ export class AcyclicityTheory implements Theory {
       this.fixedCyclic = true;
       const idx = findCycle(n, fixFrom, fixTo)!;
       const ids = idx.map((e) => fixId[e]!);
-      this.cycle = ids;
-      return ids;
+      this.fixedCycle = ids;
+      return ids.slice();
     }
     return null;
   }
@@ -275,7 +275,9 @@ export class AcyclicityTheory implements Theory {
 
   /** Ids of the edges (fixed and conditional) of the cycle found by the last conflict, in order. */
   lastCycle(): number[] {
-    return this.cycle.slice();
+    if (this.fixedCycle !== null) return this.fixedCycle.slice();
+    // Built on demand from edge codes: conflicts are frequent, cycle reports are rare.
+    return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code]! : this.condId[-code - 1]!));
   }
 
   /** A copy of the current topological order: `result[u]` is u's position. */
@@ -476,27 +478,24 @@ export class AcyclicityTheory implements Theory {
     codes.reverse();
   }
 
-  /** Builds `this.cycle` (ids) and the deduplicated conflict clause from `cycleCodes`. */
+  /** The deduplicated conflict clause of the cycle in `cycleCodes`. */
   private conflictClause(): Lit[] {
     const codes = this.cycleCodes;
-    const cycle: number[] = new Array(codes.length);
     const clause: Lit[] = [];
+    if (this.litEpoch >= 0x3fffffff) {
+      this.litStamp.fill(0);
+      this.litEpoch = 0;
+    }
     const epoch = ++this.litEpoch;
     for (let i = 0; i < codes.length; i++) {
       const code = codes[i]!;
-      if (code >= 0) {
-        cycle[i] = this.outId[code]!;
-      } else {
-        const c = -code - 1;
-        cycle[i] = this.condId[c]!;
-        const l = this.condLit[c]!;
-        if (this.litStamp[l] !== epoch) {
-          this.litStamp[l] = epoch;
-          clause.push(negate(l));
-        }
+      if (code >= 0) continue;
+      const l = this.condLit[-code - 1]!;
+      if (this.litStamp[l] !== epoch) {
+        this.litStamp[l] = epoch;
+        clause.push(negate(l));
       }
     }
-    this.cycle = cycle;
     return clause;
   }
 }

@@ -7,20 +7,28 @@
  * Gives: 'sat' with a model (`modelValue`), 'unsat', or 'unknown' when a budget ran out;
  * level-0 facts (`fixedValue`); counters (`stats`).
  *
- * Features: two watched literals with blockers, first-UIP learning with recursive (iteratively
- * coded) clause minimization, VSIDS on an indexed heap, phase saving, Luby restarts, learnt
- * clause database reduction by LBD (glue clauses, LBD <= 2, are kept forever).
+ * Features: two watched literals with blockers; first-UIP learning with recursive (iteratively
+ * coded) clause minimization; VSIDS on an indexed heap; phase saving; Luby restarts with trail
+ * reuse (partial restarts); learnt-clause reduction by LBD (glue clauses, LBD <= 2, are kept),
+ * with lazy deletion; chronological backtracking for long backjumps (Nadel & Ryvchin 2018);
+ * failed-literal probing at level 0 when a theory is set. The last three exist because every
+ * (re)decision costs a theory insertion: see `probe`, `reusedTrailLevel`, `learnFromConflict`.
  *
  * Invariants between public calls and between search steps:
  * - A clause in the arena `mem` at offset `cr` is `[size, info, lit0, lit1, ...]`, `size >= 2`;
- *   it is watched exactly by `lit0` and `lit1` (it sits in `watches[lit0]` and `watches[lit1]`).
- * - If clause `cr` is the reason of variable v, then `lit0` is v's literal and is true.
- * - `trail[0..trailLen)` lists assigned literals in assignment order; `trailLim[d]` is where
- *   decision level d+1 starts. `qhead` / `theoryHead` count the trail literals already given to
- *   unit propagation / to the theory; the theory has seen literals `trail[0..theoryHead)` and
- *   will be told to unassign them in reverse order.
- * - The theory never sees a new decision before every literal of the current level was
- *   propagated and checked by it without conflict.
+ *   a live clause is watched exactly by `lit0` and `lit1` (it sits in `watches[lit0]` and
+ *   `watches[lit1]`); a deleted one may linger in watch lists until propagation drops it.
+ * - If clause `cr` is the reason of variable v, then `lit0` is v's literal, it is true, and
+ *   `level[v]` is the highest level among the clause's literals.
+ * - `trail[0..trailLen)` lists assigned literals in assignment order; `trailLim[d]` is the
+ *   position of the decision of level d+1, and every literal before it has level <= d. Under
+ *   chronological backtracking literals of lower levels may sit after it (the trail is not
+ *   sorted by level), so code that needs "the literals of level d" filters by `level`.
+ * - `qhead` / `theoryHead` count the trail literals already given to unit propagation / to the
+ *   theory; the theory has seen exactly `trail[0..theoryHead)`, in order, and is told to
+ *   unassign them in exact reverse order.
+ * - No decision is made before every trail literal was propagated and checked by the theory
+ *   without conflict.
  * Library code: no console output, no recursion (the JS stack is shallow).
  */
 
@@ -72,6 +80,8 @@ export interface SolverStats {
   learnts: number;
   /** Learnt-clause database reductions done. */
   reductions: number;
+  /** Clause-arena compactions done (each rewatches every clause). */
+  compactions: number;
 }
 
 /** Search tuning; the defaults suit PolySI. Tests shrink the intervals to exercise rare paths. */
@@ -112,7 +122,7 @@ const ACTIVITY_LIMIT = 1e100;
 /** The clock is read once per this many search steps (a step = one conflict or one decision). */
 const CLOCK_EVERY_STEPS = 64;
 /** Probing stops after this many propagations per variable (plus one per arena word). */
-const PROBE_PROPAGATIONS_PER_VAR = 20;
+const PROBE_PROPAGATIONS_PER_VAR = 40;
 const CHRONO_THRESHOLD_LEVELS = 100;
 
 /** The x-th element (0-based) of the Luby sequence 1 1 2 1 1 2 4 ..., as a power of y. */
@@ -139,6 +149,7 @@ export class Solver {
     restarts: 0,
     learnts: 0,
     reductions: 0,
+    compactions: 0,
   };
 
   private nVars = 0;
@@ -171,8 +182,10 @@ export class Solver {
   /** The clause arena; see the module invariant for the layout. */
   private mem = new Int32Array(1024);
   private memLen = 0;
-  /** Offsets of the learnt clauses in the arena. */
+  /** Offsets of the live learnt clauses in the arena. */
   private learnts: number[] = [];
+  /** Arena words held by deleted clauses (reclaimed by `compact`). */
+  private wastedWords = 0;
 
   private readonly heap = new VarHeap();
   private varInc = 1;
@@ -294,7 +307,7 @@ export class Solver {
           this.reduceDb();
         }
         if (conflictsSinceRestart >= restartLimit) {
-          this.backtrack(0);
+          this.backtrack(this.reusedTrailLevel());
           stats.restarts++;
           restartLimit = luby(2, ++restartIndex) * this.restartUnitConflicts;
           conflictsSinceRestart = 0;
@@ -354,9 +367,9 @@ export class Solver {
   }
 
   /**
-   * Failed-literal probing at level 0, once per solver, when a theory is set: each unassigned
-   * variable's saved-phase literal is decided alone at level 1; a conflict there yields a unit
-   * (its negation, or a stronger 1-UIP fact) at level 0.
+   * Failed-literal probing at level 0, once per solver, when a theory is set: each literal of
+   * each unassigned variable is decided alone at level 1; a conflict there yields a unit (its
+   * negation, or a stronger 1-UIP fact) at level 0.
    * Why: a decision whose theory conflict involves only itself (e.g. an edge closing a cycle
    * with fixed edges) learns a unit, and a unit costs a backjump to level 0 and redoing every
    * decision; found during search one by one, such units make the search quadratic. Probing
@@ -372,24 +385,28 @@ export class Solver {
       return 'unsat';
     }
     for (let v = 0; v < this.nVars; v++) {
-      if (this.vals[2 * v] !== 0) continue;
-      if (stats.propagations >= budgetPropagations) break;
       if (v % CLOCK_EVERY_STEPS === 0 && Date.now() >= deadlineMs) return this.giveUp();
-      this.trailLim.push(this.trailLen);
-      this.enqueue(2 * v + (this.phase[v] === 1 ? 0 : 1), NO_REASON, 1);
-      const confl = this.propagateAll();
-      if (confl === CONFLICT_NONE) {
-        this.backtrack(0);
-        continue;
+      // Saved phase first (what search would decide), then the other polarity: if search
+      // later implies it, a failure found only then would cost a long backjump.
+      for (let k = 0; k < 2; k++) {
+        if (this.vals[2 * v] !== 0) break;
+        if (stats.propagations >= budgetPropagations) return null;
+        this.trailLim.push(this.trailLen);
+        this.enqueue(2 * v + ((this.phase[v] === 1) === (k === 0) ? 0 : 1), NO_REASON, 1);
+        const confl = this.propagateAll();
+        if (confl === CONFLICT_NONE) {
+          this.backtrack(0);
+          continue;
+        }
+        stats.conflicts++;
+        // At level 1 every other literal of the learnt clause is a level-0 fact: it is a unit.
+        if (!this.learnFromConflict(confl)) return 'unsat';
+        if (this.propagateAll() !== CONFLICT_NONE) {
+          this.ok = false;
+          return 'unsat';
+        }
+        if (stats.conflicts >= conflictsEnd) return this.giveUp();
       }
-      stats.conflicts++;
-      // At level 1 every other literal of the learnt clause is a level-0 fact: it is a unit.
-      if (!this.learnFromConflict(confl)) return 'unsat';
-      if (this.propagateAll() !== CONFLICT_NONE) {
-        this.ok = false;
-        return 'unsat';
-      }
-      if (stats.conflicts >= conflictsEnd) return this.giveUp();
     }
     return null;
   }
@@ -509,6 +526,26 @@ export class Solver {
     for (let v = 0; v < this.nVars; v++) this.model[v] = vals[2 * v] === L_TRUE ? 1 : 0;
   }
 
+  /**
+   * The level a restart needs to go back to (partial restart with trail reuse, van der Tak,
+   * Ramos & Heule 2011): decisions as active as the best unassigned variable would be made
+   * again, in the same order and with the same saved phases, so levels up to the first decision
+   * less active than that variable are kept.
+   * Why: redoing a decision costs a theory insertion too; full restarts on 10^5+ variables
+   * spent most of the search re-deciding the same prefix.
+   */
+  private reusedTrailLevel(): number {
+    const heap = this.heap;
+    while (heap.length > 0 && this.vals[2 * heap.top()] !== 0) heap.removeMax();
+    if (heap.length === 0) return this.trailLim.length;
+    const act = heap.activity;
+    const nextActivity = act[heap.top()]!;
+    for (let d = 0; d < this.trailLim.length; d++) {
+      if (act[this.trail[this.trailLim[d]!]! >> 1]! < nextActivity) return d;
+    }
+    return this.trailLim.length;
+  }
+
   /** The unassigned variable of highest activity with its saved phase, or -1 if all are assigned. */
   private pickBranchLit(): Lit {
     const heap = this.heap;
@@ -578,7 +615,10 @@ export class Solver {
 
   /**
    * Deletes about half of the non-glue learnt clauses, worst (highest LBD, then longest) first,
-   * never a clause that is a reason; then compacts the arena and rewatches every clause.
+   * never a clause that is a reason. Deletion is lazy: the clause is flagged, propagation drops
+   * its watches when it meets them, and the arena is compacted once half of it is garbage.
+   * Why lazy: a full rewatch touches every literal's list, too slow to do every few thousand
+   * conflicts with 10^6 variables. (A flagged clause is never used again, so never a reason.)
    */
   private reduceDb(): void {
     const mem = this.mem;
@@ -594,10 +634,18 @@ export class Solver {
       const cr = learnts[i]!;
       if (mem[cr + 1]! >> LBD_SHIFT <= GLUE_LBD || this.locked(cr)) continue;
       mem[cr + 1] = mem[cr + 1]! | INFO_DELETED;
+      this.wastedWords += 2 + mem[cr]!;
       removed++;
     }
+    let j = 0;
+    for (let i = 0; i < learnts.length; i++) {
+      const cr = learnts[i]!;
+      if ((mem[cr + 1]! & INFO_DELETED) === 0) learnts[j++] = cr;
+    }
+    learnts.length = j;
+    this.stats.learnts = j;
     this.stats.reductions++;
-    this.compact();
+    if (this.wastedWords * 2 > this.memLen) this.compact();
   }
 
   /**
@@ -610,6 +658,8 @@ export class Solver {
     const oldLen = this.memLen;
     let liveWords = 0;
     for (let cr = 0; cr < oldLen; cr += 2 + old[cr]!) {
+      // Defensive: a flagged clause that is somehow a reason survives (unflagged) as a learnt.
+      if ((old[cr + 1]! & INFO_DELETED) !== 0 && this.locked(cr)) old[cr + 1] = old[cr + 1]! & ~INFO_DELETED;
       if ((old[cr + 1]! & INFO_DELETED) === 0) liveWords += 2 + old[cr]!;
     }
     const mem = new Int32Array(Math.max(1024, liveWords * 2));
@@ -635,7 +685,9 @@ export class Solver {
     }
     this.mem = mem;
     this.memLen = w;
-    for (const ws of this.watches) ws.length = 0;
+    this.wastedWords = 0;
+    this.stats.compactions++;
+    for (const ws of this.watches) if (ws.length !== 0) ws.length = 0;
     for (let cr = 0; cr < w; cr += 2 + mem[cr]!) this.attach(cr);
     this.stats.learnts = learnts.length;
   }
@@ -674,6 +726,7 @@ export class Solver {
           ws[j++] = blocker;
           continue;
         }
+        if ((mem[cr + 1]! & INFO_DELETED) !== 0) continue; // lazily deleted: drop the watch
         const base = cr + 2;
         // Keep the false literal at position 1 so position 0 is the candidate unit.
         if (mem[base] === falseLit) {
@@ -716,7 +769,7 @@ export class Solver {
           this.enqueue(first, cr, lvl);
         }
       }
-      ws.length = j;
+      if (j !== n) ws.length = j;
       if (confl !== CONFLICT_NONE) break;
     }
     return confl;

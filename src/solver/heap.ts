@@ -50,6 +50,11 @@ export class VarHeap {
     this.up(i);
   }
 
+  /** The variable of highest activity, without removing it. Pre: the heap is not empty. */
+  top(): number {
+    return this.heap[0]!;
+  }
+
   /** Removes and returns the variable of highest activity. Pre: the heap is not empty. */
   removeMax(): number {
     const heap = this.heap;

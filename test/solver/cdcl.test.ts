@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Solver, mkLit, litVar, litNeg, negate, type Lit, type SolverOptions, type Theory } from '../../src/solver/cdcl.ts';
-import { clausesSatisfied, CONFIGS, ContractCheckingTheory, litTrue, mulberry32, randInt, scaled, TIMEOUT_MS } from './helpers.ts';
+import { AGGRESSIVE, clausesSatisfied, CONFIGS, ContractCheckingTheory, litTrue, mulberry32, randInt, scaled, TIMEOUT_MS } from './helpers.ts';
 
 
 function randomClauses(rng: () => number, nVars: number, count: number): Lit[][] {
@@ -135,6 +135,13 @@ test('medium random 3-SAT: default and aggressive configurations agree', { timeo
     if (results[0] === 'sat') sat++;
   }
   assert.ok(sat > 0 && sat < cases, `sat=${sat} of ${cases}`);
+});
+
+test('pigeonhole 7->6 under constant reduction, compaction and chronological backtracking', { timeout: TIMEOUT_MS }, () => {
+  const { nVars, clauses } = pigeonhole(7, 6);
+  const s = buildSolver(nVars, clauses, AGGRESSIVE);
+  assert.equal(s.solve(), 'unsat');
+  assert.ok(s.stats.reductions > 50 && s.stats.compactions > 10, JSON.stringify(s.stats));
 });
 
 test('pigeonhole: small instances are unsat; budgets give unknown, and solving resumes after', { timeout: TIMEOUT_MS }, () => {

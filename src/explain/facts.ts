@@ -1,0 +1,84 @@
+/**
+ * What the history says about the transactions of a counterexample: their operations, the value
+ * each external read returned and whom it read from, each transaction's final write per key.
+ *
+ * Takes: a Validated history. Gives: `FactIndex`, built once per explanation (one pass over the
+ * resolved reads and final writes, so only a violation pays for it), and display helpers.
+ */
+
+import { describeOp, OP_READ_LIST, type History } from '../history/model.ts';
+import { INIT_TXN } from '../check/types.ts';
+import type { Validated } from '../validate/validate.ts';
+import type { CxTxn } from './types.ts';
+
+/** How people see a transaction label: with a T in front when it is a bare number. */
+export function txnLabelDisplay(label: string): string {
+  return /^\d+$/.test(label) ? `T${label}` : label;
+}
+
+/** How people see a key label: with "key" in front when it is a bare number. */
+export function keyLabelDisplay(label: string): string {
+  return /^-?\d+$/.test(label) ? `key ${label}` : label;
+}
+
+export function txnDisplay(h: History, t: number): string {
+  return t === INIT_TXN ? 'init' : txnLabelDisplay(h.txnLabels[t]!);
+}
+
+export function keyDisplay(h: History, k: number): string {
+  return keyLabelDisplay(h.keyLabels[k]!);
+}
+
+/** The value an op reads or writes, as the user wrote it (a list read as `[1 2 3]`). */
+export function opValueText(h: History, op: number): string {
+  const v = h.opValue[op]!;
+  if (h.opKind[op] !== OP_READ_LIST) return h.valueLabels[v]!;
+  const elems: string[] = [];
+  for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(h.valueLabels[h.listElems[i]!]!);
+  return `[${elems.join(' ')}]`;
+}
+
+/** `keys`: the keys of the transaction's edges in the counterexample (its `focus` operations). */
+export function txnFacts(h: History, t: number, role: CxTxn['role'], keys: ReadonlySet<number> = new Set()): CxTxn {
+  if (t === INIT_TXN) return { txn: t, label: 'init', session: '-', index: -1, source: '', loc: '', ops: ['writes the initial value of every key'], focus: [], role };
+  const ops: string[] = [];
+  const focus: number[] = [];
+  for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+    if (keys.has(h.opKey[op]!)) focus.push(ops.length);
+    ops.push(describeOp(h, op));
+  }
+  const s = h.txnSession[t]!;
+  const loc = h.txnLoc[t] ?? -1;
+  return { txn: t, label: h.txnLabels[t]!, session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, source: h.source, loc: loc < 0 ? '' : `${h.locUnit} ${loc}`, ops, focus, role };
+}
+
+export class FactIndex {
+  private readonly reads = new Map<number, number>();
+  private readonly writes = new Map<number, number>();
+  private readonly nKeys: number;
+
+  constructor(readonly v: Validated) {
+    const h = v.history;
+    this.nKeys = Math.max(1, h.keyLabels.length);
+    for (let i = 0; i < v.reads.count; i++) this.reads.set(v.reads.txn[i]! * this.nKeys + v.reads.key[i]!, i);
+    for (let i = 0; i < v.writes.count; i++) this.writes.set(v.writes.txn[i]! * this.nKeys + v.writes.key[i]!, v.writes.op[i]!);
+  }
+
+  /** t's external read of key: its op and the writer it read from (INIT_TXN for the initial value); null if none. */
+  readOf(t: number, key: number): { op: number; writer: number } | null {
+    const i = this.reads.get(t * this.nKeys + key);
+    return i === undefined ? null : { op: this.v.reads.op[i]!, writer: this.v.reads.writer[i]! };
+  }
+
+  readValue(t: number, key: number): string | null {
+    const r = this.readOf(t, key);
+    return r === null ? null : opValueText(this.v.history, r.op);
+  }
+
+  /** The value t wrote last to key (its final write or append); the initial value for INIT_TXN. */
+  writtenValue(t: number, key: number): string | null {
+    if (t === INIT_TXN) return this.v.history.valueLabels[0]!;
+    const op = this.writes.get(t * this.nKeys + key);
+    return op === undefined ? null : opValueText(this.v.history, op);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Naming anomalies by the shape of their cycles (docs/explain.md has the rules and references).
+ *
+ * Takes: the cycles an argument ends with (each a list of edges in order) and the sessions of
+ * the counterexample's transactions. Gives: each cycle's Adya-style class (G0, G1c, G-single,
+ * G-nonadjacent, G2) and the most specific name that fits one of them.
+ */
+
+import type { CycleClass, AnomalyName } from './types.ts';
+import { K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
+
+export interface ShapeEdge {
+  from: number;
+  to: number;
+  kind: number;
+  key: number;
+}
+
+/** The writer whose version of `key` txn t read (INIT_TXN for the initial value), or null if t did not read it. */
+export type ReadSource = (t: number, key: number) => number | null;
+
+/** The class of a cycle from its RW edges: none, one, several never adjacent, or some adjacent. */
+export function cycleClass(cycle: readonly ShapeEdge[]): CycleClass {
+  const n = cycle.length;
+  let rw = 0, adjacent = false;
+  for (let i = 0; i < n; i++) {
+    if (cycle[i]!.kind !== K_RW) continue;
+    rw++;
+    if (n > 1 && cycle[(i + 1) % n]!.kind === K_RW) adjacent = true;
+  }
+  if (rw === 0) return cycle.every((e) => e.kind === K_WW) ? 'G0' : 'G1c';
+  if (rw === 1) return 'G-single';
+  return adjacent ? 'G2' : 'G-nonadjacent';
+}
+
+const causal = (e: ShapeEdge) => e.kind === K_SO || e.kind === K_WR;
+
+/**
+ * The most specific name for one cycle. `oneSession`: every transaction of the counterexample
+ * belongs to the same session. A lost update also needs both writers to have read the key from
+ * the same writer (read-modify-write on one version); a blind write makes it a plain G-single.
+ */
+export function nameCycle(cycle: readonly ShapeEdge[], oneSession: boolean, readSource: ReadSource): AnomalyName {
+  const cls = cycleClass(cycle);
+  const n = cycle.length;
+  const rws = cycle.filter((e) => e.kind === K_RW);
+  const others = cycle.filter((e) => e.kind !== K_RW);
+  if (n === 2 && rws.length === 1 && others[0]!.kind === K_WW && others[0]!.key === rws[0]!.key) {
+    const rw = rws[0]!;
+    const a = readSource(rw.from, rw.key), b = readSource(rw.to, rw.key);
+    if (a !== null && a === b) return 'lost update';
+  }
+  if (n === 2 && rws.length === 1 && others[0]!.kind === K_WR) return 'read skew';
+  if (cls === 'G-single' && others.every(causal)) {
+    return oneSession && others.every((e) => e.kind === K_SO) ? 'session guarantee violation' : 'causality violation';
+  }
+  if (cls === 'G-nonadjacent' && rws.length === 2 && others.every(causal)) return 'long fork';
+  if (cls === 'G2' && n === 2) return 'write skew';
+  return cls;
+}
+
+/** Most specific first: the order in which names win when an argument ends in several cycles. */
+export const NAME_PRIORITY: readonly AnomalyName[] = [
+  'lost update', 'long fork', 'read skew', 'session guarantee violation', 'causality violation',
+  'write skew', 'G-single', 'G-nonadjacent', 'G2', 'G1c', 'G0',
+];
+
+/** The winning name over several cycles, and the index of the cycle that gives it. */
+export function nameCycles(cycles: readonly (readonly ShapeEdge[])[], oneSession: boolean, readSource: ReadSource): { name: AnomalyName; cycle: number } {
+  let best = -1, bestRank = Number.POSITIVE_INFINITY;
+  let name: AnomalyName = 'G1c';
+  cycles.forEach((c, i) => {
+    const nm = nameCycle(c, oneSession, readSource);
+    const rank = NAME_PRIORITY.indexOf(nm);
+    if (rank < bestRank) { bestRank = rank; best = i; name = nm; }
+  });
+  return { name, cycle: best };
+}

@@ -1,0 +1,118 @@
+/**
+ * A single self-contained HTML report: history summary, verdict, and each anomaly with its SVG
+ * and its argument. Inline CSS and inline SVG only: it opens in a browser with nothing else to
+ * load (no scripts, no fonts, no network).
+ *
+ * Takes: a CheckResult (explained) and where it came from. Gives: the HTML text (`htmlReport`
+ * is async because it lays out the SVGs; `renderHtml` assembles already rendered parts).
+ */
+
+import type { CheckResult } from '../check/types.ts';
+import type { Counterexample } from '../explain/types.ts';
+import { renderExplanationText } from './text.ts';
+import { anomalyTitle } from './dot.ts';
+import { renderSvg } from './svg.ts';
+
+export interface ReportSource {
+  file: string;
+  format: string;
+  notes: readonly string[];
+}
+
+export interface ReportAnomaly {
+  title: string;
+  name: string;
+  summary: string;
+  svg: string;
+  text: string;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const STYLE = `
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+table.facts { border-collapse: collapse; margin: 0.8em 0; }
+table.facts th { text-align: left; padding: 0.15em 1em 0.15em 0; color: #555; font-weight: 600; }
+table.facts td { padding: 0.15em 0; }
+.verdict { font-size: 1.25em; font-weight: 700; padding: 0.4em 0.7em; border-radius: 4px; display: inline-block; }
+.verdict.valid { background: #e3f4e1; color: #1d5e17; }
+.verdict.violation { background: #fbe3e1; color: #8a1c12; }
+.verdict.unknown { background: #fff3cd; color: #7a5b00; }
+section.anomaly { border-top: 1px solid #ccc; margin-top: 1.5em; padding-top: 0.5em; }
+section.anomaly h2 { font-size: 1.2em; }
+p.summary { font-style: italic; }
+div.graph { overflow-x: auto; border: 1px solid #eee; padding: 0.5em; background: #fff; }
+div.graph svg { max-width: 100%; height: auto; }
+pre.explanation { white-space: pre-wrap; background: #f7f7f7; padding: 0.8em; border-radius: 4px; font-size: 0.9em; }
+footer { margin-top: 2em; color: #666; font-size: 0.85em; }
+`;
+
+function verdictLine(r: CheckResult): string {
+  const level = r.level.toUpperCase();
+  if (r.verdict === 'valid') return `${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`;
+  if (r.verdict === 'unknown') return `${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`;
+  return `${level}: VIOLATION — ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'} found`;
+}
+
+export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[]): string {
+  const c = r.counts;
+  const t = r.timesMs;
+  const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;
+  const facts = [
+    row('history', `${src.file} (${src.format})`),
+    row('size', `${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`),
+    row('level', r.level === 'si' ? 'snapshot isolation (strong session)' : 'serializability'),
+    row('constraints', `${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)`),
+    row('time (ms)', `parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
+      (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`)),
+    ...src.notes.map((n) => row('note', n)),
+  ].join('\n');
+  const sections = anomalies.map((a, i) => `
+<section class="anomaly" id="anomaly-${i + 1}" data-name="${escapeHtml(a.name)}">
+<h2>${escapeHtml(a.title)}</h2>
+<p class="summary">${escapeHtml(a.summary)}.</p>
+<div class="graph">${a.svg}</div>
+<pre class="explanation">${escapeHtml(a.text)}</pre>
+</section>`).join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>PolySI report: ${escapeHtml(src.file)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>PolySI report</h1>
+<table class="facts">
+${facts}
+</table>
+<p id="verdict" class="verdict ${r.verdict}" data-verdict="${r.verdict}">${escapeHtml(verdictLine(r))}</p>
+${sections}
+<footer>Edges: solid black = certain (follows from the history); blue = derived (forced by the numbered step);
+dashed red = supposed (one side of a write order that the argument rules out); dotted grey = context.
+Thick edges lie on the cycles the argument ends with.</footer>
+</body>
+</html>
+`;
+}
+
+/** The report for an explained result: lays out one SVG per anomaly. */
+export async function htmlReport(r: CheckResult, src: ReportSource): Promise<string> {
+  const explained = r.anomalies.map((a) => a.explanation).filter((x): x is Counterexample => x !== undefined);
+  const parts: ReportAnomaly[] = [];
+  for (let i = 0; i < explained.length; i++) {
+    const cx = explained[i]!;
+    parts.push({
+      title: anomalyTitle(cx, i + 1),
+      name: cx.name,
+      summary: cx.summary,
+      svg: await renderSvg([cx]),
+      text: renderExplanationText(cx, { index: i + 1, total: explained.length }),
+    });
+  }
+  return renderHtml(r, src, parts);
+}

@@ -1,0 +1,122 @@
+/**
+ * Renderings of explanations: DOT, SVG (WebAssembly Graphviz), the HTML report, and the CLI
+ * flags that write them; plus the end-to-end time budget for the Dgraph violation.
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkHistory } from '../../src/check/index.ts';
+import { readHistory } from '../../src/formats/index.ts';
+import { main, type Io } from '../../src/cli/main.ts';
+import type { Counterexample } from '../../src/explain/types.ts';
+import { htmlReport, renderDot, renderSvg, SVG_TXNS_MAX } from '../../src/render/index.ts';
+
+const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+const GALERA = join(DATA, 'polysi/violations/galera-lost-update.txt');
+const YUGABYTE = join(DATA, 'polysi/violations/yugabyte-causality.txt');
+const DGRAPH = join(DATA, 'polysi/violations/dgraph-causality.bincode');
+
+async function explained(path: string): Promise<Counterexample[]> {
+  const { history } = await readHistory(path);
+  const r = checkHistory(history, { level: 'si', pruning: true, explain: true });
+  return r.anomalies.map((a) => a.explanation!);
+}
+
+function capture(): Io & { out: string; err: string } {
+  const io = { out: '', err: '', stdout: (s: string) => { io.out += `${s}\n`; }, stderr: (s: string) => { io.err += `${s}\n`; } };
+  return io;
+}
+
+/** Nothing that a browser would fetch: no scripts, stylesheets, images, fonts or frames by URL. */
+function assertSelfContained(html: string): void {
+  for (const bad of [/<script/i, /<link/i, /<img/i, /<iframe/i, /\ssrc=/i, /url\(/i, /@import/i, /xlink:href="http/i]) {
+    assert.doesNotMatch(html, bad, `the report refers to something outside it: ${bad}`);
+  }
+}
+
+test('DOT: one node per transaction, one edge per dependency, styles by status', async () => {
+  const [cx] = await explained(GALERA);
+  const dot = renderDot([cx!]);
+  assert.match(dot, /^digraph "polysi" \{/);
+  assert.equal((dot.match(/\{/g) ?? []).length, (dot.match(/\}/g) ?? []).length);
+  const nodes = dot.split('\n').filter((l) => /^\s+"a1_t-?\d+" \[/.test(l));
+  assert.equal(nodes.length, cx!.txns.length);
+  const edges = dot.split('\n').filter((l) => l.includes(' -> '));
+  assert.equal(edges.length, cx!.edges.length + cx!.context.length);
+  const hypothetical = cx!.edges.filter((e) => e.status === 'hypothetical').length;
+  assert.equal(edges.filter((l) => l.includes('style=dashed')).length, hypothetical);
+  assert.equal(edges.filter((l) => l.includes('color=blue')).length, cx!.edges.filter((e) => e.status === 'derived').length);
+});
+
+test('SVG through WebAssembly Graphviz: one node per transaction; too large a graph is not laid out', async () => {
+  const [cx] = await explained(GALERA);
+  const svg = await renderSvg([cx!]);
+  assert.match(svg, /^<svg[\s\S]*<\/svg>\s*$/);
+  assert.equal((svg.match(/class="node"/g) ?? []).length, cx!.txns.length);
+  const big: Counterexample = { ...cx!, txns: Array.from({ length: SVG_TXNS_MAX + 1 }, (_, i) => ({ ...cx!.txns[0]!, txn: i })) };
+  const placeholder = await renderSvg([big]);
+  assert.match(placeholder, /too large to lay out/);
+  assert.doesNotMatch(placeholder, /class="node"/);
+});
+
+test('HTML report: self-contained, the verdict, one SVG and one argument per anomaly', async () => {
+  const { history } = await readHistory(YUGABYTE);
+  const r = checkHistory(history, { level: 'si', pruning: true, explain: true });
+  const html = await htmlReport(r, { file: 'yugabyte-causality.txt', format: 'text', notes: [] });
+  assertSelfContained(html);
+  assert.match(html, /<p id="verdict" class="verdict violation" data-verdict="violation">SI: VIOLATION/);
+  const sections = html.split('<section class="anomaly"').length - 1;
+  assert.equal(sections, r.anomalies.length);
+  assert.equal((html.match(/<svg/g) ?? []).length, r.anomalies.length);
+  assert.equal((html.match(/<pre class="explanation">/g) ?? []).length, r.anomalies.length);
+});
+
+test('CLI: --explain prints the argument; --dot, --svg and --html write files; bad --max-anomalies is a usage error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-explain-'));
+  try {
+    const io = capture();
+    const files = { dot: join(dir, 'g.dot'), svg: join(dir, 'g.svg'), html: join(dir, 'g.html') };
+    const code = await main(['check', GALERA, '--explain', '--dot', files.dot, '--svg', files.svg, '--html', files.html], io);
+    assert.equal(code, 1);
+    assert.match(io.out, /Anomaly 1 of 1: lost update/);
+    assert.match(io.out, /a contradiction\./);
+    assert.match(readFileSync(files.dot, 'utf8'), /^digraph/);
+    assert.match(readFileSync(files.svg, 'utf8'), /^<svg/);
+    assertSelfContained(readFileSync(files.html, 'utf8'));
+
+    const json = capture();
+    assert.equal(await main(['check', GALERA, '--json'], json), 1);
+    const parsed = JSON.parse(json.out) as { anomalies: { name: string; explanation: Counterexample; text?: string }[] };
+    assert.equal(parsed.anomalies[0]!.name, 'lost update');
+    assert.equal(parsed.anomalies[0]!.explanation.name, 'lost update');
+    assert.equal(parsed.anomalies[0]!.text, undefined, 'text only with --explain');
+    assert.doesNotMatch(json.out, /<svg/);
+
+    const bad = capture();
+    assert.equal(await main(['check', GALERA, '--max-anomalies', '0'], bad), 2);
+    assert.match(bad.err, /--max-anomalies/);
+    assert.ok(!existsSync(join(dir, 'nothing')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Dgraph violation explained end to end, SVG included, in under 3 s', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-dgraph-'));
+  try {
+    const io = capture();
+    const t0 = performance.now();
+    const code = await main(['check', DGRAPH, '--explain', '--svg', join(dir, 'd.svg')], io);
+    const ms = performance.now() - t0;
+    t.diagnostic(`dgraph-causality.bincode: check + explain + SVG in ${ms.toFixed(0)} ms`);
+    assert.equal(code, 1);
+    assert.match(io.out, /causality violation/);
+    assert.match(readFileSync(join(dir, 'd.svg'), 'utf8'), /class="node"/);
+    assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
