@@ -50,7 +50,10 @@ export interface ChosenEdges {
 }
 
 export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveOptions): SolveOutcome {
-  const solver = new Solver();
+  // No start-up probing: the known graph is already pruned to a fixpoint, so probing each
+  // polarity mostly re-discovers nothing at the price of two graph insertions per variable
+  // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
+  const solver = new Solver({ probeWithTheory: false });
   const theory = new AcyclicityTheory(2 * pg.nodeCount);
   const known = pg.known;
   for (let i = 0; i < known.length; i++) {
