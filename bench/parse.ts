@@ -15,21 +15,12 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { History } from '../src/history/model.ts';
+import { mulberry32 as prng } from '../test/support/prng.ts';
 
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Buffered text output to a file. */
 class Sink {
@@ -238,7 +229,11 @@ async function parseOne(format: string, path: string): Promise<void> {
   const cobra = await import('../src/formats/cobra.ts');
   const dj = await import('../src/formats/dbcop-json.ts');
   const dh = await import('../src/formats/dbcop-hist.ts');
+  const registry = await import('../src/formats/index.ts');
   const readers: Record<string, (p: string) => Promise<History>> = {
+    text: (p) => registry.findFormat('text').read(p),
+    jsonl: (p) => registry.findFormat('jsonl').read(p),
+    dbcop: (p) => registry.findFormat('dbcop').read(p),
     edn: (p) => edn.readEdnFile(p),
     'elle-json': (p) => ej.readElleJsonFile(p),
     cobra: (p) => cobra.readCobra(p),
@@ -259,7 +254,7 @@ async function main(): Promise<void> {
       mb: { type: 'string', default: '100' },
       'small-mb': { type: 'string', default: '20' },
       seed: { type: 'string', default: '1' },
-      formats: { type: 'string', default: 'edn,elle-json,cobra,dbcop-json,dbcop-hist' },
+      formats: { type: 'string', default: 'edn,elle-json,cobra,dbcop-json,dbcop-hist,text,jsonl,dbcop' },
       dir: { type: 'string', default: '/tmp/polysi-bench-parse' },
       'parse-one': { type: 'string' },
       path: { type: 'string' },
@@ -283,9 +278,17 @@ async function main(): Promise<void> {
     process.stdout.write(`generating ${smallMb} MB register history (seed ${seed}) ...\n`);
     genRegisters(regDir, smallMb * 1e6, seed);
   }
+  // The core formats get the same register history, converted once by our own writers.
+  const registry = await import('../src/formats/index.ts');
+  const derived: [string, string][] = [['text', 'history.txt'], ['jsonl', 'history.jsonl'], ['dbcop', 'history.bincode']];
+  if (derived.some(([, f]) => !existsSync(join(regDir, f)))) {
+    const { history } = await registry.readHistory(join(regDir, 'dbcop.json'), 'dbcop-json');
+    for (const [name, file] of derived) writeFileSync(join(regDir, file), registry.findFormat(name).write!(history));
+  }
   const inputs: Record<string, string> = {
     edn: ednPath, 'elle-json': jsonPath, cobra: join(regDir, 'cobra'),
     'dbcop-json': join(regDir, 'dbcop.json'), 'dbcop-hist': join(regDir, 'dbcop.hist'),
+    text: join(regDir, 'history.txt'), jsonl: join(regDir, 'history.jsonl'), dbcop: join(regDir, 'history.bincode'),
   };
   process.stdout.write('format        MB     seconds   MB/s   peak RSS MB   txns      ops\n');
   for (const format of (values.formats ?? '').split(',')) {

@@ -30,7 +30,7 @@ import { readFileBytes } from './io-read.ts';
 import { attachNotes, notesOf } from './io-notes.ts';
 import { normBigint } from './io-int.ts';
 import { Int64Table, int64 } from './cobra-ids.ts';
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import type { FormatModule } from './types.ts';
 
 /** Writer txn id (and write id) of reads of the initial state. */

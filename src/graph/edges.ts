@@ -7,7 +7,7 @@
  * kept for reporting. Kinds are the numeric codes below; `key` is -1 for SO.
  */
 
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import type { EdgeKind } from '../check/types.ts';
 
 export const K_SO = 0;

@@ -15,7 +15,7 @@
  * consB[c]. Edges from the initial transaction are not in the graph (nothing reaches it).
  */
 
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN } from '../check/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import { EdgeList, K_RW, K_SO, K_WR, K_WW } from './edges.ts';

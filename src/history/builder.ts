@@ -12,7 +12,7 @@
  * as a number (PolySI's 0, dbcop's 0) pass `null` for it.
  */
 
-import { GrowableFloat64, GrowableInt32 } from './growable.ts';
+import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
 import {
   assertHistory,
   INITIAL_VALUE,

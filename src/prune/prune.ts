@@ -17,7 +17,7 @@ import type { Level } from '../check/types.ts';
 import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, topoOrder } from '../graph/split.ts';
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import { computeReach, reachCells, REACH_CELLS_MAX, type Reach } from './reach.ts';
 
 export interface PruneOptions {

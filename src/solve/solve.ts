@@ -17,7 +17,7 @@ import { buildSplitGraph, forEachSplitEdge, topoOrder } from '../graph/split.ts'
 import { findShortCycle } from '../graph/cycle.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 
 export interface SolveOptions {
   level: Level;

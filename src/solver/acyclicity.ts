@@ -23,7 +23,7 @@
 
 import { negate, type Lit, type Theory } from './cdcl.ts';
 import { IntMinHeap } from './heap.ts';
-import { IntBuffer } from './intbuf.ts';
+import { GrowableInt32 as IntBuffer } from '../util/growable.ts';
 
 /** Parent-edge codes in the cycle search: fixed CSR slot f >= 0, conditional edge c as -(c+1). */
 function condCode(c: number): number {

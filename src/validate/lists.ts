@@ -14,7 +14,7 @@
  * its end to every unobserved appender) are known edges, not constraints.
  */
 
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import { OP_APPEND, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
 import { pairId, txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';

@@ -32,7 +32,7 @@ import {
   opWhere,
   type History,
 } from '../history/model.ts';
-import { GrowableInt32 } from '../history/growable.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
 import { resolveLists, type ListFacts } from './lists.ts';
 

@@ -14,23 +14,13 @@ import { parsePolysiText, writePolysiText } from '../../src/formats/polysi-text.
 import { parseDbcopBincode, writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { mulberry32 } from '../support/prng.ts';
 
 const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
 const SCALE = Math.max(0.01, Number(process.env['POLYSI_FUZZ_SCALE'] ?? '1') || 1);
 const SEED = Number(process.env['POLYSI_FUZZ_SEED'] ?? '20240611') >>> 0;
 const n = (base: number): number => Math.max(1, Math.round(base * SCALE));
 
-/** mulberry32: a tiny, good-enough seeded PRNG. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Fmt {
   name: string;

@@ -22,6 +22,7 @@ import { parseDbcopJsonBytes, writeDbcopJson } from '../../src/formats/dbcop-jso
 import { parseDbcopHist, writeDbcopHist } from '../../src/formats/dbcop-hist.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { contentDiff } from '../../src/cli/convert.ts';
+import { mulberry32 } from '../support/prng.ts';
 
 const ELLE = fileURLToPath(new URL('../../../shared/data/elle/', import.meta.url));
 const SCALE = Math.max(0.01, Number(process.env['POLYSI_FUZZ_SCALE'] ?? '1') || 1);
@@ -29,17 +30,6 @@ const SEED = Number(process.env['POLYSI_FUZZ_SEED'] ?? '4242') >>> 0;
 const n = (base: number): number => Math.max(1, Math.round(base * SCALE));
 const TIMEOUT = { timeout: Math.max(120_000, 120_000 * SCALE) };
 
-/** mulberry32: a tiny seeded PRNG (written here so the test depends on nothing it tests). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder(); // non-fatal, as readFile(..., 'utf8') is

@@ -24,21 +24,9 @@ import {
   type History,
   type TxnStatus,
 } from '../../src/history/model.ts';
+import { mulberry32, type Rng } from './prng.ts';
+export { mulberry32, type Rng };
 
-/** A PRNG returning floats in [0, 1). */
-export type Rng = () => number;
-
-/** mulberry32: a tiny, fast 32-bit PRNG, good enough for test generation and reproducible. */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The seed of the i-th case of a test run: distinct, spread out, and printable for replay. */
 export function caseSeed(baseSeed: number, i: number): number {

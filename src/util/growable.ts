@@ -3,6 +3,7 @@
  *
  * Takes: pushes of numbers. Gives: a trimmed typed array view (`toArray`).
  * Invariant: `length <= capacity`; elements past `length` are unspecified.
+ * A leaf module (imports nothing), shared by every stage that builds arrays, the solver included.
  * Why: parsers append millions of operations; plain JS arrays of numbers cost ~4x the memory
  * and allocation churn of a typed array.
  */
