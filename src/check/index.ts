@@ -66,7 +66,8 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
   let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
-    const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs });
+    const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs, ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }) });
+    if (p.note !== null) (result.notes ??= []).push(p.note);
     active = p.active;
     provenance = p.provenance;
     result.constraints.after = p.activeCount;

@@ -94,6 +94,8 @@ export interface CheckResult {
   anomalies: Anomaly[];
   /** Why the verdict is 'unknown' (a limit was hit). */
   unknownReason?: string;
+  /** Things the user should know about how the check ran (e.g. partial pruning). */
+  notes?: string[];
 }
 
 export interface CheckOptions {
@@ -104,6 +106,8 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Solver conflict budget; past it the verdict is 'unknown'. */
   conflictsMax?: number;
+  /** Memory bound of pruning's reachability table in Int32 cells (default 150M = 600 MB). */
+  reachCellsMax?: number;
   /**
    * On a violation, explain each anomaly (a minimal counterexample, its name and the argument;
    * see docs/explain.md), and look for up to `maxAnomalies` distinct ones. Off by default: the

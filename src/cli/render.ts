@@ -76,7 +76,7 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   const lines: string[] = [];
   const c = r.counts;
   lines.push(`${file} (${format}): ${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`);
-  for (const n of notes) lines.push(`note: ${n}`);
+  for (const n of [...notes, ...(r.notes ?? [])]) lines.push(`note: ${n}`);
   const level = r.level.toUpperCase();
   if (r.verdict === 'valid') lines.push(`${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`);
   else if (r.verdict === 'unknown') lines.push(`${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`);

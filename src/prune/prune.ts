@@ -18,12 +18,14 @@ import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, topoOrder } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
-import { computeReach, reachCells, REACH_CELLS_MAX, type Reach } from './reach.ts';
+import { computeReach, REACH_CELLS_MAX, trackedSessions, type Reach } from './reach.ts';
 
 export interface PruneOptions {
   level: Level;
   roundsMax: number;
   deadlineMs: number;
+  /** Bound on the reachability table (Int32 cells); see reach.ts. Default REACH_CELLS_MAX. */
+  reachCellsMax?: number;
 }
 
 export interface PruneOutcome {
@@ -67,21 +69,23 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
     ({ active, activeCount, rounds, cyclic, note, timedOut, provenance });
 
-  if (reachCells(h) > REACH_CELLS_MAX) {
-    return out(false, 0, `pruning skipped: ${h.txnCount} txns x ${h.sessionCount} sessions exceeds the reachability memory bound`);
-  }
+  const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
+  const { tracked } = trackedSessions(h, cellsMax);
+  const partial = tracked < h.sessionCount
+    ? `pruning tracked the ${tracked} largest of ${h.sessionCount} sessions (reachability memory bound); the solver decides the rest`
+    : null;
   let rounds = 0;
   for (;;) {
     const g = buildSplitGraph(pg.nodeCount, known.length, (i) => known.from.get(i), (i) => known.to.get(i), (i) => known.kind.get(i), opts.level);
     const order = topoOrder(g);
     if (order === null) return out(true, rounds, null);
-    if (activeCount === 0) return out(false, rounds, null);
+    if (activeCount === 0) return out(false, rounds, partial);
     if (rounds >= opts.roundsMax) return out(false, rounds, `pruning stopped after ${rounds} rounds`);
     if (Date.now() >= opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
 
     const rw = opts.level === 'si' ? collectRw(known) : null;
-    const reach = computeReach(h, g, order, rw === null ? 0 : rw.length / 2, (i) => rw![2 * i]!, (i) => rw![2 * i + 1]!);
+    const reach = computeReach(h, g, order, rw === null ? 0 : rw.length / 2, (i) => rw![2 * i]!, (i) => rw![2 * i + 1]!, cellsMax);
     let changed = false;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {
@@ -102,7 +106,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       changed = true;
       if (eitherImpossible && orImpossible) break;
     }
-    if (!changed) return out(false, rounds, null);
+    if (!changed) return out(false, rounds, partial);
   }
 }
 

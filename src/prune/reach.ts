@@ -11,6 +11,9 @@
  * RW edge c.d -> t.n, so u reaches t.n iff u reaches c.d for some RW predecessor c of t: with
  * `rwPredMax[t*S + s]` = the largest position of an RW predecessor of t in session s,
  * u reaches t.n iff minPos[u*S+s] <= rwPredMax[t*S+s] for some s.
+ * Memory bound: with more than `cellsMax / (2 x txns)` sessions, only that many of the largest
+ * sessions get a column; a txn of an untracked session is then reported unreachable. That
+ * under-approximates, which costs pruning power but never soundness.
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
 
@@ -26,21 +29,35 @@ export interface Reach {
   reachesN(u: number, t: number): boolean;
 }
 
-/** Memory guard: minPos has (2 x txns x sessions) Int32 cells. */
-export const REACH_CELLS_MAX = 150_000_000; // 600 MB of Int32
+/** Memory bound: minPos has (2 x txns x tracked sessions) Int32 cells; 600 MB by default. */
+export const REACH_CELLS_MAX = 150_000_000;
 
-export function reachCells(h: History): number {
-  return 2 * h.txnCount * Math.max(1, h.sessionCount);
+/**
+ * Which sessions get a reachability column: all of them if the table fits in `cellsMax`,
+ * else the largest ones that fit (at least one). `column[s]` is -1 for an untracked session.
+ */
+export function trackedSessions(h: History, cellsMax: number): { column: Int32Array; tracked: number } {
+  const S = h.sessionCount;
+  const column = new Int32Array(S).fill(-1);
+  const fit = Math.max(1, Math.floor(cellsMax / Math.max(1, 2 * h.txnCount)));
+  const order = Array.from({ length: S }, (_, s) => s);
+  if (S > fit) order.sort((a, b) => (h.sessionTxnStart[b + 1]! - h.sessionTxnStart[b]!) - (h.sessionTxnStart[a + 1]! - h.sessionTxnStart[a]!) || a - b);
+  const tracked = Math.min(S, fit);
+  for (let i = 0; i < tracked; i++) column[order[i]!] = i;
+  return { column, tracked };
 }
 
 export function computeReach(
   h: History, g: SplitGraph, order: Int32Array,
   rwCount: number, rwFrom: (i: number) => number, rwTo: (i: number) => number,
+  cellsMax = REACH_CELLS_MAX,
 ): Reach {
-  const S = Math.max(1, h.sessionCount);
+  const { column, tracked } = trackedSessions(h, cellsMax);
+  const S = Math.max(1, tracked);
   const n = h.txnCount;
+  // sess[t]: t's column, or -1 if its session is untracked; pos[t]: its position in the session.
   const pos = new Int32Array(n), sess = new Int32Array(n);
-  for (let t = 0; t < n; t++) { sess[t] = h.txnSession[t]!; pos[t] = t - h.sessionTxnStart[sess[t]!]!; }
+  for (let t = 0; t < n; t++) { sess[t] = column[h.txnSession[t]!]!; pos[t] = t - h.sessionTxnStart[h.txnSession[t]!]!; }
 
   // Every split edge out of t.n is a Dep edge to some x.d, and t.d has exactly the same Dep
   // edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
@@ -68,7 +85,7 @@ export function computeReach(
     const row = u * S;
     minPos.copyWithin(row, nNode * S, nNode * S + S);
     const t = u >> 1;
-    if (pos[t]! < minPos[row + sess[t]!]!) minPos[row + sess[t]!] = pos[t]!;
+    if (sess[t]! >= 0 && pos[t]! < minPos[row + sess[t]!]!) minPos[row + sess[t]!] = pos[t]!;
     for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
       const v = g.outTo[e]!;
       if ((v & 1) === 1) mergeRow(row, v * S);
@@ -81,13 +98,14 @@ export function computeReach(
     rwPredMax = new Int32Array(n * S).fill(-1);
     for (let i = 0; i < rwCount; i++) {
       const c = rwFrom(i), t = rwTo(i);
+      if (sess[c]! < 0) continue; // untracked: dropping it only under-approximates
       const cell = t * S + sess[c]!;
       if (pos[c]! > rwPredMax[cell]!) rwPredMax[cell] = pos[c]!;
     }
   }
 
   return {
-    reachesD: (u, t) => minPos[u * S + sess[t]!]! <= pos[t]!,
+    reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
     reachesN: (u, t) => {
       if (rwPredMax === null) return false;
       const a = u * S, b = t * S;

@@ -58,6 +58,18 @@ test(`tiny histories: pipeline (pruning on and off) agrees with the brute-force 
   assertBothVerdicts(r, 'ser', 0.1);
 });
 
+/**
+ * Partial pruning: with the reachability table bounded to one session's column, pruning sees
+ * only part of the graph. It must stay sound (never prune a possible side), so verdicts still
+ * match the oracle; the check function under test wraps checkHistory with that bound.
+ */
+test(`tiny histories with reachability bounded to one session still agree with the oracle (${scaled(3000)} cases)`, () => {
+  const bounded: typeof checkHistory = (h, opts) => checkHistory(h, { ...opts, reachCellsMax: 1 });
+  const r = runTinyDifferential(bounded, { cases: scaled(3000), seed: 0xb0d, txnsMax: TINY_TXNS_MAX, failuresMax: FAILURES_MAX });
+  assertClean(r);
+  assertBothVerdicts(r, 'si', 0.1);
+});
+
 const SIM = { sessions: 5, txnsPerSession: 20, keys: 10, opsPerTxnMax: 6 };
 
 test('simulated SI store: bigger histories are SI-valid, pruning on and off', (t) => {

@@ -100,3 +100,12 @@ test('a zero time budget gives the verdict unknown with a reason (exit 3 in the 
   const off = checkHistory(history, { level: 'si', pruning: false, timeoutMs: 0 });
   assert.equal(off.verdict, 'unknown');
 });
+
+test('a reachability bound smaller than the sessions gives a note and the same verdict', async () => {
+  const { history } = await readHistory(join(DATA, 'polysi/violations/dgraph-causality.bincode'));
+  const full = checkHistory(history, { level: 'si', pruning: true });
+  const bounded = checkHistory(history, { level: 'si', pruning: true, reachCellsMax: 2 * history.txnCount * 3 });
+  assert.equal(bounded.verdict, full.verdict);
+  assert.ok((bounded.notes ?? []).some((n) => /tracked the 3 largest of 10 sessions/.test(n)), JSON.stringify(bounded.notes));
+  assert.equal(full.notes, undefined);
+});
