@@ -67,7 +67,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     reachKnown: new Int32Array(pg.consCount).fill(-1),
   };
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note, timedOut, provenance });
+    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   const { tracked } = trackedSessions(h, cellsMax);
