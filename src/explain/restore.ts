@@ -137,7 +137,7 @@ class PrefixPaths {
     let g = this.graphs.get(len);
     if (g === undefined) {
       const k = this.pg.known;
-      g = buildSplitGraph(this.pg.nodeCount, len, (i) => k.from.get(i), (i) => k.to.get(i), (i) => k.kind.get(i), this.level);
+      g = buildSplitGraph(this.pg.nodeCount, len, k.from.view(), k.to.view(), k.kind.view(), this.level);
       this.graphs.set(len, g);
     }
     return g;

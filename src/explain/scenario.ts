@@ -12,7 +12,7 @@
 import type { Level } from '../check/types.ts';
 import { EdgeList } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, topoOrder } from '../graph/split.ts';
+import { buildSplitGraphOf, topoOrder } from '../graph/split.ts';
 import { findShortCycle } from '../graph/cycle.ts';
 import { solveConstraints } from '../solve/solve.ts';
 
@@ -90,7 +90,7 @@ export function solveScenario(deps: readonly Dep[], level: Level): ScenarioAnswe
  */
 export function shortCycle(deps: readonly Dep[], level: Level): number[] | null {
   const { index, count } = compact(deps);
-  const g = buildSplitGraph(count, deps.length, (i) => index.get(deps[i]!.from)!, (i) => index.get(deps[i]!.to)!, (i) => deps[i]!.kind, level);
+  const g = buildSplitGraphOf(count, deps.length, (i) => index.get(deps[i]!.from)!, (i) => index.get(deps[i]!.to)!, (i) => deps[i]!.kind, level);
   if (topoOrder(g) !== null) return null;
   const split = findShortCycle(g);
   if (split === null) throw new Error('internal error: cyclic graph without a cycle');

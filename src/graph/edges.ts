@@ -26,6 +26,11 @@ export class EdgeList {
     return this.from.length;
   }
 
+  /** Typed views of the columns without copying; valid only until the next push. */
+  views(): { from: Int32Array; to: Int32Array; kind: Int32Array; key: Int32Array } {
+    return { from: this.from.view(), to: this.to.view(), kind: this.kind.view(), key: this.key.view() };
+  }
+
   push(from: number, to: number, kind: number, key: number): void {
     this.from.push(from);
     this.to.push(to);

@@ -43,14 +43,16 @@ export function forEachSplitEdge(a: number, b: number, kind: number, level: Leve
   }
 }
 
+/** The split graph of `count` dependency edges given as columns (the fast path). */
 export function buildSplitGraph(
-  n: number, count: number, from: (i: number) => number, to: (i: number) => number, kind: (i: number) => number, level: Level,
+  n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level,
 ): SplitGraph {
   const nodeCount = 2 * n;
+  const si = level === 'si';
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
-    const a = from(i), k = kind(i);
-    if (level === 'si' && k === K_RW) outStart[2 * a + 1]!++;
+    const a = from[i]!;
+    if (si && kind[i] === K_RW) outStart[2 * a + 1]!++;
     else { outStart[2 * a + 1]!++; outStart[2 * a + 2]!++; }
   }
   for (let u = 0; u < nodeCount; u++) outStart[u + 1]! += outStart[u]!;
@@ -58,8 +60,8 @@ export function buildSplitGraph(
   const outTo = new Int32Array(m), outEdge = new Int32Array(m);
   const fill = outStart.slice(0, nodeCount);
   for (let i = 0; i < count; i++) {
-    const a = from(i), b = to(i), k = kind(i);
-    if (level === 'si' && k === K_RW) {
+    const a = from[i]!, b = to[i]!;
+    if (si && kind[i] === K_RW) {
       const at = fill[2 * a]!++; outTo[at] = 2 * b + 1; outEdge[at] = i;
     } else {
       let at = fill[2 * a]!++; outTo[at] = 2 * b; outEdge[at] = i;
@@ -67,6 +69,15 @@ export function buildSplitGraph(
     }
   }
   return { nodeCount, outStart, outTo, outEdge };
+}
+
+/** The same from accessor functions, for small graphs built from objects (explanations). */
+export function buildSplitGraphOf(
+  n: number, count: number, from: (i: number) => number, to: (i: number) => number, kind: (i: number) => number, level: Level,
+): SplitGraph {
+  const f = new Int32Array(count), t = new Int32Array(count), k = new Int32Array(count);
+  for (let i = 0; i < count; i++) { f[i] = from(i); t[i] = to(i); k[i] = kind(i); }
+  return buildSplitGraph(n, count, f, t, k, level);
 }
 
 /**

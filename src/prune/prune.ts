@@ -76,7 +76,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     : null;
   let rounds = 0;
   for (;;) {
-    const g = buildSplitGraph(pg.nodeCount, known.length, (i) => known.from.get(i), (i) => known.to.get(i), (i) => known.kind.get(i), opts.level);
+    const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
     const order = topoOrder(g);
     if (order === null) return out(true, rounds, null);
     if (activeCount === 0) return out(false, rounds, partial);
@@ -84,8 +84,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (Date.now() >= opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
 
-    const rw = opts.level === 'si' ? collectRw(known) : null;
-    const reach = computeReach(h, g, order, rw === null ? 0 : rw.length / 2, (i) => rw![2 * i]!, (i) => rw![2 * i + 1]!, cellsMax);
+    const rw = opts.level === 'si' ? collectRw(known) : { from: new Int32Array(0), to: new Int32Array(0) };
+    const reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax);
     let changed = false;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {
@@ -110,17 +110,19 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   }
 }
 
-function collectRw(known: Polygraph['known']): Int32Array {
+/** The known RW edges as two columns (SI pruning needs their targets' predecessors). */
+function collectRw(known: Polygraph['known']): { from: Int32Array; to: Int32Array } {
+  const { from, to, kind } = known.views();
   let count = 0;
-  for (let i = 0; i < known.length; i++) if (known.kind.get(i) === K_RW) count++;
-  const rw = new Int32Array(2 * count);
+  for (let i = 0; i < kind.length; i++) if (kind[i] === K_RW) count++;
+  const rwFrom = new Int32Array(count), rwTo = new Int32Array(count);
   let j = 0;
-  for (let i = 0; i < known.length; i++) {
-    if (known.kind.get(i) !== K_RW) continue;
-    rw[j++] = known.from.get(i);
-    rw[j++] = known.to.get(i);
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] !== K_RW) continue;
+    rwFrom[j] = from[i]!;
+    rwTo[j++] = to[i]!;
   }
-  return rw;
+  return { from: rwFrom, to: rwTo };
 }
 
 /** The first edge of this side (slot = 2c + side) that would close a cycle with the known graph, or -1. */

@@ -49,7 +49,7 @@ export function trackedSessions(h: History, cellsMax: number): { column: Int32Ar
 
 export function computeReach(
   h: History, g: SplitGraph, order: Int32Array,
-  rwCount: number, rwFrom: (i: number) => number, rwTo: (i: number) => number,
+  rwCount: number, rwFrom: Int32Array, rwTo: Int32Array,
   cellsMax = REACH_CELLS_MAX,
 ): Reach {
   const { column, tracked } = trackedSessions(h, cellsMax);
@@ -58,59 +58,101 @@ export function computeReach(
   // sess[t]: t's column, or -1 if its session is untracked; pos[t]: its position in the session.
   const pos = new Int32Array(n), sess = new Int32Array(n);
   for (let t = 0; t < n; t++) { sess[t] = column[h.txnSession[t]!]!; pos[t] = t - h.sessionTxnStart[h.txnSession[t]!]!; }
+  const minPos = minReachablePositions(g, order, S, sess, pos);
+  const rw = rwPredecessors(n, rwCount, rwFrom, rwTo, sess, pos);
+  return {
+    reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
+    reachesN: (u, t) => {
+      const row = u * S;
+      for (let j = rw.start[t]!; j < rw.start[t + 1]!; j++) if (minPos[row + rw.sess[j]!]! <= rw.pos[j]!) return true;
+      return false;
+    },
+  };
+}
 
-  // Every split edge out of t.n is a Dep edge to some x.d, and t.d has exactly the same Dep
-  // edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
-  // position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
+/**
+ * `minPos[u*S + s]` for every split node u, in one reverse topological pass.
+ * Every split edge out of t.n is a Dep edge to some x.d, and t.d has exactly the same Dep
+ * edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
+ * position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
+ */
+function minReachablePositions(g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array): Int32Array {
   const minPos = new Int32Array(g.nodeCount * S).fill(INF);
   const done = new Uint8Array(g.nodeCount);
-  const mergeRow = (row: number, vrow: number): void => {
-    for (let s = 0; s < S; s++) {
-      const x = minPos[vrow + s]!;
-      if (x < minPos[row + s]!) minPos[row + s] = x;
-    }
-  };
+  const { outStart, outTo } = g;
   for (let i = g.nodeCount - 1; i >= 0; i--) {
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;
+    const nRow = nNode * S;
     if (done[nNode] === 0) {
       // t.n: its successors come after t.d as well as after t.n in topological order, so they
       // are all done whichever of the two we meet first.
-      const row = nNode * S;
-      for (let e = g.outStart[nNode]!; e < g.outStart[nNode + 1]!; e++) mergeRow(row, g.outTo[e]! * S);
+      for (let e = outStart[nNode]!; e < outStart[nNode + 1]!; e++) {
+        const vRow = outTo[e]! * S;
+        for (let s = 0; s < S; s++) {
+          const x = minPos[vRow + s]!;
+          if (x < minPos[nRow + s]!) minPos[nRow + s] = x;
+        }
+      }
       done[nNode] = 1;
     }
     if (u === nNode) continue;
     const row = u * S;
-    minPos.copyWithin(row, nNode * S, nNode * S + S);
+    minPos.copyWithin(row, nRow, nRow + S);
     const t = u >> 1;
     if (sess[t]! >= 0 && pos[t]! < minPos[row + sess[t]!]!) minPos[row + sess[t]!] = pos[t]!;
-    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
-      const v = g.outTo[e]!;
-      if ((v & 1) === 1) mergeRow(row, v * S);
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if ((v & 1) === 0) continue;
+      const vRow = v * S;
+      for (let s = 0; s < S; s++) {
+        const x = minPos[vRow + s]!;
+        if (x < minPos[row + s]!) minPos[row + s] = x;
+      }
     }
     done[u] = 1;
   }
+  return minPos;
+}
 
-  let rwPredMax: Int32Array | null = null;
-  if (rwCount > 0) {
-    rwPredMax = new Int32Array(n * S).fill(-1);
-    for (let i = 0; i < rwCount; i++) {
-      const c = rwFrom(i), t = rwTo(i);
-      if (sess[c]! < 0) continue; // untracked: dropping it only under-approximates
-      const cell = t * S + sess[c]!;
-      if (pos[c]! > rwPredMax[cell]!) rwPredMax[cell] = pos[c]!;
+/**
+ * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
+ * position (CSR; usually a handful per txn, so reachesN costs far less than a scan of all
+ * sessions). Predecessors in untracked sessions are dropped: that only under-approximates.
+ */
+function rwPredecessors(n: number, rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, sess: Int32Array, pos: Int32Array) {
+  const byTo = new Int32Array(n + 1);
+  for (let i = 0; i < rwCount; i++) byTo[rwTo[i]! + 1]!++;
+  for (let t = 0; t < n; t++) byTo[t + 1]! += byTo[t]!;
+  const preds = new Int32Array(rwCount);
+  const fill = byTo.slice(0, n);
+  for (let i = 0; i < rwCount; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+
+  const start = new Int32Array(n + 1);
+  const outSess = new Int32Array(rwCount), outPos = new Int32Array(rwCount);
+  const slotOf = new Int32Array(Math.max(1, sess.length === 0 ? 1 : maxOf(sess) + 1)).fill(-1);
+  let m = 0;
+  for (let t = 0; t < n; t++) {
+    start[t] = m;
+    const first = m;
+    for (let j = byTo[t]!; j < byTo[t + 1]!; j++) {
+      const c = preds[j]!, s = sess[c]!;
+      if (s < 0) continue;
+      const slot = slotOf[s]!;
+      if (slot >= first && slot < m && outSess[slot] === s) {
+        if (pos[c]! > outPos[slot]!) outPos[slot] = pos[c]!;
+      } else {
+        slotOf[s] = m; outSess[m] = s; outPos[m] = pos[c]!; m++;
+      }
     }
   }
+  start[n] = m;
+  return { start, sess: outSess, pos: outPos };
+}
 
-  return {
-    reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
-    reachesN: (u, t) => {
-      if (rwPredMax === null) return false;
-      const a = u * S, b = t * S;
-      for (let s = 0; s < S; s++) if (minPos[a + s]! <= rwPredMax[b + s]!) return true;
-      return false;
-    },
-  };
+function maxOf(a: Int32Array): number {
+  let x = -1;
+  for (let i = 0; i < a.length; i++) if (a[i]! > x) x = a[i]!;
+  return x;
 }

@@ -117,7 +117,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
  */
 function setInitialPhases(pg: Polygraph, varOf: Int32Array, level: Level, setPhase: (x: number, either: boolean) => void): void {
   const k = pg.known;
-  const g = buildSplitGraph(pg.nodeCount, k.length, (i) => k.from.get(i), (i) => k.to.get(i), (i) => k.kind.get(i), level);
+  const g = buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), level);
   const order = topoOrder(g);
   if (order === null) return;
   const rank = new Int32Array(g.nodeCount);
@@ -148,7 +148,7 @@ export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array
 
 /** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */
 export function witnessCycle(n: number, edges: ChosenEdges, level: Level): Int32Array | null {
-  const g = buildSplitGraph(n, edges.from.length, (i) => edges.from[i]!, (i) => edges.to[i]!, (i) => edges.kind[i]!, level);
+  const g = buildSplitGraph(n, edges.from.length, edges.from, edges.to, edges.kind, level);
   if (topoOrder(g) !== null) return null;
   const splitCycle = findShortCycle(g);
   if (splitCycle === null) throw new Error('internal error: cyclic graph without a cycle');

@@ -37,6 +37,11 @@ export class GrowableInt32 {
   toArray(): Int32Array {
     return this.buf.slice(0, this.length);
   }
+
+  /** The first `length` elements without copying; valid only until the next push. */
+  view(): Int32Array {
+    return this.buf.subarray(0, this.length);
+  }
 }
 
 export class GrowableFloat64 {
