@@ -25,7 +25,7 @@ import {
   TXN_UNKNOWN,
   type History,
 } from '../history/model.ts';
-import { CANONICAL_INT } from './io-int.ts';
+import { u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
 import { HEAD_BYTES, readFileBytes } from './io-read.ts';
 import type { FormatModule } from './types.ts';
@@ -311,15 +311,6 @@ export function sniffDbcopBincode(head: Uint8Array, _path: string, isDir: boolea
   if (at + 8 > head.length) return !whole;
   // The session count equals n_node in every dbcop file (the parser enforces it).
   return view.getUint32(at + 4, true) === 0 && view.getUint32(at, true) === view.getUint32(8, true);
-}
-
-/** A label as a u64 (number or bigint), or null if it is not a non-negative integer < 2^64. */
-function u64OfLabel(label: string): U64 | null {
-  if (!CANONICAL_INT.test(label) || label.charCodeAt(0) === 45) return null;
-  const n = Number(label);
-  if (Number.isSafeInteger(n)) return n;
-  const big = BigInt(label);
-  return big < 1n << 64n ? big : null;
 }
 
 /**

@@ -30,7 +30,7 @@ import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN
 import { dbcopHeaderOf, type DbcopHeader, type U64 } from './dbcop-bincode.ts';
 import { JsonScanner } from './elle-json-reader.ts';
 import { Obj, show } from './elle-values.ts';
-import { CANONICAL_INT, normBigint } from './io-int.ts';
+import { normBigint, u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
 import { readFileBytes } from './io-read.ts';
 import type { FormatModule } from './types.ts';
@@ -252,15 +252,6 @@ export function parseDbcopJsonBytes(bytes: Uint8Array, source = '<memory>'): His
     throw new InputError('syntax', source, 'line', lines[1]!, 'expected one JSON document, found another value after it');
   }
   return new DbcopJsonParser(source).parse(forms[0], lines[0]!);
-}
-
-/** A label as a u64, or null if it is not a non-negative integer below 2^64. */
-function u64OfLabel(label: string): U64 | null {
-  if (!CANONICAL_INT.test(label) || label.charCodeAt(0) === 45) return null;
-  const n = Number(label);
-  if (Number.isSafeInteger(n)) return n;
-  const big = BigInt(label);
-  return big < 1n << 64n ? big : null;
 }
 
 /** Renders the classic dbcop JSON layout; Error('cannot write ...') if dbcop cannot hold `h`. */

@@ -39,3 +39,12 @@ export function intValue(lit: string): number | bigint {
 export function normBigint(b: bigint): number | bigint {
   return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
 }
+
+/** A label as a u64 (a safe number, else a bigint), or null if it is not an integer in [0, 2^64). */
+export function u64OfLabel(label: string): number | bigint | null {
+  if (!CANONICAL_INT.test(label) || label.charCodeAt(0) === 45) return null;
+  const n = Number(label);
+  if (Number.isSafeInteger(n)) return n;
+  const big = BigInt(label);
+  return big < 1n << 64n ? big : null;
+}

@@ -45,7 +45,8 @@ export function resolveLists(
     const key = h.opKey[op]!;
     const l = h.opValue[op]!;
     const start = h.listStart[l]!, end = h.listStart[l + 1]!;
-    const what = `${h.txnLabels[t]} read ${h.keyLabels[key]}=[${listText(h, start, end)}] at ${opWhere(h, op)}`;
+    // Built only when an anomaly is reported: this runs once per list read of the history.
+    const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=[${listText(h, start, end)}] at ${opWhere(h, op)}`;
 
     // The txn's own appends before this read must be the list's suffix (INT).
     const own = ownAppendsBefore(h, t, op, key);
@@ -54,14 +55,14 @@ export function resolveLists(
     for (let j = 0; ownOk && j < own.length; j++) ownOk = h.listElems[extEnd + j] === own[j];
     if (!ownOk) {
       add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-        message: `${what}, which does not end with its own earlier appends [${own.map((v) => h.valueLabels[v]).join(' ')}]` });
+        message: `${what()}, which does not end with its own earlier appends [${own.map((v) => h.valueLabels[v]).join(' ')}]` });
       continue;
     }
     const prev = firstRead.get(key);
     if (prev !== undefined) {
       if (!sameElems(h, prev.start, prev.len, start, extEnd - start)) {
         add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-          message: `${what}, but the same transaction read a different list of ${h.keyLabels[key]} before` });
+          message: `${what()}, but the same transaction read a different list of ${h.keyLabels[key]} before` });
       }
       continue; // a repeated read reveals nothing new
     }
@@ -77,7 +78,7 @@ export function resolveLists(
     const [short, long] = best.len <= len ? [best, { op, start, len }] : [{ op, start, len }, best];
     if (!sameElems(h, short.start, short.len, long.start, short.len)) {
       add({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: -2,
-        message: `${what}; ${h.txnLabels[txnOfOp(h, best.op)]} read [${listText(h, best.start, best.start + best.len)}] ` +
+        message: `${what()}; ${h.txnLabels[txnOfOp(h, best.op)]} read [${listText(h, best.start, best.start + best.len)}] ` +
           `at ${opWhere(h, best.op)}: neither is a prefix of the other, so no single order of appends explains both` });
       continue;
     }
@@ -105,7 +106,7 @@ export function resolveLists(
 
 /** Checks each element of an external list read; false (with anomalies added) if unusable. */
 function checkElements(
-  h: History, t: number, op: number, key: number, start: number, end: number, what: string,
+  h: History, t: number, op: number, key: number, start: number, end: number, what: () => string,
   writerOf: WriterIndex, appendCount: Map<number, number>, add: (a: NonCycleAnomaly) => void,
 ): boolean {
   const seen = new Set<number>();
@@ -116,7 +117,7 @@ function checkElements(
     const total = appendCount.get(pairId2(runWriter, key, h)) ?? 0;
     if (runLen !== total) {
       add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
-        message: `${what}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
+        message: `${what()}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
       ok = false;
     }
   };
@@ -124,25 +125,25 @@ function checkElements(
     const v = h.listElems[e]!;
     if (seen.has(v)) {
       add({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
-        message: `${what}, in which ${h.valueLabels[v]} appears more than once` });
+        message: `${what()}, in which ${h.valueLabels[v]} appears more than once` });
       return false;
     }
     seen.add(v);
     const w = writerOf.get(pairId(h, key, v));
     if (w === undefined) {
       add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
-        message: `${what}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
+        message: `${what()}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
       return false;
     }
     const wt = txnOfOp(h, w);
     if (h.txnStatus[wt] === TXN_ABORTED) {
       add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
-        message: `${what}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+        message: `${what()}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
       return false;
     }
     if (wt === t) {
       add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
-        message: `${what}, which contains ${h.valueLabels[v]}, an element it appends only later` });
+        message: `${what()}, which contains ${h.valueLabels[v]}, an element it appends only later` });
       return false;
     }
     if (wt !== runWriter) { closeRun(); runWriter = wt; runLen = 0; }

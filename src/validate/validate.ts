@@ -265,26 +265,27 @@ export function resolveRead(
   writerOf: WriterIndex, isFinal: Uint8Array, add: (a: NonCycleAnomaly) => void,
 ): number | null {
   if (value === INITIAL_VALUE) return INIT_TXN;
-  const what = `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
+  // Built only when an anomaly is reported: this runs once per read of the history.
+  const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
   const w = writerOf.get(pairId(h, key, value));
   if (w === undefined) {
-    add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what}, a value no transaction wrote` });
+    add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what()}, a value no transaction wrote` });
     return null;
   }
   const wt = txnOfOp(h, w);
   if (wt === t) {
     add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
-      message: `${what}, a value it writes only later (${opWhere(h, w)})` });
+      message: `${what()}, a value it writes only later (${opWhere(h, w)})` });
     return null;
   }
   if (h.txnStatus[wt] === TXN_ABORTED) {
     add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
-      message: `${what}, written by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+      message: `${what()}, written by ${h.txnLabels[wt]}, which aborted (aborted read)` });
     return null;
   }
   if (isFinal[w] !== 1) {
     add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
-      message: `${what}, an intermediate value: ${h.txnLabels[wt]} overwrote it before committing (intermediate read)` });
+      message: `${what()}, an intermediate value: ${h.txnLabels[wt]} overwrote it before committing (intermediate read)` });
     return null;
   }
   return wt;
