@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory, type Level, type Verdict } from '../../src/check/index.ts';
-import { findFormat, readHistory } from '../../src/formats/index.ts';
+import { readHistory } from '../../src/formats/index.ts';
 import { verifyCycle } from '../support/verify-result.ts';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
@@ -42,11 +42,6 @@ const EXTRA_FORMAT_CASES: Case[] = [
   ]),
 ];
 
-function formatAvailable(name: string | undefined): boolean {
-  if (name === undefined) return true;
-  try { findFormat(name); return true; } catch { return false; }
-}
-
 async function run(c: Case): Promise<void> {
   const { history } = await readHistory(join(DATA, c.path), c.format ?? 'auto');
   const r = checkHistory(history, { level: c.level, pruning: true });
@@ -67,8 +62,7 @@ for (const c of CASES) {
 }
 
 for (const c of EXTRA_FORMAT_CASES) {
-  // These formats are registered by the format modules of issue 4; until then the test says so.
-  test(`${c.path} is ${c.expect} under ${c.level.toUpperCase()}`, { skip: formatAvailable(c.format) ? false : `format ${c.format} not registered` }, () => run(c));
+  test(`${c.path} is ${c.expect} under ${c.level.toUpperCase()} (format ${c.format})`, () => run(c));
 }
 
 test('all 31 fig7 histories (PostgreSQL REPEATABLE READ) are SI-valid', async () => {
