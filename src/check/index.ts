@@ -64,11 +64,13 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   times.construct = t2 - t1;
 
   let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
+  let knownOrder: Int32Array | null = null;
   let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
     const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs, ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }) });
     if (p.note !== null) (result.notes ??= []).push(p.note);
     active = p.active;
+    knownOrder = p.order;
     provenance = p.provenance;
     result.constraints.after = p.activeCount;
     result.constraints.pruneRounds = p.rounds;
@@ -90,7 +92,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     t2 = t1;
   }
 
-  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
+  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
   times.solve = performance.now() - t2;
   result.solver = s.stats;
   if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');

@@ -40,6 +40,8 @@ export interface PruneOutcome {
   timedOut: boolean;
   /** Why each forced side was forced: read by the explain stage, never by the check itself. */
   provenance: PruneProvenance;
+  /** A topological order of the final known split graph (null when it is cyclic). */
+  order: Int32Array | null;
 }
 
 /**
@@ -66,8 +68,11 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     blockingCe: new Int32Array(pg.consCount).fill(-1),
     reachKnown: new Int32Array(pg.consCount).fill(-1),
   };
+  // Every return below happens either right after sorting the current known graph or at the end
+  // of a round that added nothing, so `order` always belongs to the final known graph.
+  let order: Int32Array | null = null;
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance });
+    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   const { tracked } = trackedSessions(h, cellsMax);
@@ -77,7 +82,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let rounds = 0;
   for (;;) {
     const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
-    const order = topoOrder(g);
+    order = topoOrder(g);
     if (order === null) return out(true, rounds, null);
     if (activeCount === 0) return out(false, rounds, partial);
     if (rounds >= opts.roundsMax) return out(false, rounds, `pruning stopped after ${rounds} rounds`);

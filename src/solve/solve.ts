@@ -23,6 +23,8 @@ export interface SolveOptions {
   level: Level;
   deadlineMs: number;
   conflictsMax?: number;
+  /** A topological order of the known split graph, if the caller has one (pruning does). */
+  knownOrder?: Int32Array | null;
 }
 
 export interface SolveOutcome {
@@ -56,8 +58,19 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const solver = new Solver({ probeWithTheory: false });
   const theory = new AcyclicityTheory(2 * pg.nodeCount);
   const known = pg.known;
+  // Theory nodes are split nodes renumbered by their rank in a topological order of the known
+  // graph: the theory then starts from the identity order (no sort of its own), and the same
+  // ranks give every variable its initial phase.
+  const order = opts.knownOrder ?? knownSplitOrder(pg, opts.level);
+  if (order === null) {
+    // Only with pruning off: the known graph itself is cyclic.
+    const edges = chosenEdges(pg, active, new Int32Array(pg.consCount), () => true);
+    return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0 } };
+  }
+  const rank = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
   for (let i = 0; i < known.length; i++) {
-    forEachSplitEdge(known.from.get(i), known.to.get(i), known.kind.get(i), opts.level, (u, v) => theory.addFixedEdge(u, v, i));
+    forEachSplitEdge(known.from.get(i), known.to.get(i), known.kind.get(i), opts.level, (u, v) => theory.addFixedEdge(rank[u]!, rank[v]!, i));
   }
   const varOf = new Int32Array(pg.consCount).fill(-1);
   let variables = 0;
@@ -70,18 +83,32 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
       const lit = mkLit(x, side === 1);
       const slot = 2 * c + side;
       for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-        forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, (u, v) => theory.addConditionalEdge(u, v, lit, known.length + e));
+        forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, (u, v) => theory.addConditionalEdge(rank[u]!, rank[v]!, lit, known.length + e));
       }
     }
   }
-  setInitialPhases(pg, varOf, opts.level, (x, either) => solver.setPhase(x, either));
+  // Start every variable on the side that agrees with the known graph's order. Real histories
+  // come from a database with a real commit order, which the known graph (SO, WR and all that
+  // pruning forced) approximates, so the guess is usually right and the search needs few
+  // conflicts. Any guess is sound: phases only steer the search.
+  // The side with fewer split edges pointing backwards in that order wins (ties: the writers'
+  // own order): each backward edge costs the theory a reordering search when it is inserted.
+  let backward = 0;
+  const countBackward = (u: number, v: number): void => { if (rank[u]! > rank[v]!) backward++; };
+  for (let c = 0; c < pg.consCount; c++) {
+    if (varOf[c]! < 0) continue;
+    const back = [0, 0];
+    for (let side = 0; side < 2; side++) {
+      backward = 0;
+      for (let e = pg.edgeStart[2 * c + side]!; e < pg.edgeStart[2 * c + side + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, countBackward);
+      back[side] = backward;
+    }
+    const either = back[0] !== back[1] ? back[0]! < back[1]! : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
+    solver.setPhase(varOf[c]!, either);
+  }
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
-  if (theory.initialize() !== null) {
-    // Pruning normally catches this; with pruning off the known graph itself may be cyclic.
-    const edges = chosenEdges(pg, active, varOf, () => true);
-    return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: stats() };
-  }
+  if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
   if (opts.conflictsMax !== undefined) limits.conflictsMax = opts.conflictsMax;
@@ -89,9 +116,18 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
 
   if (result === 'sat') {
-    const edges = chosenEdges(pg, active, varOf, (x) => solver.modelValue(x));
-    if (witnessCycle(pg.nodeCount, edges, opts.level) !== null) {
-      throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    // Model check: the theory's order must put every chosen split edge forwards. This verifies
+    // the certificate edge by edge, independently of how the theory maintained it.
+    const certificate = theory.topologicalOrder();
+    const forwards = (u: number, v: number): void => {
+      if (certificate[rank[u]!]! >= certificate[rank[v]!]!) throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    };
+    const kv = known.views();
+    for (let i = 0; i < kv.from.length; i++) forEachSplitEdge(kv.from[i]!, kv.to[i]!, kv.kind[i]!, opts.level, forwards);
+    for (let c = 0; c < pg.consCount; c++) {
+      if (active[c] !== 1) continue;
+      const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, forwards);
     }
     const choice = new Uint8Array(pg.consCount);
     for (let c = 0; c < pg.consCount; c++) if (active[c] === 1 && !solver.modelValue(varOf[c]!)) choice[c] = 1;
@@ -109,23 +145,10 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   return { result, cycle, edges, stats: stats(), fixed };
 }
 
-/**
- * Starts every variable on the side that agrees with one topological order of the known graph.
- * Real histories come from a database with a real commit order, which the known graph (SO, WR
- * and everything pruning forced) approximates, so this guess is usually right or nearly so and
- * the search needs few conflicts. Any guess is sound: phases only steer the search.
- */
-function setInitialPhases(pg: Polygraph, varOf: Int32Array, level: Level, setPhase: (x: number, either: boolean) => void): void {
+/** A topological order of the split graph of the known edges, or null if it is cyclic. */
+function knownSplitOrder(pg: Polygraph, level: Level): Int32Array | null {
   const k = pg.known;
-  const g = buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), level);
-  const order = topoOrder(g);
-  if (order === null) return;
-  const rank = new Int32Array(g.nodeCount);
-  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  for (let c = 0; c < pg.consCount; c++) {
-    const x = varOf[c]!;
-    if (x >= 0) setPhase(x, rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!);
-  }
+  return topoOrder(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), level));
 }
 
 /** Known edges plus, for each active constraint, the edges of the side `choose(var)` picks. */
