@@ -125,48 +125,97 @@ function groupByKey(nKeys: number, v: Validated) {
   return { readStart, readIdx, writeStart, writeTxn };
 }
 
-/** Accumulates constraint edges in arrival order, then sorts them into the CSR layout. */
+/**
+ * Accumulates constraint edges in arrival order, then sorts them into the CSR layout.
+ * Coalescing without a hash map: every (pair of writers, key) occurrence is a record; records
+ * are radix-sorted by pair (two stable counting sorts, linear), each pair becomes one
+ * constraint, and constraints are numbered by their first record so that the numbering is the
+ * order of first appearance.
+ */
 class PendingConstraints {
-  private readonly ids = new Map<number, number>();
-  private readonly a = new GrowableInt32();
-  private readonly b = new GrowableInt32();
-  private readonly slot = new GrowableInt32(); // 2*c + side
+  private readonly recA = new GrowableInt32();
+  private readonly recB = new GrowableInt32();
+  private readonly slot = new GrowableInt32(); // 2*record + side
   private readonly edges = new EdgeList();
 
   constructor(private readonly n: number) {}
 
+  /** A new record for writers a < b (on one key); its constraint is decided in finish(). */
   constraintFor(a: number, b: number): number {
-    const id = a * this.n + b;
-    let c = this.ids.get(id);
-    if (c === undefined) {
-      c = this.a.length;
-      this.ids.set(id, c);
-      this.a.push(a);
-      this.b.push(b);
-    }
-    return c;
+    this.recA.push(a);
+    this.recB.push(b);
+    return this.recA.length - 1;
   }
 
-  add(c: number, side: number, from: number, to: number, kind: number, key: number): void {
-    this.slot.push(2 * c + side);
+  add(rec: number, side: number, from: number, to: number, kind: number, key: number): void {
+    this.slot.push(2 * rec + side);
     this.edges.push(from, to, kind, key);
   }
 
+  /** consOfRec[r]: the constraint of record r; constraints numbered by first appearance. */
+  private coalesce(): { consCount: number; consOfRec: Int32Array; consA: Int32Array; consB: Int32Array } {
+    const r = this.recA.length, n = this.n;
+    const recA = this.recA.view(), recB = this.recB.view();
+    const byB = stableCountingSort(r, n, (i) => recB[i]!, null);
+    const sorted = stableCountingSort(r, n, (i) => recA[i]!, byB);
+    // Groups of equal (a, b) are now contiguous; within a group, records keep arrival order.
+    const groupOfRec = new Int32Array(r);
+    const firstRecOfGroup = new GrowableInt32();
+    for (let j = 0; j < r; j++) {
+      const i = sorted[j]!;
+      const prev = j > 0 ? sorted[j - 1]! : -1;
+      if (prev < 0 || recA[prev] !== recA[i] || recB[prev] !== recB[i]) firstRecOfGroup.push(i);
+      groupOfRec[i] = firstRecOfGroup.length - 1;
+    }
+    const groups = firstRecOfGroup.length;
+    // Number groups by their first record: scanning records in order meets each group first at it.
+    const consOfGroup = new Int32Array(groups).fill(-1);
+    const consA = new Int32Array(groups), consB = new Int32Array(groups);
+    const consOfRec = new Int32Array(r);
+    let next = 0;
+    for (let i = 0; i < r; i++) {
+      const g = groupOfRec[i]!;
+      if (consOfGroup[g] === -1) { consOfGroup[g] = next; consA[next] = recA[i]!; consB[next] = recB[i]!; next++; }
+      consOfRec[i] = consOfGroup[g]!;
+    }
+    return { consCount: groups, consOfRec, consA, consB };
+  }
+
   finish() {
-    const consCount = this.a.length;
+    const { consCount, consOfRec, consA, consB } = this.coalesce();
     const m = this.edges.length;
+    const slotOf = this.slot.view();
+    const cslot = new Int32Array(m);
+    for (let i = 0; i < m; i++) cslot[i] = 2 * consOfRec[slotOf[i]! >> 1]! + (slotOf[i]! & 1);
     const edgeStart = new Int32Array(2 * consCount + 1);
-    for (let i = 0; i < m; i++) edgeStart[this.slot.get(i) + 1]!++;
+    for (let i = 0; i < m; i++) edgeStart[cslot[i]! + 1]!++;
     for (let s = 0; s < 2 * consCount; s++) edgeStart[s + 1]! += edgeStart[s]!;
     const fill = edgeStart.slice(0, 2 * consCount);
+    const { from, to, kind, key } = this.edges.views();
     const ceFrom = new Int32Array(m), ceTo = new Int32Array(m), ceKind = new Int32Array(m), ceKey = new Int32Array(m);
     for (let i = 0; i < m; i++) {
-      const at = fill[this.slot.get(i)]!++;
-      ceFrom[at] = this.edges.from.get(i);
-      ceTo[at] = this.edges.to.get(i);
-      ceKind[at] = this.edges.kind.get(i);
-      ceKey[at] = this.edges.key.get(i);
+      const at = fill[cslot[i]!]!++;
+      ceFrom[at] = from[i]!;
+      ceTo[at] = to[i]!;
+      ceKind[at] = kind[i]!;
+      ceKey[at] = key[i]!;
     }
-    return { consCount, consA: this.a.toArray(), consB: this.b.toArray(), edgeStart, ceFrom, ceTo, ceKind, ceKey };
+    return { consCount, consA, consB, edgeStart, ceFrom, ceTo, ceKind, ceKey };
   }
+}
+
+/**
+ * Stable counting sort of the indices `order` (or 0 .. count-1 when null) by `keyOf(i)` in
+ * [0, range). Linear in count + range.
+ */
+function stableCountingSort(count: number, range: number, keyOf: (i: number) => number, order: Int32Array | null): Int32Array {
+  const start = new Int32Array(range + 1);
+  for (let j = 0; j < count; j++) start[keyOf(order === null ? j : order[j]!) + 1]!++;
+  for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
+  const out = new Int32Array(count);
+  for (let j = 0; j < count; j++) {
+    const i = order === null ? j : order[j]!;
+    out[start[keyOf(i)]!++] = i;
+  }
+  return out;
 }
