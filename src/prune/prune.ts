@@ -79,6 +79,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   const partial = tracked < h.sessionCount
     ? `pruning tracked the ${tracked} largest of ${h.sessionCount} sessions (reachability memory bound); the solver decides the rest`
     : null;
+  const scratch = { minPos: null as Int32Array | null };
   let rounds = 0;
   for (;;) {
     const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
@@ -90,7 +91,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
 
     const rw = opts.level === 'si' ? collectRw(known) : { from: new Int32Array(0), to: new Int32Array(0) };
-    const reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax);
+    const reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax, scratch);
     let changed = false;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {

@@ -51,6 +51,7 @@ export function computeReach(
   h: History, g: SplitGraph, order: Int32Array,
   rwCount: number, rwFrom: Int32Array, rwTo: Int32Array,
   cellsMax = REACH_CELLS_MAX,
+  scratch: { minPos: Int32Array | null } = { minPos: null },
 ): Reach {
   const { column, tracked } = trackedSessions(h, cellsMax);
   const S = Math.max(1, tracked);
@@ -58,7 +59,10 @@ export function computeReach(
   // sess[t]: t's column, or -1 if its session is untracked; pos[t]: its position in the session.
   const pos = new Int32Array(n), sess = new Int32Array(n);
   for (let t = 0; t < n; t++) { sess[t] = column[h.txnSession[t]!]!; pos[t] = t - h.sessionTxnStart[h.txnSession[t]!]!; }
-  const minPos = minReachablePositions(g, order, S, sess, pos);
+  // Pruning calls this once per round on a graph of the same size: reuse the table.
+  const cells = g.nodeCount * S;
+  if (scratch.minPos === null || scratch.minPos.length !== cells) scratch.minPos = new Int32Array(cells);
+  const minPos = minReachablePositions(g, order, S, sess, pos, scratch.minPos);
   const rw = rwPredecessors(n, rwCount, rwFrom, rwTo, sess, pos);
   return {
     reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
@@ -76,8 +80,8 @@ export function computeReach(
  * edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
  * position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
  */
-function minReachablePositions(g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array): Int32Array {
-  const minPos = new Int32Array(g.nodeCount * S).fill(INF);
+function minReachablePositions(g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array): Int32Array {
+  minPos.fill(INF);
   const done = new Uint8Array(g.nodeCount);
   const { outStart, outTo } = g;
   for (let i = g.nodeCount - 1; i >= 0; i--) {
