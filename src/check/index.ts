@@ -39,6 +39,8 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     anomalies: [],
   };
 
+  const progress = opts.onProgress ?? (() => {});
+  progress({ stage: 'validate' });
   const v = validate(h);
   result.counts.checkedTransactions = v.includedCount;
   let t1 = performance.now();
@@ -57,6 +59,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     return result;
   }
 
+  progress({ stage: 'construct' });
   const pg = buildPolygraph(v);
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
@@ -67,7 +70,12 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   let knownOrder: Int32Array | null = null;
   let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
-    const p = pruneConstraints(h, pg, { level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs, ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }) });
+    progress({ stage: 'prune', round: 0, constraintsLeft: pg.consCount });
+    const p = pruneConstraints(h, pg, {
+      level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs,
+      onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
+      ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }),
+    });
     if (p.note !== null) (result.notes ??= []).push(p.note);
     active = p.active;
     knownOrder = p.order;
@@ -92,6 +100,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     t2 = t1;
   }
 
+  progress({ stage: 'solve', constraintsLeft: result.constraints.after });
   const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
   times.solve = performance.now() - t2;
   result.solver = s.stats;
@@ -108,6 +117,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
 
 /** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */
 function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
+  opts.onProgress?.({ stage: 'explain' });
   const t = performance.now();
   const found = explainCycles(inp, cycle, {
     maxAnomalies: Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT),

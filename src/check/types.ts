@@ -98,6 +98,15 @@ export interface CheckResult {
   notes?: string[];
 }
 
+/** A step of a long check: the stage starting, and for pruning rounds how much is left. */
+export interface ProgressEvent {
+  stage: 'validate' | 'construct' | 'prune' | 'solve' | 'explain';
+  /** For 'prune': the round just finished (0 = starting). */
+  round?: number;
+  /** Constraints still undecided, when known. */
+  constraintsLeft?: number;
+}
+
 export interface CheckOptions {
   level: Level;
   /** Prune constraints before solving (PolySI §4.3). Off is for testing and measurement. */
@@ -108,6 +117,11 @@ export interface CheckOptions {
   conflictsMax?: number;
   /** Memory bound of pruning's reachability table in Int32 cells (default 150M = 600 MB). */
   reachCellsMax?: number;
+  /**
+   * Called as the check moves from stage to stage (and after each pruning round), so a caller
+   * can show progress on long runs. The library itself never prints.
+   */
+  onProgress?: (event: ProgressEvent) => void;
   /**
    * On a violation, explain each anomaly (a minimal counterexample, its name and the argument;
    * see docs/explain.md), and look for up to `maxAnomalies` distinct ones. Off by default: the

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
-import { checkHistory, type CheckResult, type Level } from '../check/index.ts';
+import { checkHistory, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
@@ -122,8 +122,16 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   const { history, format, notes } = await readHistory(path, values.format);
   const parseMs = performance.now() - t0;
   if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
+  const onProgress = (e: ProgressEvent): void => {
+    const at = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    const left = e.constraintsLeft === undefined ? '' : `, ${e.constraintsLeft} constraints undecided`;
+    const what = e.stage === 'prune' ? (e.round === 0 ? 'pruning' : `pruning round ${e.round} done`) : e.stage === 'construct' ? 'building the polygraph'
+      : e.stage === 'solve' ? 'solving' : e.stage === 'explain' ? 'explaining the violation' : 'validating';
+    io.stderr(`polysi: [${at}] ${what}${left}`);
+  };
   const result = checkHistory(history, {
     level: level as Level,
+    ...(progress ? { onProgress } : {}),
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,

@@ -26,6 +26,8 @@ export interface PruneOptions {
   deadlineMs: number;
   /** Bound on the reachability table (Int32 cells); see reach.ts. Default REACH_CELLS_MAX. */
   reachCellsMax?: number;
+  /** Called after each round with the constraints still undecided. */
+  onRound?: (round: number, activeCount: number) => void;
 }
 
 export interface PruneOutcome {
@@ -112,6 +114,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       changed = true;
       if (eitherImpossible && orImpossible) break;
     }
+    opts.onRound?.(rounds, activeCount);
     if (!changed) return out(false, rounds, partial);
   }
 }

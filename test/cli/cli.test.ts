@@ -109,3 +109,16 @@ test('a reachability bound smaller than the sessions gives a note and the same v
   assert.ok((bounded.notes ?? []).some((n) => /tracked the 3 largest of 10 sessions/.test(n)), JSON.stringify(bounded.notes));
   assert.equal(full.notes, undefined);
 });
+
+test('progress events arrive in stage order, with pruning rounds and shrinking constraint counts', async () => {
+  const { history } = await readHistory(join(DATA, 'polysi/valid/fig8/25_400_8_10000_0.95_uniform.bincode'));
+  const events: { stage: string; round?: number; constraintsLeft?: number }[] = [];
+  const r = checkHistory(history, { level: 'si', pruning: true, onProgress: (e) => events.push(e) });
+  assert.equal(r.verdict, 'valid');
+  const stages = events.map((e) => e.stage).filter((s, i, a) => i === 0 || a[i - 1] !== s);
+  assert.deepEqual(stages, ['validate', 'construct', 'prune', 'solve']);
+  const rounds = events.filter((e) => e.stage === 'prune' && e.round! > 0);
+  assert.equal(rounds.length, r.constraints.pruneRounds);
+  for (let i = 1; i < rounds.length; i++) assert.ok(rounds[i]!.constraintsLeft! <= rounds[i - 1]!.constraintsLeft!);
+  assert.equal(rounds.at(-1)!.constraintsLeft, r.constraints.after);
+});
