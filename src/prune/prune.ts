@@ -18,7 +18,7 @@ import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, topoOrder } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
-import { computeReach, REACH_CELLS_MAX, trackedSessions, type Reach } from './reach.ts';
+import { computeReach, REACH_CELLS_MAX, type Reach, type ReachScratch } from './reach.ts';
 
 export interface PruneOptions {
   level: Level;
@@ -73,15 +73,13 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // Every return below happens either right after sorting the current known graph or at the end
   // of a round that added nothing, so `order` always belongs to the final known graph.
   let order: Int32Array | null = null;
+  // Set when a round's chain cover had more chains than the reachability table could track.
+  let partial: string | null = null;
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
     ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
-  const { tracked } = trackedSessions(h, cellsMax);
-  const partial = tracked < h.sessionCount
-    ? `pruning tracked the ${tracked} largest of ${h.sessionCount} sessions (reachability memory bound); the solver decides the rest`
-    : null;
-  const scratch = { minPos: null as Int32Array | null };
+  const scratch: ReachScratch = { minPos: null, chains: 0, tracked: 0 };
   let rounds = 0;
   for (;;) {
     const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
@@ -94,6 +92,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
 
     const rw = opts.level === 'si' ? collectRw(known) : { from: new Int32Array(0), to: new Int32Array(0) };
     const reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax, scratch);
+    if (scratch.tracked < scratch.chains) {
+      partial = `pruning tracked the ${scratch.tracked} longest of ${scratch.chains} transaction chains (reachability memory bound); the solver decides the rest`;
+    }
     let changed = false;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {

@@ -1,24 +1,24 @@
 /**
- * Exact reachability for pruning, in O(nodes x sessions) memory (no n x n matrix).
+ * Exact reachability for pruning, in O(nodes x chains) memory (no n x n matrix).
  *
- * Takes: an acyclic split graph with its topological order, and the sessions of the History.
+ * Takes: an acyclic split graph with its topological order, and the History.
  * Gives: `Reach`, answering "does split node u reach t.d?" in O(1) and "does u reach t.n?" in
- * O(sessions).
- * Why it is exact: SO is a chain per session through the .d nodes (t_i.d -> t_{i+1}.d for
- * consecutive included txns), so the .d nodes a node reaches within one session form a suffix
- * of it. `minPos[u*S + s]` = the smallest session position p such that u reaches (or is) the .d
- * node of the txn at position p of session s; INF if none. Entering t.n only happens through an
- * RW edge c.d -> t.n, so u reaches t.n iff u reaches c.d for some RW predecessor c of t: with
- * `rwPredMax[t*S + s]` = the largest position of an RW predecessor of t in session s,
- * u reaches t.n iff minPos[u*S+s] <= rwPredMax[t*S+s] for some s.
- * Memory bound: with more than `cellsMax / (2 x txns)` sessions, only that many of the largest
- * sessions get a column; a txn of an untracked session is then reported unreachable. That
+ * O(chains holding an RW predecessor of t).
+ * Why it is exact: the txns are covered by chains along Dep edges (chains.ts; sessions are the
+ * first choice), so the .d nodes a node reaches within one chain form a suffix of it.
+ * `minPos[u*S + c]` = the smallest position p such that u reaches (or is) the .d node of the
+ * txn at position p of chain c; INF if none. Entering t.n only happens through an RW edge
+ * c.d -> t.n, so u reaches t.n iff u reaches c.d for some RW predecessor c of t, i.e. iff
+ * minPos[u*S + chain(c)] <= pos(c) for the last such c of some chain.
+ * Memory bound: with more than `cellsMax / (2 x txns)` chains, only that many of the longest
+ * chains get a column; a txn of an untracked chain is then reported unreachable. That
  * under-approximates, which costs pruning power but never soundness.
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
 
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
+import { chainCover } from './chains.ts';
 
 const INF = 0x7fffffff;
 
@@ -33,32 +33,42 @@ export interface Reach {
 export const REACH_CELLS_MAX = 150_000_000;
 
 /**
- * Which sessions get a reachability column: all of them if the table fits in `cellsMax`,
- * else the largest ones that fit (at least one). `column[s]` is -1 for an untracked session.
+ * Which chains get a column: all of them if the table fits in `cellsMax`, else the longest ones
+ * that fit (at least one). `column[c]` is -1 for an untracked chain.
  */
-export function trackedSessions(h: History, cellsMax: number): { column: Int32Array; tracked: number } {
-  const S = h.sessionCount;
-  const column = new Int32Array(S).fill(-1);
-  const fit = Math.max(1, Math.floor(cellsMax / Math.max(1, 2 * h.txnCount)));
-  const order = Array.from({ length: S }, (_, s) => s);
-  if (S > fit) order.sort((a, b) => (h.sessionTxnStart[b + 1]! - h.sessionTxnStart[b]!) - (h.sessionTxnStart[a + 1]! - h.sessionTxnStart[a]!) || a - b);
-  const tracked = Math.min(S, fit);
-  for (let i = 0; i < tracked; i++) column[order[i]!] = i;
+export function trackedChains(chainLength: Int32Array, txnCount: number, cellsMax: number): { column: Int32Array; tracked: number } {
+  const C = chainLength.length;
+  const column = new Int32Array(C).fill(-1);
+  const fit = Math.max(1, Math.floor(cellsMax / Math.max(1, 2 * txnCount)));
+  const byLength = Array.from({ length: C }, (_, c) => c);
+  if (C > fit) byLength.sort((a, b) => chainLength[b]! - chainLength[a]! || a - b);
+  const tracked = Math.min(C, fit);
+  for (let i = 0; i < tracked; i++) column[byLength[i]!] = i;
   return { column, tracked };
+}
+
+/** Reused across pruning rounds; also reports the chain cover's size. */
+export interface ReachScratch {
+  minPos: Int32Array | null;
+  chains: number;
+  tracked: number;
 }
 
 export function computeReach(
   h: History, g: SplitGraph, order: Int32Array,
   rwCount: number, rwFrom: Int32Array, rwTo: Int32Array,
   cellsMax = REACH_CELLS_MAX,
-  scratch: { minPos: Int32Array | null } = { minPos: null },
+  scratch: ReachScratch = { minPos: null, chains: 0, tracked: 0 },
 ): Reach {
-  const { column, tracked } = trackedSessions(h, cellsMax);
+  const cover = chainCover(h, g, order);
+  const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
+  scratch.chains = cover.count;
+  scratch.tracked = tracked;
   const S = Math.max(1, tracked);
   const n = h.txnCount;
-  // sess[t]: t's column, or -1 if its session is untracked; pos[t]: its position in the session.
-  const pos = new Int32Array(n), sess = new Int32Array(n);
-  for (let t = 0; t < n; t++) { sess[t] = column[h.txnSession[t]!]!; pos[t] = t - h.sessionTxnStart[h.txnSession[t]!]!; }
+  // sess[t]: the column of t's chain, or -1 if untracked or chainless; pos[t]: t's position in it.
+  const pos = cover.posOf, sess = new Int32Array(n);
+  for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
   // Pruning calls this once per round on a graph of the same size: reuse the table.
   const cells = g.nodeCount * S;
   if (scratch.minPos === null || scratch.minPos.length !== cells) scratch.minPos = new Int32Array(cells);

@@ -106,7 +106,7 @@ test('a reachability bound smaller than the sessions gives a note and the same v
   const full = checkHistory(history, { level: 'si', pruning: true });
   const bounded = checkHistory(history, { level: 'si', pruning: true, reachCellsMax: 2 * history.txnCount * 3 });
   assert.equal(bounded.verdict, full.verdict);
-  assert.ok((bounded.notes ?? []).some((n) => /tracked the 3 largest of 10 sessions/.test(n)), JSON.stringify(bounded.notes));
+  assert.ok((bounded.notes ?? []).some((n) => /tracked the 3 longest of 10 transaction chains/.test(n)), JSON.stringify(bounded.notes));
   assert.equal(full.notes, undefined);
 });
 
@@ -121,4 +121,27 @@ test('progress events arrive in stage order, with pruning rounds and shrinking c
   assert.equal(rounds.length, r.constraints.pruneRounds);
   for (let i = 1; i < rounds.length; i++) assert.ok(rounds[i]!.constraintsLeft! <= rounds[i - 1]!.constraintsLeft!);
   assert.equal(rounds.at(-1)!.constraintsLeft, r.constraints.after);
+});
+
+test('the chain cover merges one-transaction sessions along dependencies (Elle without :process)', async () => {
+  const { validate } = await import('../../src/validate/validate.ts');
+  const { buildPolygraph } = await import('../../src/graph/polygraph.ts');
+  const { buildSplitGraph, topoOrder } = await import('../../src/graph/split.ts');
+  const { chainCover } = await import('../../src/prune/chains.ts');
+  const { history } = await readHistory(join(DATA, 'elle/paper-example.edn'));
+  const pg = buildPolygraph(validate(history));
+  const k = pg.known;
+  const g = buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'si');
+  const cover = chainCover(history, g, topoOrder(g)!);
+  assert.ok(cover.count < history.sessionCount, `${cover.count} chains for ${history.sessionCount} sessions`);
+  // Consecutive members of a chain are joined by a Dep edge (the property reachability relies on).
+  for (let t = 0; t < history.txnCount; t++) {
+    const c = cover.chainOf[t]!;
+    if (c < 0 || cover.posOf[t] === 0) continue;
+    const prev = [...Array(history.txnCount).keys()].find((p) => cover.chainOf[p] === c && cover.posOf[p] === cover.posOf[t]! - 1);
+    assert.ok(prev !== undefined, `chain ${c} has no element before position ${cover.posOf[t]}`);
+    let linked = false;
+    for (let e = g.outStart[2 * prev]!; e < g.outStart[2 * prev + 1]!; e++) if (g.outTo[e] === 2 * t) linked = true;
+    assert.ok(linked, `txn ${prev} -> ${t} in chain ${c} without a Dep edge`);
+  }
 });

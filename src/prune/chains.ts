@@ -1,0 +1,68 @@
+/**
+ * A chain cover of the transactions, for reachability (reach.ts).
+ *
+ * Takes: an acyclic split graph and its topological order. Gives: for every txn its chain and
+ * its position in that chain, such that consecutive txns of a chain are joined by a Dep edge
+ * (c_i.d -> c_{i+1}.d). Hence whoever reaches the chain's element at position p reaches every
+ * later element: what a node reaches within a chain is a suffix, and one number per chain
+ * (the smallest reachable position) describes it exactly.
+ * Sessions are such chains (SO), but the cover is built greedily along any Dep edge, session
+ * order first: a txn starts a new chain only if it has no SO predecessor left to extend, so there
+ * are never more chains than sessions, and usually far fewer when short sessions are really the
+ * same client under new names (Jepsen replaces a crashed process by a new one).
+ * Txns with no edge at all (aborted or dropped ones, or isolated) get no chain (-1): nothing
+ * reaches them, and no constraint mentions them.
+ */
+
+import type { History } from '../history/model.ts';
+import type { SplitGraph } from '../graph/split.ts';
+
+export interface ChainCover {
+  count: number;
+  /** `chainOf[t]`: t's chain, -1 if t has no edge. */
+  chainOf: Int32Array;
+  /** `posOf[t]`: t's position in its chain (0-based). */
+  posOf: Int32Array;
+  /** `chainLength[c]`: number of txns in chain c. */
+  chainLength: Int32Array;
+}
+
+export function chainCover(h: History, g: SplitGraph, order: Int32Array): ChainCover {
+  const n = h.txnCount;
+  const { outStart, outTo } = g;
+  const touched = new Uint8Array(n);
+  for (let u = 0; u < g.nodeCount; u++) {
+    if (outStart[u + 1]! > outStart[u]!) touched[u >> 1] = 1;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) touched[outTo[e]! >> 1] = 1;
+  }
+  const chainOf = new Int32Array(n).fill(-1), posOf = new Int32Array(n);
+  const lengths: number[] = [];
+  // In topological order every Dep predecessor of t.d is handled before t.d, so when a txn is
+  // reached it is either claimed already (it extends a chain) or it starts one; then it offers
+  // its chain to one unclaimed Dep successor, its session successor first.
+  for (let i = 0; i < order.length; i++) {
+    const u = order[i]!;
+    if ((u & 1) === 1) continue;
+    const p = u >> 1;
+    if (touched[p] === 0) continue;
+    if (chainOf[p] === -1) { chainOf[p] = lengths.length; posOf[p] = 0; lengths.push(1); }
+    let best = -1;
+    const session = h.txnSession[p]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if ((v & 1) === 1) continue; // RW edges enter .n nodes; only Dep edges chain
+      const t = v >> 1;
+      if (chainOf[t] !== -1) continue;
+      const sameSession = h.txnSession[t] === session && t > p;
+      const bestSame = best !== -1 && h.txnSession[best] === session && best > p;
+      if (best === -1 || (sameSession && (!bestSame || t < best))) best = t;
+    }
+    if (best !== -1) {
+      const c = chainOf[p]!;
+      chainOf[best] = c;
+      posOf[best] = posOf[p]! + 1;
+      lengths[c]!++;
+    }
+  }
+  return { count: lengths.length, chainOf, posOf, chainLength: Int32Array.from(lengths) };
+}
