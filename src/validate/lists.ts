@@ -17,7 +17,7 @@
 import { GrowableInt32 } from '../util/growable.ts';
 import { OP_APPEND, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
-import { pairId, txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
+import { txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
 
 export interface ListFacts {
   reads: ReadTable;
@@ -69,7 +69,7 @@ export function resolveLists(
     firstRead.set(key, { start, len: extEnd - start });
     if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, appendCount, add)) continue;
 
-    const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(pairId(h, key, h.listElems[extEnd - 1]!))!);
+    const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(key, h.listElems[extEnd - 1]!)!);
     rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(lastWriter);
 
     const best = longest.get(key);
@@ -89,7 +89,7 @@ export function resolveLists(
   for (const [key, best] of longest) {
     const chain = new GrowableInt32();
     for (let e = best.start; e < best.start + best.len; e++) {
-      const w = txnOfOp(h, writerOf.get(pairId(h, key, h.listElems[e]!))!);
+      const w = txnOfOp(h, writerOf.get(key, h.listElems[e]!)!);
       if (chain.length === 0 || chain.get(chain.length - 1) !== w) chain.push(w);
     }
     chains.set(key, chain.toArray());
@@ -129,7 +129,7 @@ function checkElements(
       return false;
     }
     seen.add(v);
-    const w = writerOf.get(pairId(h, key, v));
+    const w = writerOf.get(key, v);
     if (w === undefined) {
       add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
         message: `${what()}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });

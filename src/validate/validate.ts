@@ -18,7 +18,6 @@
  * - `writes` holds, for each included txn and each key it writes, its final write of that key.
  */
 
-import { InputError } from '../history/errors.ts';
 import {
   INITIAL_VALUE,
   OP_APPEND,
@@ -28,13 +27,15 @@ import {
   TXN_ABORTED,
   TXN_COMMITTED,
   TXN_UNKNOWN,
-  describeOp,
   opWhere,
   type History,
 } from '../history/model.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
 import { resolveLists, type ListFacts } from './lists.ts';
+import { WriterIndex } from './writer-index.ts';
+
+export { WriterIndex };
 
 /** Columnar list of (txn, key, op[, writer]) tuples. */
 export interface ReadTable {
@@ -69,7 +70,7 @@ export interface Validated {
 export const ANOMALIES_MAX_DEFAULT = 100;
 
 export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Validated {
-  const writerOf = indexWrites(h);
+  const writerOf = WriterIndex.build(h);
   const isFinal = markFinalWrites(h);
   const ext = collectExternalReads(h);
   const included = decideIncluded(h, ext, writerOf);
@@ -109,37 +110,6 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Vali
     lists,
     anomalies,
   };
-}
-
-/** Map from (key, value) to the op that wrote it; rejects non-unique writes. */
-export type WriterIndex = Map<number, number>;
-
-export function pairId(h: History, key: number, value: number): number {
-  return key * h.valueLabels.length + value;
-}
-
-function indexWrites(h: History): WriterIndex {
-  const writerOf: WriterIndex = new Map();
-  for (let op = 0; op < h.opCount; op++) {
-    const kind = h.opKind[op];
-    if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
-    const key = h.opKey[op]!, value = h.opValue[op]!;
-    if (value === INITIAL_VALUE) {
-      throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-        `${describeOp(h, op)} writes the initial value of key ${h.keyLabels[key]}; ` +
-        'the checker needs every written value to differ from the initial one');
-    }
-    const id = pairId(h, key, value);
-    const prev = writerOf.get(id);
-    if (prev !== undefined) {
-      throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-        `value ${h.valueLabels[value]} is written to key ${h.keyLabels[key]} twice ` +
-        `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
-        'the checker needs unique values per key to know which write a read saw');
-    }
-    writerOf.set(id, op);
-  }
-  return writerOf;
 }
 
 /** `isFinal[op]` = 1 iff op is its txn's last write/append of its key. */
@@ -228,7 +198,7 @@ function decideIncluded(h: History, ext: ExternalReads, writerOf: WriterIndex): 
   }
   const visitWriter = (key: number, value: number) => {
     if (value === INITIAL_VALUE) return;
-    const w = writerOf.get(pairId(h, key, value));
+    const w = writerOf.get(key, value);
     if (w === undefined) return;
     const wt = txnOfOp(h, w);
     if (included[wt] === 0 && h.txnStatus[wt] === TXN_UNKNOWN) { included[wt] = 1; work.push(wt); }
@@ -249,14 +219,18 @@ function decideIncluded(h: History, ext: ExternalReads, writerOf: WriterIndex): 
   return included;
 }
 
-/** The txn that owns op (binary search over txnOpStart). */
+/** `opTxn[op]` per History, built on first use: the txn that owns each op. */
+const OP_TXN = new WeakMap<History, Int32Array>();
+
+/** The txn that owns op (O(1) after one O(ops) pass per History). */
 export function txnOfOp(h: History, op: number): number {
-  let lo = 0, hi = h.txnCount - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (h.txnOpStart[mid]! <= op) lo = mid; else hi = mid - 1;
+  let opTxn = OP_TXN.get(h);
+  if (opTxn === undefined) {
+    opTxn = new Int32Array(h.opCount);
+    for (let t = 0; t < h.txnCount; t++) opTxn.fill(t, h.txnOpStart[t]!, h.txnOpStart[t + 1]!);
+    OP_TXN.set(h, opTxn);
   }
-  return lo;
+  return opTxn[op]!;
 }
 
 /** Resolves one external register read to its writer txn, or reports why it cannot be. */
@@ -267,7 +241,7 @@ export function resolveRead(
   if (value === INITIAL_VALUE) return INIT_TXN;
   // Built only when an anomaly is reported: this runs once per read of the history.
   const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
-  const w = writerOf.get(pairId(h, key, value));
+  const w = writerOf.get(key, value);
   if (w === undefined) {
     add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what()}, a value no transaction wrote` });
     return null;
