@@ -774,6 +774,23 @@ export class Solver {
    * (the asserting literal), the others are false at lower levels with the highest of them at
    * [1]; returns that level (0 for a unit). `seen` is all 0 again. Involved variables are bumped.
    */
+  /**
+   * One literal of the conflict or of a reason: the first time its variable (above level 0) is
+   * met it is bumped and marked `seen`; a literal below the current level `dl` goes into the
+   * learnt clause. Returns 1 for a newly seen literal of the current level (one more to
+   * resolve away before the UIP), else 0.
+   */
+  private visitConflictLit(q: Lit, dl: number): number {
+    const v = q >> 1;
+    const level = this.level;
+    if (this.seen[v] !== 0 || !(level[v]! > 0)) return 0;
+    this.bumpVar(v);
+    this.seen[v] = 1;
+    if (level[v]! >= dl) return 1;
+    this.learnt.push(q);
+    return 0;
+  }
+
   private analyze(confl: number, theoryLits: Lit[] | null): number {
     const out = this.learnt;
     out.length = 1; // slot 0 is reserved for the asserting literal
@@ -786,28 +803,11 @@ export class Solver {
     let pathC = 0;
 
     if (theoryLits !== null) {
-      for (const q of theoryLits) {
-        const v = q >> 1;
-        if (seen[v] === 0 && level[v]! > 0) {
-          this.bumpVar(v);
-          seen[v] = 1;
-          if (level[v]! >= dl) pathC++;
-          else out.push(q);
-        }
-      }
+      for (const q of theoryLits) pathC += this.visitConflictLit(q, dl);
     } else {
       this.touchClause(confl);
       const end = confl + 2 + mem[confl]!;
-      for (let k = confl + 2; k < end; k++) {
-        const q = mem[k]!;
-        const v = q >> 1;
-        if (seen[v] === 0 && level[v]! > 0) {
-          this.bumpVar(v);
-          seen[v] = 1;
-          if (level[v]! >= dl) pathC++;
-          else out.push(q);
-        }
-      }
+      for (let k = confl + 2; k < end; k++) pathC += this.visitConflictLit(mem[k]!, dl);
     }
 
     // Without a literal of the current level there is no UIP: the walk below would not stop.
@@ -829,16 +829,7 @@ export class Solver {
       const c = reason[pv]!;
       this.touchClause(c);
       const end = c + 2 + mem[c]!;
-      for (let k = c + 3; k < end; k++) {
-        const q = mem[k]!;
-        const v = q >> 1;
-        if (seen[v] === 0 && level[v]! > 0) {
-          this.bumpVar(v);
-          seen[v] = 1;
-          if (level[v]! >= dl) pathC++;
-          else out.push(q);
-        }
-      }
+      for (let k = c + 3; k < end; k++) pathC += this.visitConflictLit(mem[k]!, dl);
     }
     out[0] = p ^ 1;
 

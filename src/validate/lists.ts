@@ -27,12 +27,11 @@ export interface ListFacts {
 
 export function resolveLists(
   h: History, included: Uint8Array, ext: ExternalReads, writerOf: WriterIndex,
-  isFinal: Uint8Array, add: (a: NonCycleAnomaly) => void,
+  add: (a: NonCycleAnomaly) => void,
 ): ListFacts {
-  void isFinal;
   const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
   const longest = new Map<number, { op: number; start: number; len: number }>();
-  const appendCount = countAppends(h, included);
+  const appendCount = countAppends(h);
   const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
   let lastTxn = -1;
 
@@ -158,8 +157,7 @@ function pairId2(txn: number, key: number, h: History): number {
 }
 
 /** (txn, key) -> number of appends, for included and aborted txns alike. */
-function countAppends(h: History, included: Uint8Array): Map<number, number> {
-  void included;
+function countAppends(h: History): Map<number, number> {
   const m = new Map<number, number>();
   for (let t = 0; t < h.txnCount; t++) {
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {

@@ -21,7 +21,6 @@
 import {
   INITIAL_VALUE,
   OP_APPEND,
-  OP_READ,
   OP_READ_LIST,
   OP_WRITE,
   TXN_ABORTED,
@@ -92,7 +91,7 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Vali
     rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(writer);
   }
 
-  const lists = resolveLists(h, included, ext, writerOf, isFinal, add);
+  const lists = resolveLists(h, included, ext, writerOf, add);
   for (let i = 0; i < lists.reads.count; i++) {
     rTxn.push(lists.reads.txn[i]!); rKey.push(lists.reads.key[i]!);
     rOp.push(lists.reads.op[i]!); rWriter.push(lists.reads.writer[i]!);
@@ -276,4 +275,3 @@ function collectWrites(h: History, included: Uint8Array, isFinal: Uint8Array): W
   return { count: txn.length, txn: txn.toArray(), key: key.toArray(), op: opArr.toArray() };
 }
 
-export { OP_READ };
