@@ -15,7 +15,7 @@
  * polygraph and the rest is checked again (recheck.ts), so each one is distinct from the others.
  */
 
-import type { History } from '../history/model.ts';
+import { TXN_COMMITTED, type History } from '../history/model.ts';
 import { INIT_TXN, type EdgeKind, type NonCycleAnomaly } from '../check/types.ts';
 import { KIND_NAMES, K_RW, K_WR, K_WW } from '../graph/edges.ts';
 import type { Validated } from '../validate/validate.ts';
@@ -263,6 +263,8 @@ function collectTxns(inp: ExplainInput, edges: readonly CxEdge[], neighbours: bo
         if (u < h.sessionTxnStart[s]! || u >= h.sessionTxnStart[s + 1]!) continue;
         if (!present.has(u)) { present.add(u); txns.push(facts(u, 'neighbour')); }
         const [a, b] = dir < 0 ? [u, t] : [t, u];
+        // A txn of unknown outcome orders nothing after it (checking.md): no SO edge to draw.
+        if (h.txnStatus[a] !== TXN_COMMITTED) continue;
         if (!has(a, b, 'SO', -1)) context.push({ from: a, to: b, kind: 'SO', key: -1, keyLabel: null });
       }
     }

@@ -9,8 +9,8 @@
  * original indices; or null if it has no violation (or the deadline passed).
  * Sound because a violation of a sub-polygraph is a violation of the polygraph: taking edges
  * away never adds a cycle to any choice. Session-order edges are never taken away (pruning's
- * reachability needs each session to be a chain), so each counterexample loses at least one of
- * its other edges, and the next one found is a different one.
+ * chain cover follows them, and a session's committed txns then stay one chain), so each
+ * counterexample loses at least one of its other edges, and the next one found is a different one.
  */
 
 import { EdgeList, K_SO } from '../graph/edges.ts';
@@ -40,7 +40,7 @@ export function recheck(
   const known = new EdgeList();
   const knownMap: number[] = [];
   for (let i = 0; i < base; i++) {
-    // Session order stays: pruning's reachability relies on every session being a chain (reach.ts).
+    // Session order stays: pruning's chain cover follows it (chains.ts).
     if (removedKnown.has(i) && pg0.known.kind.get(i) !== K_SO) continue;
     known.push(pg0.known.from.get(i), pg0.known.to.get(i), pg0.known.kind.get(i), pg0.known.key.get(i));
     knownMap.push(i);

@@ -2,7 +2,8 @@
  * The generalized polygraph (PolySI §4.2, Definition 1): known edges plus either/or constraints.
  *
  * Takes: a `Validated` history. Gives: `Polygraph`:
- * - known edges: SO between consecutive included txns of a session, WR from every resolved
+ * - known edges: SO into each included txn from the last committed txn before it in its
+ *   session (none out of a txn of unknown outcome), WR from every resolved
  *   read, and the WW/RW edges forced by the initial state and by list-append chains;
  * - one constraint per unordered pair of "free" writers {A, B} of a common key, coalesced over
  *   all keys both write: either = {A -WW-> B} ∪ {R -RW-> B : R read the key from A},
@@ -17,6 +18,7 @@
 
 import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN } from '../check/types.ts';
+import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
 import { EdgeList, K_RW, K_SO, K_WR, K_WW } from './edges.ts';
 
@@ -95,14 +97,21 @@ export function buildPolygraph(v: Validated): Polygraph {
   return { nodeCount: n, known, ...pending.finish() };
 }
 
+/**
+ * Session order, as far as the client knows it (docs/checking.md, "Session order"): a txn
+ * follows every earlier *committed* txn of its session, but nothing follows a txn of unknown
+ * outcome, which may commit at any later time. One edge into each included txn, from the last
+ * committed txn before it, has exactly that transitive closure (committed txns chain, and each
+ * unknown one hangs off the committed txn before it with no edge out).
+ */
 function addSessionOrder(v: Validated, known: EdgeList): void {
   const h = v.history;
   for (let s = 0; s < h.sessionCount; s++) {
-    let prev = -1;
+    let lastCommitted = -1;
     for (let t = h.sessionTxnStart[s]!; t < h.sessionTxnStart[s + 1]!; t++) {
       if (v.included[t] !== 1) continue;
-      if (prev !== -1) known.push(prev, t, K_SO, -1);
-      prev = t;
+      if (lastCommitted !== -1) known.push(lastCommitted, t, K_SO, -1);
+      if (h.txnStatus[t] === TXN_COMMITTED) lastCommitted = t;
     }
   }
 }

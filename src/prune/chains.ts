@@ -6,15 +6,20 @@
  * (c_i.d -> c_{i+1}.d). Hence whoever reaches the chain's element at position p reaches every
  * later element: what a node reaches within a chain is a suffix, and one number per chain
  * (the smallest reachable position) describes it exactly.
- * Sessions are such chains (SO), but the cover is built greedily along any Dep edge, session
- * order first: a txn starts a new chain only if it has no SO predecessor left to extend, so there
- * are never more chains than sessions, and usually far fewer when short sessions are really the
- * same client under new names (Jepsen replaces a crashed process by a new one).
+ * Only edges of the graph chain two txns, never the mere fact that they share a session: a txn
+ * of unknown outcome has no SO edge out (docs/checking.md), and chaining it to its session
+ * successor anyway would make reachability over-approximate, which pruning must never do.
+ * The committed txns of a session are a chain (SO joins each to the next), and the cover is
+ * built greedily along any Dep edge, session order first, preferring the next committed txn of
+ * the session, so they stay one chain: a txn starts a new chain only if no predecessor is left
+ * to extend. That gives at most one chain per session plus one per included unknown-outcome
+ * txn, and usually far fewer when short sessions are really the same client under new names
+ * (Jepsen replaces a crashed process by a new one).
  * Txns with no edge at all (aborted or dropped ones, or isolated) get no chain (-1): nothing
  * reaches them, and no constraint mentions them.
  */
 
-import type { History } from '../history/model.ts';
+import { TXN_COMMITTED, type History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 
 export interface ChainCover {
@@ -39,23 +44,24 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array): ChainC
   const lengths: number[] = [];
   // In topological order every Dep predecessor of t.d is handled before t.d, so when a txn is
   // reached it is either claimed already (it extends a chain) or it starts one; then it offers
-  // its chain to one unclaimed Dep successor, its session successor first.
+  // its chain to one unclaimed Dep successor: by rank (below), then the earliest.
   for (let i = 0; i < order.length; i++) {
     const u = order[i]!;
     if ((u & 1) === 1) continue;
     const p = u >> 1;
     if (touched[p] === 0) continue;
     if (chainOf[p] === -1) { chainOf[p] = lengths.length; posOf[p] = 0; lengths.push(1); }
-    let best = -1;
+    let best = -1, bestRank = -1;
     const session = h.txnSession[p]!;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 1) continue; // RW edges enter .n nodes; only Dep edges chain
       const t = v >> 1;
       if (chainOf[t] !== -1) continue;
-      const sameSession = h.txnSession[t] === session && t > p;
-      const bestSame = best !== -1 && h.txnSession[best] === session && best > p;
-      if (best === -1 || (sameSession && (!bestSame || t < best))) best = t;
+      // 2: a later committed txn of p's session (the session's spine), 1: a later txn of unknown
+      // outcome in it, 0: anything else.
+      const rank = h.txnSession[t] === session && t > p ? (h.txnStatus[t] === TXN_COMMITTED ? 2 : 1) : 0;
+      if (rank > bestRank || (rank === bestRank && rank > 0 && t < best)) { best = t; bestRank = rank; }
     }
     if (best !== -1) {
       const c = chainOf[p]!;

@@ -4,8 +4,9 @@
  * Takes: an acyclic split graph with its topological order, and the History.
  * Gives: `Reach`, answering "does split node u reach t.d?" in O(1) and "does u reach t.n?" in
  * O(chains holding an RW predecessor of t).
- * Why it is exact: the txns are covered by chains along Dep edges (chains.ts; sessions are the
- * first choice), so the .d nodes a node reaches within one chain form a suffix of it.
+ * Why it is exact: the txns are covered by chains along Dep edges of the graph itself (chains.ts;
+ * the committed txns of a session are the first choice), so the .d nodes a node reaches within
+ * one chain form a suffix of it.
  * `minPos[u*S + c]` = the smallest position p such that u reaches (or is) the .d node of the
  * txn at position p of chain c; INF if none. Entering t.n only happens through an RW edge
  * c.d -> t.n, so u reaches t.n iff u reaches c.d for some RW predecessor c of t, i.e. iff

@@ -19,6 +19,7 @@ import {
   OP_READ,
   OP_WRITE,
   TXN_ABORTED,
+  TXN_COMMITTED,
   type History,
 } from '../../src/history/model.ts';
 import type { Level } from '../../src/check/types.ts';
@@ -61,6 +62,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
   switch (e.kind) {
     case 'SO':
       if (e.status !== 'certain') return 'SO edge not certain';
+      if (h.txnStatus[e.from] !== TXN_COMMITTED) return 'SO out of a txn whose commit the client never saw';
       return h.txnSession[e.from] === h.txnSession[e.to] && e.from < e.to ? null : 'not in session order';
     case 'WR': {
       if (e.status !== 'certain') return 'WR edge not certain';

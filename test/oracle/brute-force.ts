@@ -17,6 +17,13 @@
  * invisible and their reads are not checked), and a txn of unknown outcome may go either way:
  * the history is valid iff some choice of in/out for the unknown txns makes it valid.
  *
+ * Session order (docs/checking.md, "Session order"): a client invokes a txn only after the
+ * previous one returned, so a txn T of a session begins after every earlier txn of the session
+ * whose *commit* the client saw. A txn of unknown outcome returned no such news: it may commit
+ * at any later time, so it orders nothing after it. Each oracle takes this straight from the
+ * definition, as the set of pairs (A, T) with A committed and earlier than T in the session,
+ * not from the pipeline's edges.
+ *
  * Preconditions (checked, they throw): no list operations; every written value is unique per
  * key and is never the initial value. Without unique values a read would not name its writer,
  * and both oracles would silently check something else.
@@ -132,9 +139,24 @@ function someChoice(facts: Facts, check: (included: readonly boolean[]) => boole
   return 'violation';
 }
 
-/** Session order restricted to the included txns: each session's included txns, in order. */
-function includedSessions(facts: Facts, included: readonly boolean[]): number[][] {
-  return facts.sessions.map((list) => list.filter((t) => included[t]));
+/**
+ * What the client knows of session order: `mustFollow[t]` lists every committed txn earlier than
+ * t in t's session (t must begin after each of them committed). Txns of unknown outcome never
+ * appear in it, and aborted ones never commit.
+ */
+function knownPredecessors(facts: Facts): number[][] {
+  const mustFollow: number[][] = facts.txns.map(() => []);
+  for (const list of facts.sessions) {
+    for (let j = 0; j < list.length; j++) {
+      for (let i = 0; i < j; i++) if (facts.txns[list[i]!]!.status === TXN_COMMITTED) mustFollow[list[j]!]!.push(list[i]!);
+    }
+  }
+  return mustFollow;
+}
+
+/** The included txns, in history order. */
+function members(facts: Facts, included: readonly boolean[]): number[] {
+  return facts.txns.map((_, t) => t).filter((t) => included[t]);
 }
 
 /** True if every included txn is internally consistent (a cheap filter both oracles share). */
@@ -153,32 +175,31 @@ function readsMatch(f: TxnFacts, db: readonly number[]): boolean {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * SER: a depth-first search over serial orders. The state after a prefix is the set of txns
- * run so far (which, with session order, is a position per session) and the database; a state
- * that failed once fails again, so visited states are remembered.
+ * SER: a depth-first search over serial orders. A txn may run once every committed txn before
+ * it in its session has run. The state after a prefix is the set of txns run so far and the
+ * database; a state that failed once fails again, so visited states are remembered.
  */
 function serialOrderExists(facts: Facts, included: readonly boolean[]): boolean {
   if (!allIntOk(facts, included)) return false;
-  const sessions = includedSessions(facts, included);
-  const pos = sessions.map(() => 0);
+  const txns = members(facts, included);
+  const mustFollow = knownPredecessors(facts);
+  const done: boolean[] = facts.txns.map(() => false);
   const db: number[] = new Array<number>(facts.keyCount).fill(INITIAL_VALUE);
-  const total = sessions.reduce((n, l) => n + l.length, 0);
   const seen = new Set<string>();
-  const dfs = (done: number): boolean => {
-    if (done === total) return true;
-    const key = `${pos.join(',')}|${db.join(',')}`;
+  const dfs = (count: number): boolean => {
+    if (count === txns.length) return true;
+    const key = `${done.map(Number).join('')}|${db.join(',')}`;
     if (seen.has(key)) return false;
     seen.add(key);
-    for (let s = 0; s < sessions.length; s++) {
-      const t = sessions[s]![pos[s]!];
-      if (t === undefined) continue;
+    for (const t of txns) {
+      if (done[t] || !mustFollow[t]!.every((a) => done[a])) continue;
       const f = facts.txns[t]!;
       if (!readsMatch(f, db)) continue;
       const saved = db.slice();
       for (const [k, v] of f.finalWrites) db[k] = v;
-      pos[s]!++;
-      if (dfs(done + 1)) return true;
-      pos[s]!--;
+      done[t] = true;
+      if (dfs(count + 1)) return true;
+      done[t] = false;
       for (let k = 0; k < db.length; k++) db[k] = saved[k]!;
     }
     return false;
@@ -192,8 +213,8 @@ const COMMITTED = 2;
 
 /**
  * SI: a depth-first search over sequences of start(T) / commit(T) events.
- * - start(T) needs T's previous included txn in its session to have committed (strong session
- *   SI), T's external reads to equal the committed state now (its snapshot), and no active txn
+ * - start(T) needs every committed txn before T in its session to have committed (strong
+ *   session SI; a txn of unknown outcome orders nothing after it), T's external reads to equal the committed state now (its snapshot), and no active txn
  *   to write a key T writes: two intervals [start, commit] overlap iff one starts while the
  *   other is active, so first-committer-wins is checked entirely at start time.
  * - commit(T) installs T's final writes.
@@ -202,12 +223,9 @@ const COMMITTED = 2;
  */
 function siScheduleExists(facts: Facts, included: readonly boolean[]): boolean {
   if (!allIntOk(facts, included)) return false;
-  const sessions = includedSessions(facts, included);
-  const members = sessions.flat();
+  const txns = members(facts, included);
+  const mustFollow = knownPredecessors(facts);
   const phase: number[] = facts.txns.map(() => NOT_STARTED);
-  // The previous included txn of each txn in its session (-1 if none).
-  const prev: number[] = facts.txns.map(() => -1);
-  for (const list of sessions) for (let i = 1; i < list.length; i++) prev[list[i]!] = list[i - 1]!;
   const db: number[] = new Array<number>(facts.keyCount).fill(INITIAL_VALUE);
   const conflicts = (a: number, b: number): boolean => {
     for (const k of facts.txns[a]!.finalWrites.keys()) if (facts.txns[b]!.finalWrites.has(k)) return true;
@@ -215,11 +233,11 @@ function siScheduleExists(facts: Facts, included: readonly boolean[]): boolean {
   };
   const seen = new Set<string>();
   const dfs = (committed: number): boolean => {
-    if (committed === members.length) return true;
+    if (committed === txns.length) return true;
     const key = `${phase.join('')}|${db.join(',')}`;
     if (seen.has(key)) return false;
     seen.add(key);
-    for (const t of members) {
+    for (const t of txns) {
       if (phase[t] === ACTIVE) {
         const f = facts.txns[t]!;
         const saved = db.slice();
@@ -229,10 +247,9 @@ function siScheduleExists(facts: Facts, included: readonly boolean[]): boolean {
         phase[t] = ACTIVE;
         for (let k = 0; k < db.length; k++) db[k] = saved[k]!;
       } else if (phase[t] === NOT_STARTED) {
-        const p = prev[t]!;
-        if (p >= 0 && phase[p] !== COMMITTED) continue;
+        if (!mustFollow[t]!.every((a) => phase[a] === COMMITTED)) continue;
         if (!readsMatch(facts.txns[t]!, db)) continue;
-        if (members.some((u) => phase[u] === ACTIVE && conflicts(t, u))) continue;
+        if (txns.some((u) => phase[u] === ACTIVE && conflicts(t, u))) continue;
         phase[t] = ACTIVE;
         if (dfs(committed)) return true;
         phase[t] = NOT_STARTED;
@@ -309,12 +326,11 @@ function graphChoiceValid(facts: Facts, included: readonly boolean[], level: Ora
   if (!allIntOk(facts, included)) return false;
   const n = facts.txns.length + 1;
   const node = (t: number): number => t + 1;
+  // SO: (A, T) for every included T and every committed A before it in its session.
   const so = emptyRel(n);
-  for (const list of includedSessions(facts, included)) {
-    for (let i = 0; i < list.length; i++) {
-      for (let j = i + 1; j < list.length; j++) so[node(list[i]!)]! |= 1 << node(list[j]!);
-    }
-  }
+  knownPredecessors(facts).forEach((before, t) => {
+    if (included[t]) for (const a of before) so[node(a)]! |= 1 << node(t);
+  });
   // WR, and per key the readers of each writer node (for RW).
   const wr = emptyRel(n);
   const readersOf: Map<number, number[]>[] = [];

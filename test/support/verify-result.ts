@@ -8,7 +8,8 @@
  *
  * Edge justifications (INIT_TXN = -1 is the implicit initial txn, which writes value 0 of
  * every key and never reads):
- * - SO: `from` and `to` are in one session and `from` comes first.
+ * - SO: `from` and `to` are in one session, `from` comes first and committed (a txn of unknown
+ *   outcome orders nothing after it).
  * - WR(key): `to` reads `key` (before writing it) and gets the value `from` wrote last to
  *   `key` (0 for INIT_TXN).
  * - WW(key): both write `key`; `to` is not the initial txn.
@@ -28,6 +29,7 @@ import {
   OP_READ_LIST,
   OP_WRITE,
   TXN_ABORTED,
+  TXN_COMMITTED,
   type History,
 } from '../../src/history/model.ts';
 import { INIT_TXN, type CheckResult, type CycleAnomaly, type DepEdge, type Level } from '../../src/check/types.ts';
@@ -86,6 +88,8 @@ function edgeProblem(h: History, e: DepEdge): string | null {
   switch (e.kind) {
     case 'SO':
       if (e.from === INIT_TXN) return 'SO from the initial txn';
+      // Only a txn the client saw commit orders the later txns of its session (checking.md).
+      if (h.txnStatus[e.from] !== TXN_COMMITTED) return 'SO out of a txn whose commit the client never saw';
       return h.txnSession[e.from] === h.txnSession[e.to] && e.from < e.to ? null : 'not in session order';
     case 'WR': {
       const v = lastWrite(h, e.from, e.key);
