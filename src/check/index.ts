@@ -5,8 +5,9 @@
  * Stages: validate (non-cycle anomalies) -> build polygraph (known graph + coalesced
  * constraints) -> prune to a fixpoint -> SAT with acyclicity -> verdict.
  * Invariant: 'violation' always comes with at least one anomaly whose evidence is in the
- * result; 'unknown' always comes with `unknownReason`. Throws InputError only for unsupported
- * input (non-unique written values).
+ * result; 'unknown' always comes with `unknownReason`; `decidedBy` names the stage that settled
+ * the verdict. Throws InputError only for unsupported input (non-unique written values), and
+ * RangeError for a malformed option.
  */
 
 import type { History } from '../history/model.ts';
@@ -26,12 +27,16 @@ export * from './types.ts';
 export const PRUNE_ROUNDS_MAX = 1000;
 
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
+  if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
+    throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
+  }
   const t0 = performance.now();
   const deadlineMs = opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs;
   const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
   const result: CheckResult = {
     verdict: 'valid',
     level: opts.level,
+    decidedBy: 'pruning',
     counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: 0, operations: h.opCount, keys: h.keyLabels.length },
     timesMs: times,
     constraints: { before: 0, after: 0, pruneRounds: 0 },
@@ -47,6 +52,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   times.validate = t1 - t0;
   if (v.anomalies.length > 0) {
     result.verdict = 'violation';
+    result.decidedBy = 'validation';
     result.anomalies = v.anomalies;
     if (opts.explain === true) {
       const t = performance.now();
@@ -72,7 +78,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   if (opts.pruning) {
     progress({ stage: 'prune', round: 0, constraintsLeft: pg.consCount });
     const p = pruneConstraints(h, pg, {
-      level: opts.level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs,
+      level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs,
       onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
       ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }),
     });
@@ -105,6 +111,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   times.solve = performance.now() - t2;
   result.solver = s.stats;
   if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');
+  result.decidedBy = s.result === 'sat' ? 'solver-sat' : 'solver-unsat';
   if (s.result === 'unsat') {
     result.verdict = 'violation';
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
@@ -134,6 +141,7 @@ function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<ty
 
 function unknown(result: CheckResult, reason: string): CheckResult {
   result.verdict = 'unknown';
+  result.decidedBy = 'limit';
   result.unknownReason = reason;
   return result;
 }

@@ -70,9 +70,21 @@ export interface StageTimesMs {
   explain?: number;
 }
 
+/**
+ * Which stage settled the verdict:
+ * - 'validation': a non-cycle anomaly (no graph was built);
+ * - 'pruning': the known graph, grown by pruning, became cyclic (violation), or pruning decided
+ *   every constraint and the known graph stayed acyclic (valid);
+ * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them
+ *   without pruning); `solver.conflicts` says how hard it had to work;
+ * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
+ */
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'limit';
+
 export interface CheckResult {
   verdict: Verdict;
   level: Level;
+  decidedBy: DecidedBy;
   counts: {
     sessions: number;
     transactions: number;
@@ -115,6 +127,12 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Solver conflict budget; past it the verdict is 'unknown'. */
   conflictsMax?: number;
+  /**
+   * Bound on pruning rounds (default 1000, a safety net: real histories need a handful). Fewer
+   * rounds leave more constraints to the solver, never a different verdict; 0 only looks for a
+   * cycle in the known graph. For testing the solver on what pruning would have decided.
+   */
+  pruneRoundsMax?: number;
   /** Memory bound of pruning's reachability table in Int32 cells (default 150M = 600 MB). */
   reachCellsMax?: number;
   /**

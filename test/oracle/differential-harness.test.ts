@@ -22,6 +22,7 @@ function fakeResult(h: History, level: Level, verdict: Verdict, anomalies?: Anom
   return {
     verdict,
     level,
+    decidedBy: verdict === 'unknown' ? 'limit' : verdict === 'violation' ? 'validation' : 'pruning',
     counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: h.txnCount, operations: h.opCount, keys: h.keyLabels.length },
     timesMs: { parse: 0, validate: 0, construct: 0, prune: 0, solve: 0 },
     constraints: { before: 0, after: 0, pruneRounds: 0 },
