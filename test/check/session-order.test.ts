@@ -17,7 +17,12 @@ import { join } from 'node:path';
 import { checkHistory } from '../../src/check/index.ts';
 import type { Level } from '../../src/check/types.ts';
 import { readHistory } from '../../src/formats/index.ts';
-import type { History } from '../../src/history/model.ts';
+import { TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { validate } from '../../src/validate/validate.ts';
+import { buildPolygraph } from '../../src/graph/polygraph.ts';
+import { K_SO } from '../../src/graph/edges.ts';
+import { buildSplitGraph, topoOrder } from '../../src/graph/split.ts';
+import { chainCover } from '../../src/prune/chains.ts';
 import { bruteForceCheck, bruteForceGraph } from '../oracle/brute-force.ts';
 import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
 import { verifyResult } from '../support/verify-result.ts';
@@ -142,3 +147,39 @@ for (const c of CASES) {
     assertVerdicts(tinyHistory(c.txns), c.expected);
   });
 }
+
+// Pruning's chain cover may only chain two txns joined by a Dep edge of the graph: chaining an
+// unknown txn to its session successor would make reachability over-approximate.
+test('chain cover: chains follow real Dep edges, and a session\'s committed txns stay one chain', () => {
+  // s1: C1 ; U (unknown, read by R) ; C2 ; U2 (unknown, read by R) ; C3      s2: R
+  const h = tinyHistory([
+    { s: 1, ops: 'w(x,1)' },
+    { s: 1, ops: 'w(y,1)', status: 'unknown' },
+    { s: 1, ops: 'w(x,2)' },
+    { s: 1, ops: 'w(z,1)', status: 'unknown' },
+    { s: 1, ops: 'r(x,2)' },
+    { s: 2, ops: 'r(y,1) r(z,1)' },
+  ]);
+  const v = validate(h);
+  assert.equal(v.includedCount, 6);
+  const pg = buildPolygraph(v);
+  const k = pg.known;
+  const g = buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'si');
+  const order = topoOrder(g);
+  assert.ok(order !== null);
+  const cover = chainCover(h, g, order);
+  const hasDep = (a: number, b: number) => {
+    for (let e = g.outStart[2 * a]!; e < g.outStart[2 * a + 1]!; e++) if (g.outTo[e] === 2 * b) return true;
+    return false;
+  };
+  for (let c = 0; c < cover.count; c++) {
+    const members = [...Array(h.txnCount).keys()].filter((t) => cover.chainOf[t] === c).sort((a, b) => cover.posOf[a]! - cover.posOf[b]!);
+    for (let i = 1; i < members.length; i++) assert.ok(hasDep(members[i - 1]!, members[i]!), `chain ${c}: ${members[i - 1]} -> ${members[i]} has no Dep edge`);
+  }
+  // No SO edge leaves an unknown txn.
+  for (let i = 0; i < k.length; i++) if (k.kind.get(i) === K_SO) assert.notEqual(h.txnStatus[k.from.get(i)], TXN_UNKNOWN, `SO edge out of unknown txn ${k.from.get(i)}`);
+  // C1, C2 and the last txn (T5) form one chain, in session order.
+  assert.equal(cover.chainOf[0], cover.chainOf[2]);
+  assert.equal(cover.chainOf[2], cover.chainOf[4]);
+  assert.ok(cover.posOf[0]! < cover.posOf[2]! && cover.posOf[2]! < cover.posOf[4]!);
+});
