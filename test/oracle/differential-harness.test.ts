@@ -42,6 +42,25 @@ test('a correct checker passes the tiny differential run', () => {
   assert.equal(r.failureCount, 0, r.failures.join('\n\n'));
   assert.equal(r.cases, 400);
   assert.equal(r.pipelineCalls, 400 * 2 * 2);
+  // Every run is counted once under its variant and decision path (the fake decides by
+  // 'validation' or 'pruning').
+  assert.equal(Object.values(r.decided).reduce((a, b) => a + b, 0), 400 * 2 * 2);
+  assert.equal((r.decided['on:validation'] ?? 0) + (r.decided['on:pruning-valid'] ?? 0), 400 * 2);
+  assert.ok((r.decided['off:validation'] ?? 0) > 0 && (r.decided['off:pruning-valid'] ?? 0) > 0);
+});
+
+test('a capped third run is made, counted and compared when asked for', () => {
+  const seen: (number | undefined)[] = [];
+  const check: CheckFn = (h, o) => { seen.push(o.pruneRoundsMax); return graphChecker(h, o); };
+  const r = runTinyDifferential(check, { ...TINY, cases: 50, cappedPruneRounds: 2 });
+  assert.equal(r.failureCount, 0, r.failures.join('\n\n'));
+  assert.equal(r.pipelineCalls, 50 * 2 * 3);
+  assert.equal(seen.filter((x) => x === 2).length, 50 * 2);
+  assert.equal(Object.entries(r.decided).filter(([k]) => k.startsWith('capped:')).reduce((a, [, c]) => a + c, 0), 50 * 2);
+  const wrongWhenCapped: CheckFn = (h, o) => fakeResult(h, o.level, o.pruneRoundsMax !== undefined ? 'valid' : bruteForceGraph(h, o.level));
+  const bad = runTinyDifferential(wrongWhenCapped, { ...TINY, cases: 50, cappedPruneRounds: 2 });
+  assert.ok(bad.failureCount > 0, 'a capped run that disagrees is not caught');
+  assert.match(bad.failures[0]!, /pruning capped/);
 });
 
 test('a correct checker passes the small simulated runs', () => {
