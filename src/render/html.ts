@@ -9,7 +9,7 @@
 
 import type { CheckResult } from '../check/types.ts';
 import type { Counterexample } from '../explain/types.ts';
-import { renderExplanationText } from './text.ts';
+import { renderExplanationText, verdictLine } from './text.ts';
 import { anomalyTitle } from './dot.ts';
 import { renderSvg } from './svg.ts';
 
@@ -49,13 +49,6 @@ div.graph svg { max-width: 100%; height: auto; }
 pre.explanation { white-space: pre-wrap; background: #f7f7f7; padding: 0.8em; border-radius: 4px; font-size: 0.9em; }
 footer { margin-top: 2em; color: #666; font-size: 0.85em; }
 `;
-
-function verdictLine(r: CheckResult): string {
-  const level = r.level.toUpperCase();
-  if (r.verdict === 'valid') return `${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`;
-  if (r.verdict === 'unknown') return `${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`;
-  return `${level}: VIOLATION — ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'} found`;
-}
 
 export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[]): string {
   const c = r.counts;
