@@ -64,24 +64,42 @@ function lastWrite(h: History, t: number, key: number): number {
   return at;
 }
 
-/** t's first access of key, if it is a read (an external read); -1 otherwise. */
+/**
+ * t's external read of key, as an op index; -1 if none. A register's is t's first access of the
+ * key when that is a read. A list's is t's first list read of the key, even after t's own
+ * appends: those are the list's suffix, and what precedes them is the version t read.
+ */
 function externalRead(h: History, t: number, key: number): number {
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
     if (h.opKey[op] !== key) continue;
-    return h.opKind[op] === OP_READ || h.opKind[op] === OP_READ_LIST ? op : -1;
+    const kind = h.opKind[op];
+    if (kind === OP_APPEND) continue;
+    return kind === OP_READ || kind === OP_READ_LIST ? op : -1;
   }
   return -1;
 }
 
-/** Did `reader`'s read op see the version `writer` installed (INIT_TXN: the initial value)? */
-function readsVersionOf(h: History, readOp: number, writer: number, key: number): boolean {
+/** Reader t's own appends to key before its op `readOp`. */
+function ownAppendsBefore(h: History, t: number, readOp: number, key: number): number {
+  let n = 0;
+  for (let op = h.txnOpStart[t]!; op < readOp; op++) if (h.opKey[op] === key && h.opKind[op] === OP_APPEND) n++;
+  return n;
+}
+
+/** Did `reader`'s read op `readOp` see the version `writer` installed (INIT_TXN: the initial value)? */
+function readsVersionOf(h: History, reader: number, readOp: number, writer: number, key: number): boolean {
   const v = h.opValue[readOp]!;
   if (h.opKind[readOp] === OP_READ_LIST) {
-    const start = h.listStart[v]!, end = h.listStart[v + 1]!;
+    // The reader's own earlier appends end the list; the element before them is the writer's.
+    const start = h.listStart[v]!;
+    const end = h.listStart[v + 1]! - ownAppendsBefore(h, reader, readOp, key);
     if (writer === INIT_TXN) return start === end;
-    if (start === end) return false;
-    const w = lastWrite(h, writer, key);
-    return w >= 0 && h.opKind[w] === OP_APPEND && h.opValue[w] === h.listElems[end - 1];
+    if (end <= start) return false;
+    const last = h.listElems[end - 1];
+    for (let op = h.txnOpStart[writer]!; op < h.txnOpStart[writer + 1]!; op++) {
+      if (h.opKey[op] === key && h.opKind[op] === OP_APPEND && h.opValue[op] === last) return true;
+    }
+    return false;
   }
   if (writer === INIT_TXN) return v === INITIAL_VALUE;
   const w = lastWrite(h, writer, key);
@@ -116,7 +134,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
       if (e.status !== 'certain') return 'a read is always certain';
       const r = externalRead(h, e.to, e.key);
       if (r < 0) return 'the reader does not read the key';
-      return readsVersionOf(h, r, e.from, e.key) ? null : 'the reader did not read this writer\'s version';
+      return readsVersionOf(h, e.to, r, e.from, e.key) ? null : 'the reader did not read this writer\'s version';
     }
     case 'WW': {
       if (!writes(h, e.from, e.key) || !writes(h, e.to, e.key)) return 'not both writers of the key';
@@ -137,7 +155,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
       if (!writes(h, e.to, e.key)) return 'the overwriter does not write the key';
       const source = e.readFrom;
       if (source === null || source === e.to) return 'the reader read the overwriter\'s own version';
-      if (!readsVersionOf(h, r, source, e.key)) return 'the reader did not read the version it is said to have read';
+      if (!readsVersionOf(h, e.from, r, source, e.key)) return 'the reader did not read the version it is said to have read';
       if (e.status === 'certain') {
         if (source === INIT_TXN) return null;
         const w = lastWrite(h, e.to, e.key);

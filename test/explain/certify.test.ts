@@ -10,6 +10,9 @@ import { checkHistory, type Level } from '../../src/check/index.ts';
 import { certify, CERTIFY_CONSTRAINTS_MAX, type Counterexample } from '../../src/explain/index.ts';
 import type { History } from '../../src/history/model.ts';
 import { tinyHistory } from '../support/tiny-history.ts';
+import { join } from 'node:path';
+import { readHistory } from '../../src/formats/index.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
 /** Lost update: T2 and T3 both read x = 1 from T1 and both overwrite it. */
 const LOST_UPDATE = () => tinyHistory([
@@ -110,4 +113,16 @@ test('a witness that a budget left incomplete is uncertified', () => {
   const cx = clone(explained(h));
   cx.selfContained = false;
   assert.equal(certify(h, cx).status, 'uncertified');
+});
+
+test('list-append: a read after the reader\'s own appends is certified (Elle\'s paper example, SI and SER)', { skip: needsData() }, async () => {
+  // T4 appends 4 to key 256, then reads [1 2 4]: it read T0's version, its own append at the end.
+  // The first certificate took only a read before any own write as the external read (the
+  // register rule) and rejected this, turning the verdict into "unknown".
+  const { history } = await readHistory(join(DATA_DIR, 'elle/paper-example.edn'));
+  for (const level of ['si', 'ser'] as const) {
+    const r = checkHistory(history, { level, pruning: true, explain: true });
+    assert.equal(r.verdict, 'violation', `${level}: ${r.unknownReason ?? ''}`);
+    for (const a of r.anomalies) assert.equal(a.explanation!.certificate.status, 'certified', `${level}: ${a.explanation!.certificate.reason}`);
+  }
 });
