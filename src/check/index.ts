@@ -11,7 +11,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import { validate } from '../validate/validate.ts';
+import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
@@ -42,6 +42,9 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     constraints: { before: 0, after: 0, pruneRounds: 0 },
     solver: null,
     anomalies: [],
+    truncated: false,
+    anomaliesNotShown: 0,
+    anomalySearchComplete: true,
   };
 
   const progress = opts.onProgress ?? (() => {});
@@ -60,6 +63,10 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
       // maxAnomalies cuts the list further.
       result.anomalies = v.anomalies.slice(0, opts.maxAnomalies ?? v.anomalies.length)
         .map((a) => ({ ...a, explanation: explainNonCycle(v, a, opts.level) }));
+      // Validation stops collecting at its own bound: past it, the count is only a lower bound.
+      result.anomaliesNotShown = v.anomalies.length - result.anomalies.length;
+      result.anomalySearchComplete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
+      result.truncated = result.anomaliesNotShown > 0;
       times.explain = performance.now() - t;
     }
     return result;
@@ -94,6 +101,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
       result.verdict = 'violation';
       const { anomaly, cycle } = cycleFromKnown(pg, active, opts.level);
       result.anomalies = [anomaly];
+      result.anomalySearchComplete = false;
       if (opts.explain === true) {
         explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
       }
@@ -115,6 +123,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   if (s.result === 'unsat') {
     result.verdict = 'violation';
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
+    result.anomalySearchComplete = false;
     if (opts.explain === true) {
       explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
     }
@@ -126,22 +135,36 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
 function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
   opts.onProgress?.({ stage: 'explain' });
   const t = performance.now();
+  const maxAnomalies = Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT);
   const found = explainCycles(inp, cycle, {
-    maxAnomalies: Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT),
+    maxAnomalies,
     deadlineMs: Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT),
     neighbours: opts.neighbours === true,
   });
-  result.anomalies = found.map((f): CycleAnomaly => ({
+  result.timesMs.explain = performance.now() - t;
+  if (found.failures.length > 0) {
+    (result.notes ??= []).push(...found.failures.map((f) => `internal error: a counterexample failed its independent check and is not reported (${f})`));
+  }
+  if (found.shown.length === 0 && found.failures.length > 0) {
+    // Never report a violation whose evidence did not survive the independent check.
+    result.anomalies = [];
+    unknown(result, 'internal error: every counterexample failed its independent check (see notes)');
+    return;
+  }
+  result.anomalies = found.shown.map((f): CycleAnomaly => ({
     type: 'cycle',
     edges: f.cycle.map((d) => ({ from: d.from, to: d.to, kind: KIND_NAMES[d.kind]!, key: d.key })),
     explanation: f.explanation,
   }));
-  result.timesMs.explain = performance.now() - t;
+  result.anomaliesNotShown = found.notShown;
+  result.anomalySearchComplete = found.complete;
+  result.truncated = found.notShown > 0 || (!found.complete && found.shown.length >= maxAnomalies);
 }
 
 function unknown(result: CheckResult, reason: string): CheckResult {
   result.verdict = 'unknown';
   result.decidedBy = 'limit';
+  result.anomalySearchComplete = false;
   result.unknownReason = reason;
   return result;
 }

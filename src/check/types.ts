@@ -104,6 +104,19 @@ export interface CheckResult {
   solver: { variables: number; conflicts: number; decisions: number; propagations: number } | null;
   /** Violations found; empty when valid. At least one when verdict is 'violation'. */
   anomalies: Anomaly[];
+  /**
+   * True when `anomalies` is cut short by `maxAnomalies`: more distinct violations were found
+   * (`anomaliesNotShown` > 0), or the search stopped at that bound without knowing.
+   */
+  truncated: boolean;
+  /** Distinct violations found but not listed in `anomalies`; a lower bound unless `anomalySearchComplete`. */
+  anomaliesNotShown: number;
+  /**
+   * The search for distinct violations ran to its end (no violation left, or validation listed
+   * them all), so `anomaliesNotShown` is exact. False when a count, try or time bound stopped
+   * it, or when nothing was explained (then only the first violation was looked for).
+   */
+  anomalySearchComplete: boolean;
   /** Why the verdict is 'unknown' (a limit was hit). */
   unknownReason?: string;
   /** Things the user should know about how the check ran (e.g. partial pruning). */

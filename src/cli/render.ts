@@ -8,7 +8,8 @@
 
 import { describeOp, txnWhere, type History } from '../history/model.ts';
 import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../check/types.ts';
-import { renderExplanationText } from '../render/text.ts';
+import { namedCycleText, namedCycleTxns, renderExplanationText, verdictLine } from '../render/text.ts';
+import { txnLabelDisplay } from '../explain/facts.ts';
 
 export interface TxnView {
   txn: number;
@@ -77,18 +78,26 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   const c = r.counts;
   lines.push(`${file} (${format}): ${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`);
   for (const n of [...notes, ...(r.notes ?? [])]) lines.push(`note: ${n}`);
-  const level = r.level.toUpperCase();
-  if (r.verdict === 'valid') lines.push(`${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`);
-  else if (r.verdict === 'unknown') lines.push(`${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`);
-  else lines.push(`${level}: VIOLATION — ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'} found`);
+  lines.push(verdictLine(r));
   for (const a of r.anomalies.slice(0, 10)) {
     if (a.type === 'non-cycle') { lines.push(`  ${a.name}: ${a.message}`); continue; }
-    const steps = a.edges.map((e) => `${renderEdge(h, e)} ${txnName(h, e.to)}`).join(' ');
-    const name = a.explanation === undefined ? cycleName(a.edges, r.level) : `${a.explanation.name} (${a.explanation.size.txns} txns, ${a.explanation.size.edges} edges)`;
-    lines.push(`  ${name} cycle: ${txnName(h, a.edges[0]!.from)} ${steps}`);
-    for (const t of involvedTxns([a])) {
+    const cx = a.explanation;
+    let cycle: string, txns: number[];
+    if (cx === undefined || cx.cycle === null) {
+      // Not explained: the checker's witness cycle is all there is.
+      cycle = `${txnName(h, a.edges[0]!.from)} ${a.edges.map((e) => `${renderEdge(h, e)} ${txnName(h, e.to)}`).join(' ')}`;
+      txns = involvedTxns([a]);
+    } else {
+      // The cycle the name describes, from the minimal counterexample (not the search's witness,
+      // which can miss the reader that missed the write and carry unrelated edges).
+      cycle = namedCycleText(cx);
+      txns = [...new Set(namedCycleTxns(cx))].sort((x, y) => x - y);
+    }
+    const name = cx === undefined ? cycleName(a.edges, r.level) : `${cx.name} (${cx.size.txns} txns, ${cx.size.edges} edges)`;
+    lines.push(`  ${name} cycle: ${cycle}`);
+    for (const t of txns) {
       const v = txnView(h, t);
-      lines.push(`    ${v.label}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
+      lines.push(`    ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
     }
   }
   if (r.anomalies.length > 10) lines.push(`  ... ${r.anomalies.length - 10} more (use --json)`);

@@ -20,6 +20,7 @@ import { INIT_TXN, type EdgeKind, type NonCycleAnomaly } from '../check/types.ts
 import { KIND_NAMES, K_RW, K_WR, K_WW } from '../graph/edges.ts';
 import type { Validated } from '../validate/validate.ts';
 import { argue, type ArgStep } from './argue.ts';
+import { certify } from './certify.ts';
 import { FactIndex, txnFacts } from './facts.ts';
 import { minimizeScenario } from './minimize.ts';
 import { cycleClass, nameCycles } from './name.ts';
@@ -31,6 +32,7 @@ import type { AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle,
 
 export * from './types.ts';
 export type { Dep } from './scenario.ts';
+export { certify, CERTIFY_CONSTRAINTS_MAX, CERTIFY_TXNS_MAX } from './certify.ts';
 export { knownDep, ceDep, unsatCycle, type CheckState } from './restore.ts';
 
 export const MAX_ANOMALIES_DEFAULT = 10;
@@ -55,15 +57,33 @@ export interface ExplainedCycle {
   explanation: Counterexample;
 }
 
+export interface ExplainedCycles {
+  /** At most `maxAnomalies` explained violations, each certified (or uncertified, never failed). */
+  shown: ExplainedCycle[];
+  /** Further distinct violations found but not shown (a lower bound unless `complete`). */
+  notShown: number;
+  /** The search ran until no violation was left (not stopped by a count, try or time bound). */
+  complete: boolean;
+  /** Counterexamples that failed their certificate (internal errors; never reported as violations). */
+  failures: string[];
+}
+
 /**
- * Explains `first`, then looks for up to `maxAnomalies - 1` further violations, each distinct
- * from all before it: the dependencies of every counterexample found so far are removed from the
- * polygraph and the rest is checked again (pruning, then the solver). Whatever violation the
- * smaller polygraph still has is a violation of the history too (fewer edges only remove cycles).
+ * Explains `first`, then looks for further violations, each distinct from all before it: the
+ * dependencies of every counterexample found so far are removed from the polygraph and the rest
+ * is checked again (pruning, then the solver). Whatever violation the smaller polygraph still has
+ * is a violation of the history too (fewer edges only remove cycles).
+ * At most `maxAnomalies` are kept; the search goes on, counting only, until
+ * `max(maxAnomalies + 1, MAX_ANOMALIES_DEFAULT)` are found, so that a cut list says how many more
+ * there are (or at least that there are more). Every counterexample is certified (certify.ts)
+ * before it counts; one that fails is an internal error, reported in `failures` and dropped.
  */
-export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: ExplainOptions): ExplainedCycle[] {
+export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: ExplainOptions): ExplainedCycles {
   const facts = new FactIndex(inp.validated);
   const out: ExplainedCycle[] = [];
+  const failures: string[] = [];
+  const countMax = Math.max(opts.maxAnomalies + 1, MAX_ANOMALIES_DEFAULT);
+  let found = 0, complete = false;
   const seen = new Set<string>();
   const removedKnown = new Set<number>(), removedCe = new Set<number>();
   let current: Recheck = { state: inp, cycle: [...first], knownMap: null, ceMap: null };
@@ -74,22 +94,28 @@ export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: Ex
   }
   for (let tries = 0; ; tries++) {
     const { cx, deps } = explainOne(current.state, facts, current.cycle, opts);
+    cx.certificate = certify(inp.validated.history, cx);
     // The same write orders (or, without any, the same transactions) make the same story twice:
     // e.g. two readers that both miss one write of their session. Report it once.
     const sig = cx.constraints.length > 0
       ? `c:${cx.constraints.map((c) => `${c.a}-${c.b}`).sort().join(',')}`
       : `t:${cx.txns.filter((t) => t.role === 'core').map((t) => t.txn).join(',')}`;
-    if (!seen.has(sig)) { seen.add(sig); out.push({ cycle: current.cycle, explanation: cx }); }
-    if (out.length >= opts.maxAnomalies || tries >= 3 * opts.maxAnomalies || Date.now() > opts.deadlineMs) break;
+    if (cx.certificate.status === 'failed') failures.push(`${cx.name}: ${cx.certificate.reason}`);
+    else if (!seen.has(sig)) {
+      seen.add(sig);
+      found++;
+      if (out.length < opts.maxAnomalies) out.push({ cycle: current.cycle, explanation: cx });
+    }
+    if (found >= countMax || tries >= 3 * countMax || Date.now() > opts.deadlineMs) break;
     for (const d of deps) {
       if (d.cons < 0) removedKnown.add(current.knownMap === null ? d.ref : current.knownMap[d.ref]!);
       else removedCe.add(current.ceMap === null ? d.ref : current.ceMap[d.ref]!);
     }
     const next = recheck(inp, removedKnown, removedCe, opts.deadlineMs);
-    if (next === null) break;
+    if (next === null) { complete = Date.now() <= opts.deadlineMs; break; }
     current = next;
   }
-  return out;
+  return { shown: out, notShown: found - out.length, complete, failures };
 }
 
 function explainOne(st: ExplainInput, facts: FactIndex, cycle: readonly Dep[], opts: ExplainOptions): { cx: Counterexample; deps: Dep[] } {
@@ -188,10 +214,12 @@ function buildCounterexample(
     edges,
     constraints,
     steps: cxSteps,
+    cycle: toCycle(leaves[cycle]!),
     context,
     size: { txns: txns.filter((t) => t.role === 'core').length, edges: edges.length },
     minimal,
     selfContained,
+    certificate: { status: 'uncertified', choices: 0, reason: 'not checked yet' },
   };
 }
 
@@ -295,7 +323,8 @@ export function explainNonCycle(v: Validated, a: NonCycleAnomaly, level: CheckSt
   }
   return {
     type: 'non-cycle', name: NON_CYCLE_NAMES[a.name], classes: [], level, summary: a.message,
-    txns, edges: [], constraints: [], steps: [], context,
+    txns, edges: [], constraints: [], steps: [], cycle: null, context,
     size: { txns: txns.length, edges: 0 }, minimal: true, selfContained: true,
+    certificate: { status: 'not applicable', choices: 0, reason: 'a non-cycle anomaly: the operations shown are the evidence' },
   };
 }

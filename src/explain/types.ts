@@ -131,6 +131,22 @@ export interface CxContextEdge {
   keyLabel: string | null;
 }
 
+/**
+ * The independent check of a counterexample (certify.ts): every edge re-derived from the
+ * operations, and every choice of its write orders enumerated by brute force.
+ * certified: the check passed. uncertified: not attempted (`reason` says why: too many write
+ * orders to enumerate, or a budget left the counterexample incomplete). failed: the check found
+ * the counterexample wrong (an internal error; such a counterexample is never reported).
+ * not applicable: a non-cycle anomaly, whose operations are the evidence.
+ */
+export interface Certificate {
+  status: 'certified' | 'uncertified' | 'failed' | 'not applicable';
+  /** Choices of the write orders enumerated (2^constraints) when the brute force ran, else 0. */
+  choices: number;
+  /** Why it is not certified ('' when it is). */
+  reason: string;
+}
+
 export interface Counterexample {
   type: 'cycle' | 'non-cycle';
   name: AnomalyName;
@@ -143,6 +159,12 @@ export interface Counterexample {
   edges: CxEdge[];
   constraints: CxConstraint[];
   steps: CxStep[];
+  /**
+   * The cycle the anomaly's name describes (one of those the argument ends with; for a dilemma or
+   * a case split, the alternative that gives the name, so it holds a supposed edge). Without an
+   * argument (a budget stopped Restore) it is the checker's witness cycle.
+   */
+  cycle: CxCycle | null;
   context: CxContextEdge[];
   /** Transactions with role 'core', and dependency edges (= edges.length). */
   size: { txns: number; edges: number };
@@ -153,4 +175,6 @@ export interface Counterexample {
    * Restore: then it is only the checker's witness cycle, with its chosen edges supposed).
    */
   selfContained: boolean;
+  /** The independent check of this counterexample, done before it is reported (certify.ts). */
+  certificate: Certificate;
 }

@@ -90,20 +90,85 @@ function body(cx: Counterexample, prefix: string, pad: string): string[] {
   return lines;
 }
 
+/**
+ * How to read a drawing, in words: the edge styles, and what the values in an edge's label mean
+ * (e.g. `WW(377) 7<2`). Shared by the legend drawn in standalone SVGs and the HTML report.
+ */
+export const LEGEND_STYLES: readonly { text: string; attrs: string }[] = [
+  { text: 'certain: follows from the history', attrs: '' },
+  { text: 'derived: forced by the numbered step', attrs: 'color=blue, fontcolor=blue' },
+  { text: 'supposed: one order of two writes, ruled out', attrs: 'color=red, fontcolor=red, style=dashed' },
+  { text: 'context: the read and write behind an RW edge', attrs: 'style=dotted, color=gray55, fontcolor=gray40' },
+  { text: 'thick: on the cycle the argument ends with', attrs: 'penwidth=2' },
+];
+
+export const LEGEND_LABELS: readonly string[] = [
+  'SO: session order (the source ran before the target in one session)',
+  'WR(k) r=v: the target read value v of key k, written by the source',
+  'WW(k) a<b: the source\'s write of key k (value a) was installed before the target\'s (value b)',
+  'RW(k) r=v: the source read value v of key k, a version older than the target\'s write of k',
+  'In a box: the transaction, its session and position there, and its operations on these keys:',
+  'r(k,v) read value v of key k, w(k,v) wrote v, "init" is the initial value.',
+];
+
+const LEGEND_LINE_CHARS = 58;
+
+/** Word-wraps `s` at `width` characters; continuation lines are indented. */
+function wrap(s: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of s.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) { out.push(line); line = `    ${word}`; }
+    else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') out.push(line);
+  return out;
+}
+
+/** The legend as its own small DOT graph: one sample edge per style, then (`withLabels`) the label key. */
+export function legendDot(withLabels = true): string {
+  const lines = ['digraph "legend" {'];
+  lines.push('  graph [fontname="Helvetica", fontsize=10, rankdir=LR, nodesep=0.22, ranksep=2.6, labelloc=b, labeljust=l,');
+  // `\l` ends a left-justified line in a DOT label (dotString would escape the backslash). Short
+  // lines: browsers without Helvetica fall back to a wider font than Graphviz measured.
+  const text = ['Edge labels:', ...LEGEND_LABELS.flatMap((l) => wrap(l, LEGEND_LINE_CHARS))]
+    .map((l) => `${l.replace(/"/g, '\\"')}\\l`).join('');
+  lines.push(withLabels ? `    label="${text}"];` : '  ];');
+  lines.push('  node [shape=point, width=0.04, color=gray60];');
+  lines.push('  edge [fontname="Helvetica", fontsize=9];');
+  LEGEND_STYLES.forEach((st, i) => {
+    const attrs = [`label=${dotString(st.text)}`, ...(st.attrs === '' ? [] : [st.attrs])];
+    lines.push(`  "l${i}a" -> "l${i}b" [${attrs.join(', ')}];`);
+  });
+  // Keep the samples stacked in this order.
+  lines.push(`  { rank=same; ${LEGEND_STYLES.map((_, i) => `"l${i}a"`).join('; ')} }`);
+  lines.push(`  ${LEGEND_STYLES.map((_, i) => `"l${i}a"`).join(' -> ')} [style=invis];`);
+  lines.push('}');
+  return lines.join('\n') + '\n';
+}
+
 export function anomalyTitle(cx: Counterexample, index?: number): string {
   const keys = [...new Set(cx.edges.filter((e) => e.keyLabel !== null).map((e) => keyLabelDisplay(e.keyLabel!)))];
   const on = keys.length === 0 || keys.length > 3 ? '' : ` on ${keys.join(', ')}`;
   return `${index === undefined ? '' : `Anomaly ${index}: `}${cx.name}${on}`;
 }
 
-/** One digraph for one or more counterexamples. */
-export function renderDot(cxs: readonly Counterexample[], graphName = 'polysi'): string {
+/**
+ * One digraph for one or more counterexamples (`index`: number the title of a single one, as in
+ * "Anomaly 2: ..."). `newrank` ranks all nodes together rather than cluster by cluster: without
+ * it, two transactions of different sessions that write to each other (a lost update's two
+ * writers) land in the same rank, and the labels of the edges between them print on top of
+ * each other.
+ */
+export function renderDot(cxs: readonly Counterexample[], graphName = 'polysi', index?: number): string {
   const lines = [`digraph ${dotString(graphName)} {`];
-  lines.push('  graph [fontname="Helvetica", fontsize=11, rankdir=LR, nodesep=0.4, ranksep=0.7];');
-  lines.push('  node [fontname="Helvetica", fontsize=10];');
+  lines.push('  graph [fontname="Helvetica", fontsize=11, rankdir=LR, newrank=true, nodesep=0.4, ranksep=0.7];');
+  // Wider margins than Graphviz's default: browsers often fall back to a wider font than the
+  // one Graphviz measured, and the operations would spill out of their box.
+  lines.push('  node [fontname="Helvetica", fontsize=10, margin="0.2,0.06"];');
   lines.push('  edge [fontname="Helvetica", fontsize=9];');
   if (cxs.length === 1) {
-    lines.push(`  label=${dotString(anomalyTitle(cxs[0]!))}; labelloc=t;`);
+    lines.push(`  label=${dotString(anomalyTitle(cxs[0]!, index))}; labelloc=t;`);
     lines.push(...body(cxs[0]!, 'a1_', '  '));
   } else {
     cxs.forEach((cx, i) => {

@@ -9,9 +9,9 @@
 
 import type { CheckResult } from '../check/types.ts';
 import type { Counterexample } from '../explain/types.ts';
-import { renderExplanationText } from './text.ts';
-import { anomalyTitle } from './dot.ts';
-import { renderSvg } from './svg.ts';
+import { renderExplanationText, verdictLine } from './text.ts';
+import { anomalyTitle, LEGEND_LABELS } from './dot.ts';
+import { legendSvg, renderSvg } from './svg.ts';
 
 export interface ReportSource {
   file: string;
@@ -46,18 +46,28 @@ section.anomaly h2 { font-size: 1.2em; }
 p.summary { font-style: italic; }
 div.graph { overflow-x: auto; border: 1px solid #eee; padding: 0.5em; background: #fff; }
 div.graph svg { max-width: 100%; height: auto; }
+section.legend h2 { font-size: 1.1em; }
+div.graph.legend { border: none; padding: 0; }
+div.graph.legend svg { max-width: 26em; }
+ul.labels { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.85em; color: #333; }
 pre.explanation { white-space: pre-wrap; background: #f7f7f7; padding: 0.8em; border-radius: 4px; font-size: 0.9em; }
 footer { margin-top: 2em; color: #666; font-size: 0.85em; }
 `;
 
-function verdictLine(r: CheckResult): string {
-  const level = r.level.toUpperCase();
-  if (r.verdict === 'valid') return `${level}: VALID — the history satisfies ${r.level === 'si' ? 'snapshot isolation' : 'serializability'}`;
-  if (r.verdict === 'unknown') return `${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`;
-  return `${level}: VIOLATION — ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'} found`;
+/** How to read the drawings: the legend drawing (edge styles) and what an edge's label says. */
+function legendSection(svg: string): string {
+  return `
+<section class="legend" id="legend">
+<h2>How to read the drawings</h2>
+<div class="graph legend">${svg}</div>
+<ul class="labels">
+${LEGEND_LABELS.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}
+</ul>
+</section>`;
 }
 
-export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[]): string {
+/** `legendSvg`: the legend drawing, shown once above the anomalies (none: no legend section). */
+export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[], legendSvg = ''): string {
   const c = r.counts;
   const t = r.timesMs;
   const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;
@@ -91,10 +101,11 @@ export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonl
 ${facts}
 </table>
 <p id="verdict" class="verdict ${r.verdict}" data-verdict="${r.verdict}">${escapeHtml(verdictLine(r))}</p>
+${anomalies.length > 0 && legendSvg !== '' ? legendSection(legendSvg) : ''}
 ${sections}
-<footer>Edges: solid black = certain (follows from the history); blue = derived (forced by the numbered step);
-dashed red = supposed (one side of a write order that the argument rules out); dotted grey = context.
-Thick edges lie on the cycles the argument ends with.</footer>
+<footer>Each counterexample is certified before it is reported: every edge is re-derived from the
+operations, and every choice of its write orders is enumerated and leaves a forbidden cycle
+(the last line of each argument says whether this check ran).</footer>
 </body>
 </html>
 `;
@@ -110,9 +121,9 @@ export async function htmlReport(r: CheckResult, src: ReportSource): Promise<str
       title: anomalyTitle(cx, i + 1),
       name: cx.name,
       summary: cx.summary,
-      svg: await renderSvg([cx]),
+      svg: await renderSvg([cx], { legend: false }),
       text: renderExplanationText(cx, { index: i + 1, total: explained.length }),
     });
   }
-  return renderHtml(r, src, parts);
+  return renderHtml(r, src, parts, parts.length > 0 ? await legendSvg(false) : '');
 }

@@ -8,7 +8,7 @@
 
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../explain/types.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import { INIT_TXN } from '../check/types.ts';
+import { INIT_TXN, type CheckResult } from '../check/types.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -80,7 +80,53 @@ export function renderExplanationText(cx: Counterexample, opts: TextOptions = {}
     lines.push('  Argument:');
     renderSteps(nm, cx.steps, '    ', lines);
   }
+  lines.push(`  ${certificateText(cx)}`);
   return lines.map((l) => (l === '' ? l : ind + l)).join('\n');
+}
+
+/** One sentence on the independent check of the counterexample (src/explain/certify.ts). */
+export function certificateText(cx: Counterexample): string {
+  const c = cx.certificate;
+  switch (c.status) {
+    case 'certified': {
+      const m = cx.constraints.length;
+      const orders = m === 0 ? 'its certain edges alone hold a forbidden cycle'
+        : `all ${c.choices} choices of its ${m} write order${m === 1 ? '' : 's'} leave a forbidden cycle`;
+      return `Certified independently of the solver: every edge re-derived from the operations, and ${orders}.`;
+    }
+    case 'uncertified': return `Not certified independently: ${c.reason}.`;
+    case 'failed': return `FAILED its independent check (an internal error): ${c.reason}.`;
+    default: return '';
+  }
+}
+
+/** The cycle the anomaly's name describes, as `T8 -RW(0)-> T3 -WW(0)-> T8`; '' without one. */
+export function namedCycleText(cx: Counterexample): string {
+  return cx.cycle === null ? '' : new Namer(cx).cycle(cx.cycle);
+}
+
+/** The transactions on the named cycle, in cycle order. */
+export function namedCycleTxns(cx: Counterexample): number[] {
+  if (cx.cycle === null) return [];
+  return cx.cycle.edges.map((id) => cx.edges[id]!.from);
+}
+
+/**
+ * The verdict in one line, shared by the text summary and the HTML report: "SI: VIOLATION — 1
+ * anomaly shown (4 more not shown; raise --max-anomalies)", with "at least" when the search for
+ * more stopped at a bound.
+ */
+export function verdictLine(r: CheckResult): string {
+  const level = r.level.toUpperCase();
+  if (r.verdict === 'valid') return `${level}: VALID — the history satisfies ${LEVEL_NAMES[r.level]}`;
+  if (r.verdict === 'unknown') return `${level}: UNKNOWN — ${r.unknownReason ?? 'a limit was hit'}`;
+  const n = r.anomalies.length;
+  const count = `${n} anomal${n === 1 ? 'y' : 'ies'}`;
+  if (!r.truncated) return `${level}: VIOLATION — ${count} found`;
+  const more = r.anomaliesNotShown > 0
+    ? `${r.anomalySearchComplete ? '' : 'at least '}${r.anomaliesNotShown} more not shown`
+    : 'there may be more: the search stopped';
+  return `${level}: VIOLATION — ${count} shown (${more}; raise --max-anomalies)`;
 }
 
 function txnLine(t: CxTxn): string {

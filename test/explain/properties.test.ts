@@ -7,7 +7,8 @@
  * - it is a violation (brute force over every choice of its write orders) and a minimal one
  *   (without any one edge it is not);
  * - every cycle of the argument is genuine and uses only what the argument established;
- * - its name and cycle classes follow the shape rules of docs/explain.md.
+ * - its name and cycle classes follow the shape rules of docs/explain.md;
+ * - the production certificate (src/explain/certify.ts) passed.
  * Histories come from the arbitrary-read generator and from the simulated SI store with bugs,
  * at SI and SER, with pruning on and off (the off case exercises the solver-driven Restore).
  */
@@ -42,6 +43,7 @@ function checkAll(h: History, level: Level, pruning: boolean, where: string, tal
     const problems = verifyExplanation(h, level, cx);
     assert.deepEqual(problems, [], `${where} (${level}, pruning ${pruning ? 'on' : 'off'}): ${cx.name}\n${renderHistory(h)}`);
     assert.ok(cx.minimal && cx.selfContained, `${where}: a budget stopped the explanation`);
+    assert.equal(cx.certificate.status, 'certified', `${where}: ${cx.certificate.reason}`);
   }
 }
 

@@ -13,6 +13,7 @@ import { readHistory } from '../../src/formats/index.ts';
 import { main, type Io } from '../../src/cli/main.ts';
 import type { Counterexample } from '../../src/explain/types.ts';
 import { htmlReport, renderDot, renderSvg, SVG_TXNS_MAX } from '../../src/render/index.ts';
+import { dotToSvg } from '../../src/render/svg.ts';
 
 const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
 const GALERA = join(DATA, 'polysi/violations/galera-lost-update.txt');
@@ -53,7 +54,7 @@ test('DOT: one node per transaction, one edge per dependency, styles by status',
 
 test('SVG through WebAssembly Graphviz: one node per transaction; too large a graph is not laid out', async () => {
   const [cx] = await explained(GALERA);
-  const svg = await renderSvg([cx!]);
+  const svg = await renderSvg([cx!], { legend: false });
   assert.match(svg, /^<svg[\s\S]*<\/svg>\s*$/);
   assert.equal((svg.match(/class="node"/g) ?? []).length, cx!.txns.length);
   const big: Counterexample = { ...cx!, txns: Array.from({ length: SVG_TXNS_MAX + 1 }, (_, i) => ({ ...cx!.txns[0]!, txn: i })) };
@@ -70,7 +71,10 @@ test('HTML report: self-contained, the verdict, one SVG and one argument per ano
   assert.match(html, /<p id="verdict" class="verdict violation" data-verdict="violation">SI: VIOLATION/);
   const sections = html.split('<section class="anomaly"').length - 1;
   assert.equal(sections, r.anomalies.length);
-  assert.equal((html.match(/<svg/g) ?? []).length, r.anomalies.length);
+  // One drawing per anomaly, and the legend once above them (with the edge labels explained).
+  assert.equal((html.match(/<svg/g) ?? []).length, r.anomalies.length + 1);
+  assert.ok(html.indexOf('id="legend"') < html.indexOf('id="anomaly-1"'));
+  assert.match(html, /WW\(k\) a&lt;b: the source&#39;s write|WW\(k\) a&lt;b: the source's write/);
   assert.equal((html.match(/<pre class="explanation">/g) ?? []).length, r.anomalies.length);
 });
 
@@ -119,4 +123,45 @@ test('Dgraph violation explained end to end, SVG included, in under 3 s', async 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Edge-label boxes of a Graphviz SVG (estimated: 9 pt text, 0.55 em per character), per drawing. */
+function edgeLabelBoxes(svg: string): { text: string; x0: number; x1: number; y0: number; y1: number }[] {
+  const boxes: { text: string; x0: number; x1: number; y0: number; y1: number }[] = [];
+  for (const edge of svg.split('class="edge"').slice(1)) {
+    const body = edge.slice(0, edge.indexOf('</g>'));
+    for (const m of body.matchAll(/<text[^>]*x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)<\/text>/g)) {
+      const x = Number(m[1]), y = Number(m[2]), w = m[3]!.length * 9 * 0.55;
+      boxes.push({ text: m[3]!, x0: x - w / 2, x1: x + w / 2, y0: y - 9, y1: y });
+    }
+  }
+  return boxes;
+}
+
+test('the Galera lost update: no two edge labels overlap (the two writers\' parallel edges included)', async () => {
+  const [cx] = await explained(GALERA);
+  const boxes = edgeLabelBoxes(await dotToSvg(renderDot([cx!])));
+  assert.ok(boxes.length >= cx!.edges.length, 'every edge is labelled');
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i]!, b = boxes[j]!;
+      const overlap = a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+      assert.ok(!overlap, `labels "${a.text}" and "${b.text}" overlap`);
+    }
+  }
+});
+
+test('standalone SVG: the legend first, then anomaly 1, 2, ... top to bottom', async () => {
+  const cxs = await explained(YUGABYTE);
+  assert.ok(cxs.length >= 3);
+  const svg = await renderSvg(cxs);
+  // The outer SVG holds one nested SVG per drawing, at increasing heights.
+  const nested = svg.split(/(?=<svg )/).slice(1);
+  assert.equal(nested.length, cxs.length + 1);
+  const ys = nested.map((part) => Number(/ y="([\d.]+)"/.exec(part.slice(0, part.indexOf('>')))![1]));
+  assert.deepEqual([...ys].sort((a, b) => a - b), ys);
+  assert.equal(new Set(ys).size, ys.length);
+  assert.match(nested[0]!, /certain: follows from the history/);
+  assert.match(nested[0]!, /WW\(k\) a&lt;b: the source/);
+  cxs.forEach((_, i) => assert.match(nested[i + 1]!, new RegExp(`>Anomaly ${i + 1}: `), `drawing ${i + 1}`));
 });

@@ -28,6 +28,9 @@ function fakeResult(h: History, level: Level, verdict: Verdict, anomalies?: Anom
     constraints: { before: 0, after: 0, pruneRounds: 0 },
     solver: null,
     anomalies: anomalies ?? stub,
+    truncated: false,
+    anomaliesNotShown: 0,
+    anomalySearchComplete: verdict === 'valid',
     ...(verdict === 'unknown' ? { unknownReason: 'fake budget' } : {}),
   };
 }

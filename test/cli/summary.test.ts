@@ -1,0 +1,93 @@
+/**
+ * The text summary and the JSON of `polysi check` on violations: the cycle printed is the
+ * explained counterexample's (the one its name describes), and a list cut by --max-anomalies
+ * says so ("shown", how many more, `truncated` in the JSON).
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.ts';
+import { checkHistory } from '../../src/check/index.ts';
+import { readHistory } from '../../src/formats/index.ts';
+import { renderText } from '../../src/cli/render.ts';
+import { namedCycleText } from '../../src/render/text.ts';
+import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
+
+const YUGABYTE = join(DATA_DIR, 'polysi/violations/yugabyte-causality.txt');
+
+async function run(...argv: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: () => {} });
+  return { code, out };
+}
+
+test('the summary prints each explained cycle, not the search\'s witness (the reader that missed the write is on it)', { skip: needsData() }, async () => {
+  const { history } = await readHistory(YUGABYTE);
+  const r = checkHistory(history, { level: 'si', pruning: true, explain: true });
+  const text = renderText(history, r, 'y', 'text', []);
+  const cycleLines = text.split('\n').filter((l) => l.includes(' cycle: '));
+  assert.equal(cycleLines.length, r.anomalies.length);
+  r.anomalies.forEach((a, i) => {
+    const cx = a.explanation!;
+    assert.ok(cycleLines[i]!.endsWith(`cycle: ${namedCycleText(cx)}`), cycleLines[i]);
+  });
+  // The fifth: T8 read key 1 from T16 and missed T7's write although T7 -SO-> T8. The witness
+  // the search started from (T16 -RW(0)-> T7 -WW(1)-> T16) had no T8 on it.
+  assert.equal(cycleLines[4], '  causality violation (5 txns, 7 edges) cycle: T8 -RW(1)-> T7 -SO-> T8');
+  assert.match(text, /\n {4}T8 \(session 0 #8/);
+});
+
+test('--max-anomalies 1 on five violations says "1 anomaly shown (4 more not shown)" and sets truncated', { skip: needsData() }, async () => {
+  const cut = await run('check', YUGABYTE, '--max-anomalies', '1');
+  assert.equal(cut.code, 1);
+  assert.match(cut.out, /SI: VIOLATION — 1 anomaly shown \(4 more not shown; raise --max-anomalies\)/);
+  const j = JSON.parse((await run('check', YUGABYTE, '--max-anomalies', '1', '--json')).out);
+  assert.equal(j.anomalies.length, 1);
+  assert.equal(j.truncated, true);
+  assert.equal(j.anomaliesNotShown, 4);
+  assert.equal(j.anomalySearchComplete, true);
+
+  const all = await run('check', YUGABYTE);
+  assert.match(all.out, /SI: VIOLATION — 5 anomalies found\n/);
+  const jAll = JSON.parse((await run('check', YUGABYTE, '--json')).out);
+  assert.equal(jAll.truncated, false);
+  assert.equal(jAll.anomaliesNotShown, 0);
+});
+
+/** `n` independent lost updates, one key each: n distinct violations. */
+function lostUpdates(n: number): TinyTxn[] {
+  const txns: TinyTxn[] = [];
+  for (let k = 0; k < n; k++) {
+    txns.push({ s: 3 * k, ops: `w(k${k},1)` }, { s: 3 * k + 1, ops: `r(k${k},1) w(k${k},2)` }, { s: 3 * k + 2, ops: `r(k${k},1) w(k${k},3)` });
+  }
+  return txns;
+}
+
+test('when the count stops before the search ends, the summary says "at least"', () => {
+  const h = tinyHistory(lostUpdates(12));
+  const r = checkHistory(h, { level: 'si', pruning: true, explain: true, maxAnomalies: 2 });
+  assert.equal(r.anomalies.length, 2);
+  assert.equal(r.truncated, true);
+  assert.equal(r.anomalySearchComplete, false);
+  // The search counts up to 10 distinct violations (MAX_ANOMALIES_DEFAULT), then stops.
+  assert.equal(r.anomaliesNotShown, 8);
+  assert.match(renderText(h, r, 'h', 'text', []), /SI: VIOLATION — 2 anomalies shown \(at least 8 more not shown; raise --max-anomalies\)/);
+
+  const few = checkHistory(tinyHistory(lostUpdates(3)), { level: 'si', pruning: true, explain: true, maxAnomalies: 2 });
+  assert.deepEqual([few.anomalies.length, few.truncated, few.anomaliesNotShown, few.anomalySearchComplete], [2, true, 1, true]);
+  const exact = checkHistory(tinyHistory(lostUpdates(3)), { level: 'si', pruning: true, explain: true });
+  assert.deepEqual([exact.anomalies.length, exact.truncated, exact.anomaliesNotShown, exact.anomalySearchComplete], [3, false, 0, true]);
+});
+
+test('non-cycle anomalies cut by --max-anomalies are counted exactly', () => {
+  // Three aborted reads (G1a): validation finds them all before any graph work.
+  const h = tinyHistory([
+    { s: 1, ops: 'w(x,1) w(y,1) w(z,1)', status: 'aborted' },
+    { s: 2, ops: 'r(x,1)' }, { s: 3, ops: 'r(y,1)' }, { s: 4, ops: 'r(z,1)' },
+  ]);
+  const r = checkHistory(h, { level: 'si', pruning: true, explain: true, maxAnomalies: 1 });
+  assert.deepEqual([r.anomalies.length, r.truncated, r.anomaliesNotShown, r.anomalySearchComplete], [1, true, 2, true]);
+  assert.match(renderText(h, r, 'h', 'text', []), /1 anomaly shown \(2 more not shown; raise --max-anomalies\)/);
+});
