@@ -52,8 +52,9 @@ test('JSONL: an invalid byte on a later line, a lone continuation byte, a surrog
   await rejects(file('cut.jsonl', [ok, '{"session":"b","txn":"t2","ops":[["w","y",2]]}', [0xe2, 0x82]]), 'jsonl', 2, 'byte 0xe2');
 });
 
-test('PolySI text files are held to the same rule', async () => {
+test('PolySI text and dbcop .hist files are held to the same rule', async () => {
   await rejects(file('h.txt', ['w(1,1,1,1)\n', 'r(1,1,2,2)', [0xff], '\n']), 'text', 2, 'byte 0xff');
+  await rejects(file('h.hist', ['[x:=1]\n', '[x==1 y', [0xc0, 0x80], ':=2]\n']), 'dbcop-hist', 2, 'byte 0xc0');
 });
 
 test('valid UTF-8 (multi-byte keys, a byte-order mark) still reads', async () => {
