@@ -117,54 +117,69 @@ function checkElements(
   writerOf: WriterIndex, appends: AppendFacts, add: (a: NonCycleAnomaly) => void,
 ): boolean {
   const seen = new Set<number>();
-  let ok = true;
+  // Problems of closed runs wait for the end of the read: a writer whose elements turn up in two
+  // runs is reported once, as split, rather than as two partial runs.
+  const pending: NonCycleAnomaly[] = [];
+  const closed = new Set<number>();
   let runWriter = -3, runLen = 0, runInOrder = true;
   const closeRun = (): void => {
     if (runWriter < 0) return;
+    closed.add(runWriter);
     const total = appends.appendCount.get(pairId2(runWriter, key, h)) ?? 0;
     if (runLen !== total) {
-      add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
+      pending.push({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
         message: `${what()}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
-      ok = false;
     } else if (!runInOrder) {
       const own = appendsOf(h, runWriter, key).map((v) => h.valueLabels[v]).join(' ');
-      add({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: runWriter,
+      pending.push({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: runWriter,
         message: `${what()}, but ${h.txnLabels[runWriter]} appended [${own}] to ${h.keyLabels[key]} in that order: ` +
           'no order of appends puts its elements as this read shows them' });
-      ok = false;
     }
+  };
+  const fail = (a: NonCycleAnomaly): false => {
+    for (const p of pending) add(p);
+    add(a);
+    return false;
   };
   for (let e = start; e < end; e++) {
     const v = h.listElems[e]!;
     if (seen.has(v)) {
-      add({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
+      return fail({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
         message: `${what()}, in which ${h.valueLabels[v]} appears more than once` });
-      return false;
     }
     seen.add(v);
     const w = writerOf.get(key, v);
     if (w === undefined) {
-      add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
+      return fail({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
         message: `${what()}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
-      return false;
     }
     const wt = txnOfOp(h, w);
     if (h.txnStatus[wt] === TXN_ABORTED) {
-      add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
+      return fail({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
         message: `${what()}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
-      return false;
     }
     if (wt === t) {
-      add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
+      return fail({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
         message: `${what()}, which contains ${h.valueLabels[v]}, an element it appends only later` });
-      return false;
     }
-    if (wt !== runWriter) { closeRun(); runWriter = wt; runLen = 0; runInOrder = true; }
+    if (wt !== runWriter) {
+      closeRun();
+      if (closed.has(wt)) {
+        // Its appends are applied together, so another writer's element cannot sit among them:
+        // the read saw a state in the middle of the writer's appends.
+        add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
+          message: `${what()}, in which the elements ${h.txnLabels[wt]} appended to ${h.keyLabels[key]} are split by ` +
+            `another transaction's (intermediate read)` });
+        return false;
+      }
+      runWriter = wt; runLen = 0; runInOrder = true;
+    }
     if (appends.ordinal[w] !== runLen) runInOrder = false;
     runLen++;
   }
   closeRun();
-  return ok;
+  for (const p of pending) add(p);
+  return pending.length === 0;
 }
 
 function pairId2(txn: number, key: number, h: History): number {
