@@ -34,7 +34,10 @@ export function resolveLists(
 ): ListFacts {
   const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
   const longest = new Map<number, { op: number; start: number; len: number }>();
-  const { appendCount, ordinal } = countAppends(h);
+  const appendFacts = countAppends(h);
+  // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
+  // and split runs are found with one typed-array probe per element, no set per read.
+  const stamps = { value: new Int32Array(h.valueLabels.length).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
   const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
   let lastTxn = -1;
 
@@ -69,7 +72,7 @@ export function resolveLists(
       continue; // a repeated read reveals nothing new
     }
     firstRead.set(key, { start, len: extEnd - start });
-    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, { appendCount, ordinal }, add)) continue;
+    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add)) continue;
 
     const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(key, h.listElems[extEnd - 1]!)!);
     rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(lastWriter);
@@ -114,18 +117,17 @@ export function resolveLists(
  */
 function checkElements(
   h: History, t: number, op: number, key: number, start: number, end: number, what: () => string,
-  writerOf: WriterIndex, appends: AppendFacts, add: (a: NonCycleAnomaly) => void,
+  writerOf: WriterIndex, appends: AppendFacts & ReadStamps, add: (a: NonCycleAnomaly) => void,
 ): boolean {
-  const seen = new Set<number>();
+  const { stamps, readId } = appends;
   // Problems of closed runs wait for the end of the read: a writer whose elements turn up in two
   // runs is reported once, as split, rather than as two partial runs.
   const pending: NonCycleAnomaly[] = [];
-  const closed = new Set<number>();
-  let runWriter = -3, runLen = 0, runInOrder = true;
+  let runWriter = -3, runOp = -1, runLen = 0, runInOrder = true;
   const closeRun = (): void => {
     if (runWriter < 0) return;
-    closed.add(runWriter);
-    const total = appends.appendCount.get(pairId2(runWriter, key, h)) ?? 0;
+    stamps.txn[runWriter] = readId;
+    const total = appends.total[runOp]!;
     if (runLen !== total) {
       pending.push({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
         message: `${what()}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
@@ -143,11 +145,11 @@ function checkElements(
   };
   for (let e = start; e < end; e++) {
     const v = h.listElems[e]!;
-    if (seen.has(v)) {
+    if (stamps.value[v] === readId) {
       return fail({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
         message: `${what()}, in which ${h.valueLabels[v]} appears more than once` });
     }
-    seen.add(v);
+    stamps.value[v] = readId;
     const w = writerOf.get(key, v);
     if (w === undefined) {
       return fail({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
@@ -164,7 +166,7 @@ function checkElements(
     }
     if (wt !== runWriter) {
       closeRun();
-      if (closed.has(wt)) {
+      if (stamps.txn[wt] === readId) {
         // Its appends are applied together, so another writer's element cannot sit among them:
         // the read saw a state in the middle of the writer's appends.
         add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
@@ -172,7 +174,7 @@ function checkElements(
             `another transaction's (intermediate read)` });
         return false;
       }
-      runWriter = wt; runLen = 0; runInOrder = true;
+      runWriter = wt; runOp = w; runLen = 0; runInOrder = true;
     }
     if (appends.ordinal[w] !== runLen) runInOrder = false;
     runLen++;
@@ -182,30 +184,34 @@ function checkElements(
   return pending.length === 0;
 }
 
-function pairId2(txn: number, key: number, h: History): number {
-  return txn * h.keyLabels.length + key;
+interface ReadStamps {
+  stamps: { value: Int32Array; txn: Int32Array };
+  /** Identifies the list read being checked, for `stamps`. */
+  readId: number;
 }
 
+/** Per append op, its place among its txn's appends to the same key (typed arrays, no map). */
 interface AppendFacts {
-  /** (txn, key) pair id -> number of appends, for included and aborted txns alike. */
-  appendCount: Map<number, number>;
-  /** `ordinal[op]` for an append: how many appends of the same key its txn made before it. */
+  /** `ordinal[op]`: how many appends of the same key its txn made before it. */
   ordinal: Int32Array;
+  /** `total[op]`: how many appends of the same key its txn makes in all. */
+  total: Int32Array;
 }
 
 function countAppends(h: History): AppendFacts {
-  const appendCount = new Map<number, number>();
-  const ordinal = new Int32Array(h.opCount);
+  const ordinal = new Int32Array(h.opCount), total = new Int32Array(h.opCount);
+  const stamp = new Int32Array(h.keyLabels.length).fill(-1), count = new Int32Array(h.keyLabels.length);
   for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+    const a = h.txnOpStart[t]!, b = h.txnOpStart[t + 1]!;
+    for (let op = a; op < b; op++) {
       if (h.opKind[op] !== OP_APPEND) continue;
-      const id = pairId2(t, h.opKey[op]!, h);
-      const n = appendCount.get(id) ?? 0;
-      ordinal[op] = n;
-      appendCount.set(id, n + 1);
+      const k = h.opKey[op]!;
+      if (stamp[k] !== t) { stamp[k] = t; count[k] = 0; }
+      ordinal[op] = count[k]!++;
     }
+    for (let op = a; op < b; op++) if (h.opKind[op] === OP_APPEND) total[op] = count[h.opKey[op]!]!;
   }
-  return { appendCount, ordinal };
+  return { ordinal, total };
 }
 
 /** The values txn t appends to key, in program order (for messages). */
