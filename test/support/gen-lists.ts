@@ -92,10 +92,11 @@ export const RANDOM_LIST_DEFAULTS: RandomListParams = {
 
 /**
  * The shape first (sessions, txns, op kinds, keys), then fresh values for writes and appends,
- * then reads: a register read returns the initial value or any write of the key; a list read
- * returns a prefix (at a writer boundary, mostly) of one random order of the key's appending
- * txns, each contributing its appends in program order, followed by the reader's own appends so
- * far, and is then damaged with probability `pDamage`.
+ * then reads: a register read returns the initial value or any write of the key (later reads of
+ * the key, mostly, what the txn read or wrote before); a list read returns a prefix (at a writer
+ * boundary) of one random order of the key's appending txns, each contributing its appends in
+ * program order (later reads of the key, mostly, the same prefix), followed by the reader's own
+ * appends so far, and is then damaged with probability `pDamage`.
  */
 export function randomListHistory(rng: Rng, params: Partial<RandomListParams> = {}): History {
   const p = { ...RANDOM_LIST_DEFAULTS, ...params };
@@ -132,17 +133,29 @@ export function randomListHistory(rng: Rng, params: Partial<RandomListParams> = 
   for (let k = 1; k <= keyCount; k++) if (isList[k]) orders.set(k, orderOf(k));
   for (const t of txns) {
     const own = new Map<number, number[]>();
+    // What the txn saw or wrote first per key: later reads mostly agree with it (else INT
+    // would swamp every other anomaly).
+    const register = new Map<number, number>();
+    const external = new Map<number, number[]>();
     for (const op of t.ops) {
-      if (op.kind === 'r') op.value = pick(rng, [0, ...written[op.key]!]);
+      if (op.kind === 'w') register.set(op.key, op.value);
+      if (op.kind === 'r') {
+        const known = register.get(op.key);
+        op.value = known !== undefined && rng() >= p.pDamage ? known : pick(rng, [0, ...written[op.key]!]);
+        if (known === undefined) register.set(op.key, op.value);
+      }
       if (op.kind === 'a') own.set(op.key, [...(own.get(op.key) ?? []), op.value]);
       if (op.kind !== 'rl') continue;
-      // Another reader sometimes sees a different order altogether (incompatible orders).
-      const runs = rng() < 0.1 ? orderOf(op.key) : orders.get(op.key)!;
-      const mine = own.get(op.key) ?? [];
-      const all = t.ops.filter((o) => o.kind === 'a' && o.key === op.key).map((o) => o.value);
-      const others = runs.filter((r) => !all.includes(r[0]!));
-      const prefix = others.slice(0, randInt(rng, 0, others.length)).flat();
-      op.list = [...prefix, ...mine];
+      let prefix = external.get(op.key);
+      if (prefix === undefined || rng() < p.pDamage) {
+        // Another reader sometimes sees a different order altogether (incompatible orders).
+        const runs = rng() < 0.1 ? orderOf(op.key) : orders.get(op.key)!;
+        const all = t.ops.filter((o) => o.kind === 'a' && o.key === op.key).map((o) => o.value);
+        const others = runs.filter((r) => !all.includes(r[0]!));
+        prefix = others.slice(0, randInt(rng, 0, others.length)).flat();
+        if (!external.has(op.key)) external.set(op.key, prefix);
+      }
+      op.list = [...prefix, ...(own.get(op.key) ?? [])];
       if (rng() < p.pDamage) op.list = damage(rng, op.list, prefix.length, written[op.key]!, next++);
     }
   }
