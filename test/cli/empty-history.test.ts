@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -58,6 +58,14 @@ for (const c of CASES) {
     assert.ok(j.notes.some((n: string) => /nothing was checked/.test(n)), JSON.stringify(j.notes));
   });
 }
+
+test('the HTML report of an empty history carries the note too', async () => {
+  const html = join(DIR, 'empty.html');
+  const r = await run('check', file('empty2.jsonl', ''), '--format', 'jsonl', '--html', html);
+  assert.equal(r.code, 0);
+  const page = readFileSync(html, 'utf8');
+  assert.match(page, /<th>note<\/th><td>the history has no transactions, so nothing was checked/);
+});
 
 test('a history with something to check gets no such warning or note', async () => {
   const path = file('one.jsonl', '{"session":"a","txn":"t1","ops":[["w","x",1]]}\n');
