@@ -51,6 +51,8 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   progress({ stage: 'validate' });
   const v = validate(h);
   result.counts.checkedTransactions = v.includedCount;
+  const vacuous = nothingCheckedNote(result.counts);
+  if (vacuous !== null) (result.notes ??= []).push(vacuous);
   let t1 = performance.now();
   times.validate = t1 - t0;
   if (v.anomalies.length > 0) {
@@ -129,6 +131,18 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     }
   }
   return result;
+}
+
+/**
+ * The note for a history in which no transaction takes part: its verdict is 'valid', but
+ * vacuously, which a user must not mistake for a clean run (an empty pipe once hid a bug this
+ * way). Null when something was checked. The CLI also prints it on stderr as a warning.
+ */
+export function nothingCheckedNote(counts: CheckResult['counts']): string | null {
+  if (counts.checkedTransactions > 0) return null;
+  if (counts.transactions === 0) return 'the history has no transactions, so nothing was checked (an empty file or pipe?)';
+  return `none of the ${counts.transactions} transactions takes part in the check (none committed, and no ` +
+    'unknown-outcome one was read by a committed one), so nothing was checked';
 }
 
 /** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
-import { checkHistory, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
+import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
@@ -138,6 +138,8 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
   }, parseMs);
+  const vacuous = nothingCheckedNote(result.counts);
+  if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
   if (values.json) {
     io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes }, values.explain)));
   } else {

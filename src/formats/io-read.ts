@@ -9,6 +9,7 @@
 
 import { open, readFile, stat } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
+import { decodeUtf8 } from './utf8.ts';
 
 /** How many bytes `--format auto` looks at. */
 export const HEAD_BYTES = 64 * 1024;
@@ -36,13 +37,12 @@ export async function readFileBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-/** The whole file as text (UTF-8; a leading byte-order mark is kept for the parser to skip). */
+/**
+ * The whole file as text (UTF-8; a leading byte-order mark is kept for the parser to skip).
+ * Invalid UTF-8 is an InputError naming the line, never silently replaced (see utf8.ts).
+ */
 export async function readFileText(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw ioError(path, err, 'read the file');
-  }
+  return decodeUtf8(await readFileBytes(path), path);
 }
 
 /** Whether `path` is a directory, and the first HEAD_BYTES bytes if it is a file. */

@@ -78,7 +78,8 @@ export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonl
     row('constraints', `${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)`),
     row('time (ms)', `parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
       (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`)),
-    ...src.notes.map((n) => row('note', n)),
+    // The parser's notes, then the check's (e.g. that nothing was checked).
+    ...[...src.notes, ...(r.notes ?? [])].map((n) => row('note', n)),
   ].join('\n');
   const sections = anomalies.map((a, i) => `
 <section class="anomaly" id="anomaly-${i + 1}" data-name="${escapeHtml(a.name)}">

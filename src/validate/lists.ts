@@ -7,7 +7,9 @@
  * last element, or INIT for the empty list). Reports non-cycle anomalies: garbage read
  * (element nobody appended), G1a (element from an aborted txn), G1b (a read that shows only
  * part of a txn's appends), duplicate-elements, incompatible-order (two reads of a key that
- * are not prefixes of one another), INT (a read that does not end with the txn's own appends).
+ * are not prefixes of one another, or a read that shows one writer's appends out of the order it
+ * made them), INT (a read that does not end with the txn's own appends).
+ * `assertKeyKinds` rejects a key used both as a register and as a list (InputError 'unsupported').
  *
  * Invariant: every list read of an included txn either contributes to `reads` or produced an
  * anomaly. The chain is a prefix of every legal version order, so WW edges along it (and from
@@ -15,7 +17,8 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
-import { OP_APPEND, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
+import { InputError } from '../history/errors.ts';
+import { describeOp, OP_APPEND, OP_READ_LIST, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
 import { txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
 
@@ -31,7 +34,10 @@ export function resolveLists(
 ): ListFacts {
   const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
   const longest = new Map<number, { op: number; start: number; len: number }>();
-  const appendCount = countAppends(h);
+  const appendFacts = countAppends(h);
+  // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
+  // and split runs are found with one typed-array probe per element, no set per read.
+  const stamps = { value: new Int32Array(h.valueLabels.length).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
   const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
   let lastTxn = -1;
 
@@ -39,7 +45,7 @@ export function resolveLists(
     const t = ext.txn.get(i);
     if (included[t] !== 1) continue;
     const op = ext.op.get(i);
-    if (h.opKind[op] !== 3 /* OP_READ_LIST */) continue;
+    if (h.opKind[op] !== OP_READ_LIST) continue;
     if (t !== lastTxn) { firstRead.clear(); lastTxn = t; }
     const key = h.opKey[op]!;
     const l = h.opValue[op]!;
@@ -66,7 +72,7 @@ export function resolveLists(
       continue; // a repeated read reveals nothing new
     }
     firstRead.set(key, { start, len: extEnd - start });
-    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, appendCount, add)) continue;
+    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add)) continue;
 
     const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(key, h.listElems[extEnd - 1]!)!);
     rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(lastWriter);
@@ -103,70 +109,140 @@ export function resolveLists(
   };
 }
 
-/** Checks each element of an external list read; false (with anomalies added) if unusable. */
+/**
+ * Checks each element of an external list read; false (with anomalies added) if unusable.
+ * The elements of one writer must form one run holding all its appends to the key (else G1b),
+ * in the order it appended them (else incompatible-order: a txn's appends are applied in
+ * program order, so no version order shows them otherwise).
+ */
 function checkElements(
   h: History, t: number, op: number, key: number, start: number, end: number, what: () => string,
-  writerOf: WriterIndex, appendCount: Map<number, number>, add: (a: NonCycleAnomaly) => void,
+  writerOf: WriterIndex, appends: AppendFacts & ReadStamps, add: (a: NonCycleAnomaly) => void,
 ): boolean {
-  const seen = new Set<number>();
-  let ok = true;
-  let runWriter = -3, runLen = 0;
+  const { stamps, readId } = appends;
+  // Problems of closed runs wait for the end of the read: a writer whose elements turn up in two
+  // runs is reported once, as split, rather than as two partial runs.
+  const pending: NonCycleAnomaly[] = [];
+  let runWriter = -3, runOp = -1, runLen = 0, runInOrder = true;
   const closeRun = (): void => {
     if (runWriter < 0) return;
-    const total = appendCount.get(pairId2(runWriter, key, h)) ?? 0;
+    stamps.txn[runWriter] = readId;
+    const total = appends.total[runOp]!;
     if (runLen !== total) {
-      add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
+      pending.push({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
         message: `${what()}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
-      ok = false;
+    } else if (!runInOrder) {
+      const own = appendsOf(h, runWriter, key).map((v) => h.valueLabels[v]).join(' ');
+      pending.push({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: runWriter,
+        message: `${what()}, but ${h.txnLabels[runWriter]} appended [${own}] to ${h.keyLabels[key]} in that order: ` +
+          'no order of appends puts its elements as this read shows them' });
     }
+  };
+  const fail = (a: NonCycleAnomaly): false => {
+    for (const p of pending) add(p);
+    add(a);
+    return false;
   };
   for (let e = start; e < end; e++) {
     const v = h.listElems[e]!;
-    if (seen.has(v)) {
-      add({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
+    if (stamps.value[v] === readId) {
+      return fail({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
         message: `${what()}, in which ${h.valueLabels[v]} appears more than once` });
-      return false;
     }
-    seen.add(v);
+    stamps.value[v] = readId;
     const w = writerOf.get(key, v);
     if (w === undefined) {
-      add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
+      return fail({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
         message: `${what()}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
-      return false;
     }
     const wt = txnOfOp(h, w);
     if (h.txnStatus[wt] === TXN_ABORTED) {
-      add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
+      return fail({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
         message: `${what()}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
-      return false;
     }
     if (wt === t) {
-      add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
+      return fail({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
         message: `${what()}, which contains ${h.valueLabels[v]}, an element it appends only later` });
-      return false;
     }
-    if (wt !== runWriter) { closeRun(); runWriter = wt; runLen = 0; }
+    if (wt !== runWriter) {
+      closeRun();
+      if (stamps.txn[wt] === readId) {
+        // Its appends are applied together, so another writer's element cannot sit among them:
+        // the read saw a state in the middle of the writer's appends.
+        add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
+          message: `${what()}, in which the elements ${h.txnLabels[wt]} appended to ${h.keyLabels[key]} are split by ` +
+            `another transaction's (intermediate read)` });
+        return false;
+      }
+      runWriter = wt; runOp = w; runLen = 0; runInOrder = true;
+    }
+    if (appends.ordinal[w] !== runLen) runInOrder = false;
     runLen++;
   }
   closeRun();
-  return ok;
+  for (const p of pending) add(p);
+  return pending.length === 0;
 }
 
-function pairId2(txn: number, key: number, h: History): number {
-  return txn * h.keyLabels.length + key;
+interface ReadStamps {
+  stamps: { value: Int32Array; txn: Int32Array };
+  /** Identifies the list read being checked, for `stamps`. */
+  readId: number;
 }
 
-/** (txn, key) -> number of appends, for included and aborted txns alike. */
-function countAppends(h: History): Map<number, number> {
-  const m = new Map<number, number>();
+/** Per append op, its place among its txn's appends to the same key (typed arrays, no map). */
+interface AppendFacts {
+  /** `ordinal[op]`: how many appends of the same key its txn made before it. */
+  ordinal: Int32Array;
+  /** `total[op]`: how many appends of the same key its txn makes in all. */
+  total: Int32Array;
+}
+
+function countAppends(h: History): AppendFacts {
+  const ordinal = new Int32Array(h.opCount), total = new Int32Array(h.opCount);
+  const stamp = new Int32Array(h.keyLabels.length).fill(-1), count = new Int32Array(h.keyLabels.length);
   for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+    const a = h.txnOpStart[t]!, b = h.txnOpStart[t + 1]!;
+    for (let op = a; op < b; op++) {
       if (h.opKind[op] !== OP_APPEND) continue;
-      const id = pairId2(t, h.opKey[op]!, h);
-      m.set(id, (m.get(id) ?? 0) + 1);
+      const k = h.opKey[op]!;
+      if (stamp[k] !== t) { stamp[k] = t; count[k] = 0; }
+      ordinal[op] = count[k]!++;
     }
+    for (let op = a; op < b; op++) if (h.opKind[op] === OP_APPEND) total[op] = count[h.opKey[op]!]!;
   }
-  return m;
+  return { ordinal, total };
+}
+
+/** The values txn t appends to key, in program order (for messages). */
+function appendsOf(h: History, t: number, key: number): number[] {
+  return ownAppendsBefore(h, t, h.txnOpStart[t + 1]!, key);
+}
+
+/**
+ * A key is a register (writes, single-value reads) or a list (appends, list reads), never both:
+ * reads are resolved by value, and a register read of a list (or the reverse) would be checked
+ * as something the user did not mean. Throws InputError 'unsupported' naming one operation of
+ * each kind; aborted and unknown txns count too, since the mix is in the input either way.
+ */
+export function assertKeyKinds(h: History): void {
+  let lists = false;
+  for (let op = 0; op < h.opCount && !lists; op++) lists = h.opKind[op] === OP_APPEND || h.opKind[op] === OP_READ_LIST;
+  if (!lists) return; // register-only histories (the common case) pay one scan
+  const firstRegister = new Int32Array(h.keyLabels.length).fill(-1);
+  const firstList = new Int32Array(h.keyLabels.length).fill(-1);
+  for (let op = 0; op < h.opCount; op++) {
+    const key = h.opKey[op]!;
+    const list = h.opKind[op] === OP_APPEND || h.opKind[op] === OP_READ_LIST;
+    const mine = list ? firstList : firstRegister, other = list ? firstRegister : firstList;
+    if (mine[key] === -1) mine[key] = op;
+    const o = other[key]!;
+    if (o === -1) continue;
+    throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
+      `key ${h.keyLabels[key]} is used both as a register and as a list: ${describeOp(h, o)} at ${opWhere(h, o)} ` +
+      `and ${describeOp(h, op)} at ${opWhere(h, op)}; the checker needs each key to be one or the other ` +
+      '(writes and single-value reads, or appends and list reads; an empty list reads as [])');
+  }
 }
 
 function ownAppendsBefore(h: History, t: number, op: number, key: number): number[] {

@@ -5,7 +5,8 @@
  * external read resolved to the write it read (WR), every transaction's final write per key,
  * and the non-cycle anomalies (INT, G1a, G1b, garbage read, future read).
  * Throws: InputError 'unsupported' when written values are not unique per key (or a write
- * writes the initial value): the checker's read-from inference would be ambiguous.
+ * writes the initial value): the checker's read-from inference would be ambiguous; and when a
+ * key is used both as a register and as a list.
  *
  * Invariants of the result:
  * - `included[t]` is 1 for committed txns and for unknown-outcome txns that some included txn
@@ -31,7 +32,7 @@ import {
 } from '../history/model.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
-import { resolveLists, type ListFacts } from './lists.ts';
+import { assertKeyKinds, resolveLists, type ListFacts } from './lists.ts';
 import { WriterIndex } from './writer-index.ts';
 
 export { WriterIndex };
@@ -69,6 +70,7 @@ export interface Validated {
 export const ANOMALIES_MAX_DEFAULT = 100;
 
 export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Validated {
+  assertKeyKinds(h);
   const writerOf = WriterIndex.build(h);
   const isFinal = markFinalWrites(h);
   const ext = collectExternalReads(h);
