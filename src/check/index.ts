@@ -19,9 +19,9 @@ import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '.
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
-import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, StageTimesMs } from './types.ts';
+import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, StageTimesMs } from '../result/types.ts';
 
-export * from './types.ts';
+export * from '../result/types.ts';
 
 /** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
 export const PRUNE_ROUNDS_MAX = 1000;

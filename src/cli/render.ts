@@ -7,7 +7,7 @@
  */
 
 import { describeOp, txnWhere, type History } from '../history/model.ts';
-import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../check/types.ts';
+import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../result/types.ts';
 import { namedCycleText, namedCycleTxns, renderExplanationText, verdictLine } from '../render/text.ts';
 import { txnLabelDisplay } from '../explain/facts.ts';
 

@@ -13,7 +13,7 @@
  * plus the supposed side. On a minimal scenario the search always ends in contradictions.
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { K_RW } from '../graph/edges.ts';
 import { shortCycle, type Dep } from './scenario.ts';
 

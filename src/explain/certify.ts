@@ -23,8 +23,8 @@
 import {
   INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, type History,
 } from '../history/model.ts';
-import { INIT_TXN } from '../check/types.ts';
-import type { Certificate, Counterexample, CxEdge } from './types.ts';
+import { INIT_TXN } from '../result/types.ts';
+import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
 
 /** Write orders enumerated at most (2^16 = 65,536 choices of a graph of a few dozen nodes). */
 export const CERTIFY_CONSTRAINTS_MAX = 16;

@@ -7,9 +7,9 @@
  */
 
 import { describeOp, OP_READ_LIST, type History } from '../history/model.ts';
-import { INIT_TXN } from '../check/types.ts';
+import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
-import type { CxTxn } from './types.ts';
+import type { CxTxn } from '../result/counterexample.ts';
 
 /** How people see a transaction label: with a T in front when it is a bare number. */
 export function txnLabelDisplay(label: string): string {

@@ -16,7 +16,7 @@
  */
 
 import { TXN_COMMITTED, type History } from '../history/model.ts';
-import { INIT_TXN, type EdgeKind, type NonCycleAnomaly } from '../check/types.ts';
+import { INIT_TXN, type EdgeKind, type NonCycleAnomaly } from '../result/types.ts';
 import { KIND_NAMES, K_RW, K_WR, K_WW } from '../graph/edges.ts';
 import type { Validated } from '../validate/validate.ts';
 import { argue, type ArgStep } from './argue.ts';
@@ -28,9 +28,9 @@ import { ceDep, Restorer, type CheckState } from './restore.ts';
 import { recheck, type Recheck } from './recheck.ts';
 import type { Dep } from './scenario.ts';
 import { summarize } from './summary.ts';
-import type { AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, Side } from './types.ts';
+import type { AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, Side } from '../result/counterexample.ts';
 
-export * from './types.ts';
+export * from '../result/counterexample.ts';
 export type { Dep } from './scenario.ts';
 export { certify, CERTIFY_CONSTRAINTS_MAX, CERTIFY_TXNS_MAX } from './certify.ts';
 export { knownDep, ceDep, unsatCycle, type CheckState } from './restore.ts';

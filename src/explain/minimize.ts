@@ -13,7 +13,7 @@
  * the history shows directly; among certain edges SO goes before WR (a read shows more).
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
 import { solveScenario, type Dep } from './scenario.ts';
 

@@ -6,7 +6,7 @@
  * G-nonadjacent, G2) and the most specific name that fits one of them.
  */
 
-import type { CycleClass, AnomalyName } from './types.ts';
+import type { CycleClass, AnomalyName } from '../result/counterexample.ts';
 import { K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
 
 export interface ShapeEdge {

@@ -15,7 +15,7 @@
  * the whole history is), and add the cycle it returns. Each round adds at least one edge.
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { EdgeList, K_RW, K_SO, K_WR } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, type SplitGraph } from '../graph/split.ts';

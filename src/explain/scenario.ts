@@ -9,7 +9,7 @@
  * their cost depends on the scenario's size, not the history's.
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { EdgeList } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraphOf, topoOrder } from '../graph/split.ts';

@@ -7,10 +7,10 @@
  */
 
 import type { History } from '../history/model.ts';
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { K_RW, KIND_NAMES } from '../graph/edges.ts';
 import { keyDisplay, txnDisplay, type FactIndex } from './facts.ts';
-import type { AnomalyName } from './types.ts';
+import type { AnomalyName } from '../result/counterexample.ts';
 
 export interface SummaryEdge {
   from: number;

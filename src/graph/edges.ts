@@ -8,7 +8,7 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
-import type { EdgeKind } from '../check/types.ts';
+import type { EdgeKind } from '../result/types.ts';
 
 export const K_SO = 0;
 export const K_WR = 1;

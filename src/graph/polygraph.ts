@@ -17,7 +17,7 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
-import { INIT_TXN } from '../check/types.ts';
+import { INIT_TXN } from '../result/types.ts';
 import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
 import { EdgeList, K_RW, K_SO, K_WR, K_WW } from './edges.ts';

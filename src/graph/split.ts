@@ -13,7 +13,7 @@
  * .n and each RW step starts from .d, which a Dep step always reaches.
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { K_RW } from './edges.ts';
 
 export interface SplitGraph {

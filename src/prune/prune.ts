@@ -13,7 +13,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, topoOrder } from '../graph/split.ts';

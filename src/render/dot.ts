@@ -12,9 +12,9 @@
  *   context and neighbour transactions are grey.
  */
 
-import { INIT_TXN } from '../check/types.ts';
+import { INIT_TXN } from '../result/types.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import type { Counterexample, CxEdge, CxStep, CxTxn } from '../explain/types.ts';
+import type { Counterexample, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 
 /** Operations shown per transaction node; the rest is elided. */
 export const DOT_OPS_MAX = 8;

@@ -7,8 +7,8 @@
  * is async because it lays out the SVGs; `renderHtml` assembles already rendered parts).
  */
 
-import type { CheckResult } from '../check/types.ts';
-import type { Counterexample } from '../explain/types.ts';
+import type { CheckResult } from '../result/types.ts';
+import type { Counterexample } from '../result/counterexample.ts';
 import { renderExplanationText, verdictLine } from './text.ts';
 import { anomalyTitle, LEGEND_LABELS } from './dot.ts';
 import { legendSvg, renderSvg } from './svg.ts';

@@ -7,7 +7,7 @@
  * or SVG_EDGES_MAX edges are not laid out: a small SVG says so instead (the DOT is still written).
  */
 
-import type { Counterexample } from '../explain/types.ts';
+import type { Counterexample } from '../result/counterexample.ts';
 import { legendDot, renderDot } from './dot.ts';
 
 export const SVG_TXNS_MAX = 80;

@@ -6,9 +6,9 @@
  * Takes: a `Counterexample` (data only; no History needed). Gives: a string. Pure.
  */
 
-import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../explain/types.ts';
+import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import { INIT_TXN, type CheckResult } from '../check/types.ts';
+import { INIT_TXN, type CheckResult } from '../result/types.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */

@@ -11,7 +11,7 @@
  * graph of one concrete choice (every choice has one).
  */
 
-import type { Level } from '../check/types.ts';
+import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, forEachSplitEdge, topoOrder } from '../graph/split.ts';
 import { findShortCycle } from '../graph/cycle.ts';

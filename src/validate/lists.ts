@@ -19,7 +19,7 @@
 import { GrowableInt32 } from '../util/growable.ts';
 import { InputError } from '../history/errors.ts';
 import { describeOp, OP_APPEND, OP_READ_LIST, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
-import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
+import { INIT_TXN, type NonCycleAnomaly } from '../result/types.ts';
 import { txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
 
 export interface ListFacts {

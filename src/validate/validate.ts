@@ -31,7 +31,7 @@ import {
   type History,
 } from '../history/model.ts';
 import { GrowableInt32 } from '../util/growable.ts';
-import { INIT_TXN, type NonCycleAnomaly } from '../check/types.ts';
+import { INIT_TXN, type NonCycleAnomaly } from '../result/types.ts';
 import { assertKeyKinds, resolveLists, type ListFacts } from './lists.ts';
 import { WriterIndex } from './writer-index.ts';
 

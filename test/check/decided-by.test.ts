@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkHistory } from '../../src/check/index.ts';
-import type { CheckOptions } from '../../src/check/types.ts';
+import type { CheckOptions } from '../../src/result/types.ts';
 import type { History } from '../../src/history/model.ts';
 import { tinyHistory } from '../support/tiny-history.ts';
 import { crossedReadersHistory } from '../support/gen-solver.ts';

@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkHistory } from '../../src/check/index.ts';
-import type { CheckOptions, CheckResult, Level } from '../../src/check/types.ts';
+import type { CheckOptions, CheckResult, Level } from '../../src/result/types.ts';
 import type { History } from '../../src/history/model.ts';
 import { bruteForceListCheck } from '../oracle/brute-force-lists.ts';
 import { caseSeed, mulberry32 } from '../support/gen.ts';

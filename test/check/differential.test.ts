@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { checkHistory } from '../../src/check/index.ts';
-import type { Level } from '../../src/check/types.ts';
+import type { Level } from '../../src/result/types.ts';
 import {
   describeDecisions,
   describeFailures,

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkHistory } from '../../src/check/index.ts';
-import type { Level, NonCycleAnomaly } from '../../src/check/types.ts';
+import type { Level, NonCycleAnomaly } from '../../src/result/types.ts';
 import { InputError } from '../../src/history/errors.ts';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import { renderExplanationText } from '../../src/render/text.ts';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { checkHistory } from '../../src/check/index.ts';
-import type { Level } from '../../src/check/types.ts';
+import type { Level } from '../../src/result/types.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import { validate } from '../../src/validate/validate.ts';

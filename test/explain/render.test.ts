@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { main, type Io } from '../../src/cli/main.ts';
-import type { Counterexample } from '../../src/explain/types.ts';
+import type { Counterexample } from '../../src/result/counterexample.ts';
 import { htmlReport, renderDot, renderSvg, SVG_TXNS_MAX } from '../../src/render/index.ts';
 import { dotToSvg } from '../../src/render/svg.ts';
 

@@ -22,8 +22,8 @@ import {
   TXN_COMMITTED,
   type History,
 } from '../../src/history/model.ts';
-import type { Level } from '../../src/check/types.ts';
-import type { Counterexample, CxCycle, CxEdge, CxStep } from '../../src/explain/types.ts';
+import type { Level } from '../../src/result/types.ts';
+import type { Counterexample, CxCycle, CxEdge, CxStep } from '../../src/result/counterexample.ts';
 
 const INIT = -1;
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import type { History } from '../../src/history/model.ts';
-import type { Anomaly, CheckOptions, CheckResult, Level, Verdict } from '../../src/check/types.ts';
+import type { Anomaly, CheckOptions, CheckResult, Level, Verdict } from '../../src/result/types.ts';
 import { bruteForceGraph } from './brute-force.ts';
 import { runSimDifferential, runTinyDifferential, type CheckFn } from '../support/differential.ts';
 import { mulberry32, tinyMixedHistory } from '../support/gen.ts';

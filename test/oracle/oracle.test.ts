@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { INIT_TXN, type CycleAnomaly, type DepEdge } from '../../src/check/types.ts';
+import { INIT_TXN, type CycleAnomaly, type DepEdge } from '../../src/result/types.ts';
 import { bruteForceCheck, bruteForceGraph, bruteForceSiGraph, type OracleVerdict } from './brute-force.ts';
 import { caseSeed, mulberry32, randomHistory, tinyMixedHistory } from '../support/gen.ts';
 import { parsePolySiText, renderHistory } from '../support/history-text.ts';

@@ -10,7 +10,7 @@
  */
 
 import type { History } from '../../src/history/model.ts';
-import type { CheckOptions, CheckResult, Level } from '../../src/check/types.ts';
+import type { CheckOptions, CheckResult, Level } from '../../src/result/types.ts';
 import { bruteForceCheck } from '../oracle/brute-force.ts';
 import {
   caseSeed,

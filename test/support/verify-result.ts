@@ -32,7 +32,7 @@ import {
   TXN_COMMITTED,
   type History,
 } from '../../src/history/model.ts';
-import { INIT_TXN, type CheckResult, type CycleAnomaly, type DepEdge, type Level } from '../../src/check/types.ts';
+import { INIT_TXN, type CheckResult, type CycleAnomaly, type DepEdge, type Level } from '../../src/result/types.ts';
 
 function lastWrite(h: History, t: number, key: number): number | undefined {
   if (t === INIT_TXN) return INITIAL_VALUE;

@@ -13,7 +13,7 @@
  * key ids; every id comes with the user's own label so that JSON readers need nothing else.
  */
 
-import type { EdgeKind, Level } from '../check/types.ts';
+import type { EdgeKind, Level } from './types.ts';
 
 /** Names from the literature (Adya; Cerone and Gotsman; Elle), most specific first; see docs/explain.md. */
 export type AnomalyName =

@@ -1,13 +1,29 @@
 /**
- * The checker's public result types: what `checkHistory` returns and the CLI prints as JSON.
+ * The checker's vocabulary of results, below every stage: levels, verdicts, edge kinds,
+ * anomalies, what `checkHistory` takes (CheckOptions) and returns (CheckResult, printed by the
+ * CLI as JSON). Types and constants only: it imports nothing but `counterexample.ts` beside it,
+ * so every stage may import it without an arrow running back up.
  *
  * Transactions are named by their index in the History (`History.txnLabels[t]` is the user's
  * name); the implicit initial transaction that writes the initial value of every key is
  * `INIT_TXN` (-1). Keys are key ids (`History.keyLabels[k]`), values are value ids.
  */
 
-import type { Counterexample } from '../explain/types.ts';
+import type { Counterexample } from './counterexample.ts';
 
+/**
+ * Every isolation level of the ladder (docs/levels.md), weakest first: read uncommitted, read
+ * committed, read atomic, transactional causal consistency, prefix consistency, parallel SI,
+ * repeatable read (Adya PL-2.99), snapshot isolation, serializability, and the real-time
+ * (strict) variants of SI and SER.
+ */
+export const LEVEL_NAMES = ['ru', 'rc', 'ra', 'tcc', 'pc', 'psi', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'] as const;
+export type LevelName = (typeof LEVEL_NAMES)[number];
+
+/**
+ * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
+ * implemented. Code that switches on a Level must handle every member (no `else` = SER).
+ */
 export type Level = 'si' | 'ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
 
