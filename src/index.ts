@@ -103,15 +103,16 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
     explain: bool(opts, 'explain', true),
     neighbours: bool(opts, 'neighbours', false),
   };
-  const timeoutMs = positive(opts, 'timeoutMs', false);
+  // A zero budget is allowed (the verdict is then 'unknown'); a negative one is a mistake.
+  const timeoutMs = limit(opts, 'timeoutMs', false, 0);
   if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
-  const explainTimeoutMs = positive(opts, 'explainTimeoutMs', false);
+  const explainTimeoutMs = limit(opts, 'explainTimeoutMs', false, 0);
   if (explainTimeoutMs !== undefined) out.explainTimeoutMs = explainTimeoutMs;
-  const conflictsMax = positive(opts, 'conflictsMax', true);
+  const conflictsMax = limit(opts, 'conflictsMax', true, 0);
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
-  const reachCellsMax = positive(opts, 'reachCellsMax', true);
+  const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);
   if (reachCellsMax !== undefined) out.reachCellsMax = reachCellsMax;
-  const maxAnomalies = positive(opts, 'maxAnomalies', true);
+  const maxAnomalies = limit(opts, 'maxAnomalies', true, 1);
   if (maxAnomalies !== undefined) out.maxAnomalies = maxAnomalies;
   const onProgress = opts['onProgress'];
   if (onProgress !== undefined) {
@@ -128,12 +129,12 @@ function bool(opts: Record<string, unknown>, name: string, dflt: boolean): boole
   return v;
 }
 
-/** A positive number (an integer when `integer`), or undefined when absent. */
-function positive(opts: Record<string, unknown>, name: string, integer: boolean): number | undefined {
+/** A number >= `min` (an integer when `integer`), or undefined when absent. */
+function limit(opts: Record<string, unknown>, name: string, integer: boolean, min: number): number | undefined {
   const v = opts[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !(v > 0) || (integer ? !Number.isSafeInteger(v) : !Number.isFinite(v))) {
-    throw new TypeError(`checkHistory: ${name} must be a positive ${integer ? 'integer' : 'finite number'}, got ${show(v)}`);
+  if (typeof v !== 'number' || !(v >= min) || (integer ? !Number.isSafeInteger(v) : !Number.isFinite(v))) {
+    throw new TypeError(`checkHistory: ${name} must be ${integer ? 'an integer' : 'a finite number'} >= ${min}, got ${show(v)}`);
   }
   return v;
 }
