@@ -2,7 +2,7 @@
  * The package as a user installs it: `npm pack` of a copy of the checkout (so the worktree's own
  * dist/ is never rebuilt under the other tests), installed into a scratch project, then
  *   - an ESM script that does `import { readHistory, checkHistory } from 'polysi'` and checks the
- *     shipped example, and gets TypeErrors for bad options;
+ *     shipped example, and gets TypeErrors for bad options; then every example of docs/api.md;
  *   - the installed `polysi` command (dist present, tsx absent) prints its version and checks;
  *   - tsc type-checks a consumer file against the shipped .d.ts, including lines that must NOT
  *     compile (`@ts-expect-error`), so types that degrade to `any` fail the test.
@@ -85,6 +85,14 @@ assert.equal(checkHistory(b.build(), { level: 'ser' }).verdict, 'valid');
 console.log('library ok');
 `);
   assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
+
+  // 3b. Every JavaScript example of docs/api.md, as a user would run it.
+  const examples = [...readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.ok(examples.length >= 3, `found ${examples.length} examples in docs/api.md`);
+  examples.forEach((code, i) => {
+    writeFileSync(join(app, `doc-example-${i + 1}.mjs`), code);
+    ok(run(process.execPath, [`doc-example-${i + 1}.mjs`], app), `docs/api.md example ${i + 1}`);
+  });
 
   // 4. The command, from the installed package.
   const bin = join(app, 'node_modules', '.bin', 'polysi');
