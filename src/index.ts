@@ -43,6 +43,15 @@ export type CheckOptions = Partial<FullCheckOptions>;
 
 const LEVELS: readonly Level[] = ['si', 'ser'];
 
+/**
+ * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
+ * option added there is a compile error here until it is listed (and its value checked below).
+ */
+const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
+  level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
+  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true,
+};
+
 /** The names `readHistory` accepts as `format` ('auto' detects the format). */
 export const FORMAT_NAMES: readonly string[] = ['auto', ...FORMATS.map((f) => f.name)];
 
@@ -86,14 +95,13 @@ export function resultJson(
   return cliResultJson(history, result, extra, explainText);
 }
 
-/** Validates the caller's options and fills in the defaults. Exported for tests only through this module's behaviour. */
+/** Validates the caller's options and fills in the defaults. */
 function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (!isHistory(history)) throw new TypeError('checkHistory: the first argument must be a History (from readHistory or HistoryBuilder.build())');
   if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TypeError(`checkHistory: options must be an object, got ${show(o)}`);
   const opts = o as Record<string, unknown>;
-  const known = new Set(['level', 'pruning', 'timeoutMs', 'conflictsMax', 'reachCellsMax', 'onProgress', 'explain', 'maxAnomalies', 'explainTimeoutMs', 'neighbours']);
   for (const k of Object.keys(opts)) {
-    if (!known.has(k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${[...known].join(', ')})`);
+    if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
   }
   const level = opts['level'] ?? 'si';
   if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be 'si' or 'ser', got ${show(level)}`);
