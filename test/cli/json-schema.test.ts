@@ -19,6 +19,7 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'check-result.schema.json'), 'utf8')) as { properties: { schemaVersion: { const: number } } };
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const validate = ajv.compile(schema);
+const validateStat = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schema', 'stat-result.schema.json'), 'utf8')) as object);
 
 function assertValid(j: unknown, what: string): void {
   const ok = validate(j);
@@ -31,13 +32,24 @@ async function checkJson(...argv: string[]): Promise<{ code: number; j: Record<s
   return { code, j: JSON.parse(out) as Record<string, unknown> };
 }
 
+async function statJson(path: string, ...args: string[]): Promise<Record<string, unknown>> {
+  let out = '';
+  const code = await main(['stat', path, '--json', ...args], { stdout: (s) => { out += s; }, stderr: () => {} });
+  assert.equal(code, 0, `stat ${path}`);
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+function assertStatValid(j: unknown, what: string): void {
+  assert.ok(validateStat(j), `${what}: ${ajv.errorsText(validateStat.errors, { separator: '\n  ' })}`);
+}
+
 const tmp = mkdtempSync(join(tmpdir(), 'polysi-schema-'));
 
 test('the schema and the code agree on schemaVersion', () => {
   assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
 });
 
-test('valid, and a violation with explanations and their text, match the schema', async () => {
+test('valid (an empty history too), and a violation with explanations and their text, match the schema', async () => {
   const valid = await checkJson(join(ROOT, 'examples/bank-valid.jsonl'));
   assert.equal(valid.code, 0);
   assert.equal(valid.j['schemaVersion'], SCHEMA_VERSION);
@@ -49,6 +61,11 @@ test('valid, and a violation with explanations and their text, match the schema'
   assertValid(ser.j, 'violation --explain');
   const fork = await checkJson(join(ROOT, 'examples/long-fork.txt'), '--neighbours');
   assertValid(fork.j, 'long fork --neighbours');
+  const empty = join(tmp, 'empty-check.jsonl');
+  writeFileSync(empty, '');
+  const e = await checkJson(empty, '--format', 'jsonl');
+  assert.equal(e.code, 0);
+  assertValid(e.j, 'an empty history');
 });
 
 test('non-cycle anomalies (G1a, G1b, INT, garbage read, list anomalies) match the schema', async () => {
@@ -104,7 +121,21 @@ test('the schema is strict: an unnamed field, a missing field, or a wrong type i
   }
 });
 
-test('every real history in the shared data gives JSON that matches the schema (SI and SER)', { skip: needsData(), timeout: 600_000 }, async () => {
+test('stat --json matches its schema (the examples, an empty history); the schema is strict', async () => {
+  for (const f of ['examples/bank-valid.jsonl', 'examples/long-fork.txt']) {
+    const j = await statJson(join(ROOT, f));
+    assert.equal(j['schemaVersion'], SCHEMA_VERSION);
+    assertStatValid(j, f);
+  }
+  const empty = join(tmp, 'empty.jsonl');
+  writeFileSync(empty, '');
+  const e = await statJson(empty, '--format', 'jsonl');
+  assertStatValid(e, 'an empty history');
+  assert.equal(validateStat({ ...e, surprise: 1 }), false, 'an unnamed field was accepted');
+  assert.equal(validateStat({ ...e, sessions: -1 }), false, 'a negative count was accepted');
+});
+
+test('every real history in the shared data gives check (SI and SER) and stat JSON that match the schemas', { skip: needsData(), timeout: 600_000 }, async () => {
   const files: string[] = [];
   const walk = (d: string): void => {
     for (const n of readdirSync(d).sort()) {
@@ -127,6 +158,7 @@ test('every real history in the shared data gives JSON that matches the schema (
       verdicts.add(j['verdict']);
       assertValid(j, `${f} --level ${level}`);
     }
+    assertStatValid(await statJson(f), `stat ${f}`);
   }
   assert.deepEqual([...verdicts].sort(), ['valid', 'violation']);
 });

@@ -44,7 +44,7 @@ test('the packed tarball installs into a scratch project and works as a library,
   symlinkSync(join(ROOT, 'node_modules'), join(pkgDir, 'node_modules'), 'dir');
   const packed = JSON.parse(ok(run(NPM, ['pack', '--json', '--pack-destination', tmp], pkgDir), 'npm pack')) as { filename: string; files: { path: string }[] }[];
   const files = packed[0]!.files.map((f) => f.path);
-  for (const f of ['LICENSE', 'package.json', 'bin/polysi.mjs', 'dist/index.mjs', 'dist/polysi.mjs', 'dist/types/index.d.ts', 'schema/check-result.schema.json', 'examples/long-fork.txt']) {
+  for (const f of ['LICENSE', 'package.json', 'bin/polysi.mjs', 'dist/index.mjs', 'dist/polysi.mjs', 'dist/types/index.d.ts', 'schema/check-result.schema.json', 'schema/stat-result.schema.json', 'examples/long-fork.txt']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'the tarball ships sources or tests');
@@ -82,6 +82,10 @@ const b = new HistoryBuilder();
 const t1 = b.beginTxn(b.session('a')); b.write(t1, 'x', 1);
 const t2 = b.beginTxn(b.session('b')); b.read(t2, 'x', 1);
 assert.equal(checkHistory(b.build(), { level: 'ser' }).verdict, 'valid');
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/check-result.schema.json'), 'utf8'));
+assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
 console.log('library ok');
 `);
   assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
