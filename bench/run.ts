@@ -10,9 +10,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { DATA_DIR } from '../test/support/requirements.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const DATA = join(ROOT, '..', 'shared', 'data');
+const DATA = DATA_DIR; // ../shared/data, or POLYSI_SHARED_DATA
 const BIN = join(ROOT, 'bin', 'polysi.mjs');
 
 interface Row {

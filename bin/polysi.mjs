@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `polysi` command. Runs the esbuild bundle (dist/, made by `npm ci` / `npm run build`)
-// when it is there; otherwise loads the TypeScript sources through tsx.
+// The `polysi` command. Runs the esbuild bundle (dist/, made by `npm ci` / `npm run build`, and
+// shipped in the package) when it is there; otherwise, in a checkout, loads the TypeScript
+// sources through tsx (a dev dependency).
 import { existsSync } from 'node:fs';
 
 const bundle = new URL('../dist/polysi.mjs', import.meta.url);
@@ -8,7 +9,13 @@ let main;
 if (existsSync(bundle) && !process.env.POLYSI_FROM_SOURCE) {
   ({ main } = await import(bundle.href));
 } else {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error('polysi: dist/polysi.mjs is missing and tsx is not installed: run `npm run build` (or `npm ci`) in the checkout');
+    process.exit(4);
+  }
   register();
   ({ main } = await import('../src/cli/main.ts'));
 }

@@ -27,7 +27,7 @@ export interface Out {
   stderr(s: string): void;
 }
 
-const USAGE = 'usage: polysi convert IN OUT --to FORMAT [--format auto|FORMAT]   (OUT may be - for stdout)';
+export const USAGE = 'usage: polysi convert IN OUT --to FORMAT [--format auto|FORMAT]   (OUT may be - for stdout)';
 
 /**
  * `h` with session and txn labels replaced by their positions (what every format keeps), and

@@ -3,7 +3,7 @@
  *
  * Takes: argv (without node and script). Gives: an exit code:
  *   0 the history satisfies the level, 1 violation, 2 invalid input or usage, 3 unknown.
- * Commands: check (default), convert, stat, help.
+ * Commands: check (default), convert, stat, help; `--version`, and `COMMAND --help` (exit 0).
  */
 
 import { parseArgs } from 'node:util';
@@ -33,6 +33,7 @@ const USAGE = `usage:
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json]
+  polysi --version | polysi COMMAND --help
 
 check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
@@ -40,6 +41,16 @@ write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd === '--version' || cmd === '-V' || cmd === 'version') {
+    io.stdout((await import('./version.ts')).packageVersion());
+    return EXIT_VALID;
+  }
+  // `polysi COMMAND --help`: that command's usage on stdout, exit 0 (asked for, so not an error).
+  if (rest.includes('--help') || rest.includes('-h')) {
+    if (cmd === 'check') { io.stdout(USAGE); return EXIT_VALID; }
+    if (cmd === 'convert') { io.stdout((await import('./convert.ts')).USAGE); return EXIT_VALID; }
+    if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
+  }
   try {
     switch (cmd) {
       case 'check': return await runCheck(rest, io);

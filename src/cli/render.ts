@@ -42,15 +42,25 @@ function involvedTxns(anomalies: readonly Anomaly[]): number[] {
   return [...set].sort((x, y) => x - y);
 }
 
+/**
+ * Version of the `--json` contract (schema/check-result.schema.json). Bumped when a field is
+ * removed, renamed or changes meaning; the schema is updated with every added field.
+ */
+export const SCHEMA_VERSION = 1;
+
 /** `withText`: add each explanation's text rendering (`--explain`); the data is there either way. */
 export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>, withText = false): Record<string, unknown> {
   const keyName = (k: number) => (k < 0 ? null : h.keyLabels[k]);
   const total = r.anomalies.length;
   const text = (a: Anomaly, i: number) =>
     (withText && a.explanation !== undefined ? { text: renderExplanationText(a.explanation, { index: i + 1, total }) } : {});
+  // The parser's notes (in `extra`) and the check's notes are one list: neither hides the other.
+  const notes = [...((extra['notes'] as string[] | undefined) ?? []), ...(r.notes ?? [])];
   return {
+    schemaVersion: SCHEMA_VERSION,
     ...extra,
     ...r,
+    ...(extra['notes'] === undefined && r.notes === undefined ? {} : { notes }),
     anomalies: r.anomalies.map((a, i) =>
       a.type === 'cycle'
         ? { ...a, name: a.explanation?.name ?? cycleName(a.edges, r.level), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })), ...text(a, i) }

@@ -12,13 +12,14 @@ import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
+import { SCHEMA_VERSION } from './render.ts';
 
 export interface Out {
   stdout(s: string): void;
   stderr(s: string): void;
 }
 
-const USAGE = 'usage: polysi stat PATH [--format auto|FORMAT] [--json] [--top N]';
+export const USAGE = 'usage: polysi stat PATH [--format auto|FORMAT] [--json] [--top N]';
 
 export async function runStat(args: string[], out: Out): Promise<number> {
   let values: { format: string; json: boolean; top: string };
@@ -50,7 +51,7 @@ export async function runStat(args: string[], out: Out): Promise<number> {
   try {
     const { history, format, notes } = await readHistory(path, values.format);
     const stats = historyStats(history, top);
-    if (values.json) out.stdout(JSON.stringify({ file: path, format, notes, ...stats }));
+    if (values.json) out.stdout(JSON.stringify({ schemaVersion: SCHEMA_VERSION, file: path, format, notes, ...stats }));
     else out.stdout(renderStats(path, format, notes, stats));
     return 0;
   } catch (err) {

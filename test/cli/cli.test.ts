@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const DATA = join(ROOT, '..', 'shared', 'data');
+const NO_DATA = needsData();
+const DATA = DATA_DIR;
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '', err = '';
@@ -42,7 +44,7 @@ test('valid history exits 0; the same under --level ser exits 1 (write skew)', a
   assert.deepEqual(labels, ['a1', 'b1']);
 });
 
-test('--json has the documented fields', async () => {
+test('--json has the documented fields', { skip: NO_DATA }, async () => {
   const r = await run('check', join(DATA, 'polysi/violations/galera-lost-update.txt'), '--json');
   assert.equal(r.code, 1);
   const j = JSON.parse(r.out);
@@ -56,7 +58,7 @@ test('--json has the documented fields', async () => {
   for (const t of j.transactions) assert.ok(Array.isArray(t.ops) && typeof t.session === 'string');
 });
 
-test('--no-pruning gives the same verdicts on the real small files', async () => {
+test('--no-pruning gives the same verdicts on the real small files', { skip: NO_DATA }, async () => {
   for (const f of ['small/long-fork.txt', 'small/write-skew.txt', 'polysi/violations/yugabyte-causality.txt']) {
     const a = await run('check', join(DATA, f), '--json');
     const b = await run('check', join(DATA, f), '--json', '--no-pruning');
@@ -92,7 +94,7 @@ test('usage errors exit 2', async () => {
   assert.equal((await run('frobnicate')).code, 2);
 });
 
-test('a zero time budget gives the verdict unknown with a reason (exit 3 in the CLI)', async () => {
+test('a zero time budget gives the verdict unknown with a reason (exit 3 in the CLI)', { skip: NO_DATA }, async () => {
   const { history } = await readHistory(join(DATA, 'polysi/valid/fig7/20_100_15_10000_0.5_uniform.bincode'));
   const r = checkHistory(history, { level: 'si', pruning: true, timeoutMs: 0 });
   assert.equal(r.verdict, 'unknown');
@@ -101,7 +103,7 @@ test('a zero time budget gives the verdict unknown with a reason (exit 3 in the 
   assert.equal(off.verdict, 'unknown');
 });
 
-test('a reachability bound smaller than the sessions gives a note and the same verdict', async () => {
+test('a reachability bound smaller than the sessions gives a note and the same verdict', { skip: NO_DATA }, async () => {
   const { history } = await readHistory(join(DATA, 'polysi/violations/dgraph-causality.bincode'));
   const full = checkHistory(history, { level: 'si', pruning: true });
   const bounded = checkHistory(history, { level: 'si', pruning: true, reachCellsMax: 2 * history.txnCount * 3 });
@@ -110,7 +112,7 @@ test('a reachability bound smaller than the sessions gives a note and the same v
   assert.equal(full.notes, undefined);
 });
 
-test('progress events arrive in stage order, with pruning rounds and shrinking constraint counts', async () => {
+test('progress events arrive in stage order, with pruning rounds and shrinking constraint counts', { skip: NO_DATA }, async () => {
   const { history } = await readHistory(join(DATA, 'polysi/valid/fig8/25_400_8_10000_0.95_uniform.bincode'));
   const events: { stage: string; round?: number; constraintsLeft?: number }[] = [];
   const r = checkHistory(history, { level: 'si', pruning: true, onProgress: (e) => events.push(e) });
@@ -123,7 +125,7 @@ test('progress events arrive in stage order, with pruning rounds and shrinking c
   assert.equal(rounds.at(-1)!.constraintsLeft, r.constraints.after);
 });
 
-test('the chain cover merges one-transaction sessions along dependencies (Elle without :process)', async () => {
+test('the chain cover merges one-transaction sessions along dependencies (Elle without :process)', { skip: NO_DATA }, async () => {
   const { validate } = await import('../../src/validate/validate.ts');
   const { buildPolygraph } = await import('../../src/graph/polygraph.ts');
   const { buildSplitGraph, topoOrder } = await import('../../src/graph/split.ts');

@@ -3,8 +3,8 @@
  * playwright-core; never a downloaded browser). The page must load with nothing else to fetch,
  * show the verdict, and one laid-out SVG per anomaly.
  *
- * Skips only when /usr/bin/chromium is absent and CI is not set; under CI it must run (CI
- * installs the package: `apt-get install -y chromium`).
+ * Needs Chromium and the shared histories (test/support/requirements.ts): skips locally with one
+ * line when either is missing, fails under CI (which installs the package: `apt-get install -y chromium`).
  */
 
 import { test } from 'node:test';
@@ -16,12 +16,11 @@ import { pathToFileURL } from 'node:url';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { htmlReport } from '../../src/render/index.ts';
+import { DATA_DIR, needs, needsData } from '../support/requirements.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
-const skip = !existsSync(CHROMIUM) && process.env['CI'] === undefined
-  ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI does not skip this`
-  : false;
+const DATA = DATA_DIR;
+const skip = needs(existsSync(CHROMIUM), `no browser at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`) || needsData();
 
 async function report(dir: string, rel: string, name: string): Promise<{ url: string; anomalies: number }> {
   const { history } = await readHistory(join(DATA, rel));

@@ -14,8 +14,10 @@ import { main, type Io } from '../../src/cli/main.ts';
 import type { Counterexample } from '../../src/result/counterexample.ts';
 import { htmlReport, renderDot, renderSvg, SVG_TXNS_MAX } from '../../src/render/index.ts';
 import { dotToSvg } from '../../src/render/svg.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = join(import.meta.dirname, '..', '..', '..', 'shared', 'data');
+const NO_DATA = needsData();
+const DATA = DATA_DIR;
 const GALERA = join(DATA, 'polysi/violations/galera-lost-update.txt');
 const YUGABYTE = join(DATA, 'polysi/violations/yugabyte-causality.txt');
 const DGRAPH = join(DATA, 'polysi/violations/dgraph-causality.bincode');
@@ -38,7 +40,7 @@ function assertSelfContained(html: string): void {
   }
 }
 
-test('DOT: one node per transaction, one edge per dependency, styles by status', async () => {
+test('DOT: one node per transaction, one edge per dependency, styles by status', { skip: NO_DATA }, async () => {
   const [cx] = await explained(GALERA);
   const dot = renderDot([cx!]);
   assert.match(dot, /^digraph "polysi" \{/);
@@ -52,7 +54,7 @@ test('DOT: one node per transaction, one edge per dependency, styles by status',
   assert.equal(edges.filter((l) => l.includes('color=blue')).length, cx!.edges.filter((e) => e.status === 'derived').length);
 });
 
-test('SVG through WebAssembly Graphviz: one node per transaction; too large a graph is not laid out', async () => {
+test('SVG through WebAssembly Graphviz: one node per transaction; too large a graph is not laid out', { skip: NO_DATA }, async () => {
   const [cx] = await explained(GALERA);
   const svg = await renderSvg([cx!], { legend: false });
   assert.match(svg, /^<svg[\s\S]*<\/svg>\s*$/);
@@ -63,7 +65,7 @@ test('SVG through WebAssembly Graphviz: one node per transaction; too large a gr
   assert.doesNotMatch(placeholder, /class="node"/);
 });
 
-test('HTML report: self-contained, the verdict, one SVG and one argument per anomaly', async () => {
+test('HTML report: self-contained, the verdict, one SVG and one argument per anomaly', { skip: NO_DATA }, async () => {
   const { history } = await readHistory(YUGABYTE);
   const r = checkHistory(history, { level: 'si', pruning: true, explain: true });
   const html = await htmlReport(r, { file: 'yugabyte-causality.txt', format: 'text', notes: [] });
@@ -78,7 +80,7 @@ test('HTML report: self-contained, the verdict, one SVG and one argument per ano
   assert.equal((html.match(/<pre class="explanation">/g) ?? []).length, r.anomalies.length);
 });
 
-test('CLI: --explain prints the argument; --dot, --svg and --html write files; bad --max-anomalies is a usage error', async () => {
+test('CLI: --explain prints the argument; --dot, --svg and --html write files; bad --max-anomalies is a usage error', { skip: NO_DATA }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-explain-'));
   try {
     const io = capture();
@@ -108,7 +110,8 @@ test('CLI: --explain prints the argument; --dot, --svg and --html write files; b
   }
 });
 
-test('Dgraph violation explained end to end, SVG included, in under 3 s', async (t) => {
+// How long this takes is measured by bench/speed.ts (budget 3 s), not asserted here.
+test('Dgraph violation explained end to end, SVG included', { skip: NO_DATA }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-dgraph-'));
   try {
     const io = capture();
@@ -119,7 +122,6 @@ test('Dgraph violation explained end to end, SVG included, in under 3 s', async 
     assert.equal(code, 1);
     assert.match(io.out, /causality violation/);
     assert.match(readFileSync(join(dir, 'd.svg'), 'utf8'), /class="node"/);
-    assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -138,7 +140,7 @@ function edgeLabelBoxes(svg: string): { text: string; x0: number; x1: number; y0
   return boxes;
 }
 
-test('the Galera lost update: no two edge labels overlap (the two writers\' parallel edges included)', async () => {
+test('the Galera lost update: no two edge labels overlap (the two writers\' parallel edges included)', { skip: NO_DATA }, async () => {
   const [cx] = await explained(GALERA);
   const boxes = edgeLabelBoxes(await dotToSvg(renderDot([cx!])));
   assert.ok(boxes.length >= cx!.edges.length, 'every edge is labelled');
@@ -151,7 +153,7 @@ test('the Galera lost update: no two edge labels overlap (the two writers\' para
   }
 });
 
-test('standalone SVG: the legend first, then anomaly 1, 2, ... top to bottom', async () => {
+test('standalone SVG: the legend first, then anomaly 1, 2, ... top to bottom', { skip: NO_DATA }, async () => {
   const cxs = await explained(YUGABYTE);
   assert.ok(cxs.length >= 3);
   const svg = await renderSvg(cxs);

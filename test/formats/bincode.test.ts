@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
@@ -14,9 +13,12 @@ import {
 } from '../../src/formats/dbcop-bincode.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/polysi/', import.meta.url));
-const REAL = [
+// Parse speed on the real files is measured by bench/speed.ts, not asserted here.
+const NO_DATA = needsData();
+const DATA = `${DATA_DIR}/polysi/`;
+const REAL = NO_DATA !== false ? [] : [
   ...readdirSync(`${DATA}valid/fig7`).map((f) => `valid/fig7/${f}`),
   ...readdirSync(`${DATA}valid/fig8`).map((f) => `valid/fig8/${f}`),
   'violations/dgraph-causality.bincode',
@@ -63,7 +65,7 @@ function encode(spec: Spec): Uint8Array {
 }
 const HEADER_END = 40 + 3 * 8 + 'db'.length + 'start'.length + 'end'.length; // offset of the session count
 
-test('every real dbcop file parses with the counts in its name and header', () => {
+test('every real dbcop file parses with the counts in its name and header', { skip: NO_DATA }, () => {
   assert.equal(REAL.length, 35);
   for (const f of REAL) {
     const { history: h, header, droppedEvents } = parseDbcopBincodeDetailed(bytesOf(f), f);
@@ -84,7 +86,7 @@ test('every real dbcop file parses with the counts in its name and header', () =
   }
 });
 
-test('dgraph-causality: aborted txns, labels, locations', () => {
+test('dgraph-causality: aborted txns, labels, locations', { skip: NO_DATA }, () => {
   const h = parseDbcopBincode(bytesOf('violations/dgraph-causality.bincode'), 'dgraph');
   let aborted = 0;
   for (let t = 0; t < h.txnCount; t++) if (h.txnStatus[t] === TXN_ABORTED) aborted++;
@@ -98,7 +100,7 @@ test('dgraph-causality: aborted txns, labels, locations', () => {
   assert.equal(h.opLoc[1], h.opLoc[0]! + 18);
 });
 
-test('bincode round trip: real files come back byte for byte and History for History', () => {
+test('bincode round trip: real files come back byte for byte and History for History', { skip: NO_DATA }, () => {
   for (const f of REAL) {
     const bytes = bytesOf(f);
     const h = parseDbcopBincode(bytes, f);
@@ -199,20 +201,4 @@ test('the writer refuses what dbcop cannot hold, and computes a header otherwise
   assert.deepEqual(back.history.sessionLabels, ['1']);
   assert.deepEqual(back.history.txnLabels, ['s1:0']);
   assert.deepEqual(back.history.keyLabels, ['41', '7']);
-});
-
-test('parse speed: fig8 (1.5 MB) well under 100 ms', (t) => {
-  const bytes = bytesOf('valid/fig8/25_400_8_10000_0.5_uniform.bincode');
-  let first = 0;
-  let best = Infinity;
-  // Best of 10: the machine may be shared; the best run shows what the parser itself costs.
-  for (let i = 0; i < 10; i++) {
-    const t0 = performance.now();
-    parseDbcopBincode(bytes, 'fig8');
-    const ms = performance.now() - t0;
-    if (i === 0) first = ms;
-    best = Math.min(best, ms);
-  }
-  t.diagnostic(`fig8 0.5: first parse ${first.toFixed(1)} ms, best of 10 ${best.toFixed(1)} ms`);
-  assert.ok(best < 100, `best ${best} ms`);
 });

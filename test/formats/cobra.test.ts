@@ -6,15 +6,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import {
   INITIAL_VALUE, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History,
 } from '../../src/history/model.ts';
 import { cobraFormat, parseCobraFiles, readCobra } from '../../src/formats/cobra.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const COBRA = fileURLToPath(new URL('../../../shared/data/polysi/valid/cobra/', import.meta.url));
+const NO_DATA = needsData();
+const COBRA = `${DATA_DIR}/polysi/valid/cobra/`;
 
 /** Independent walk: counts records by tag, and reads naming the initial-state markers. */
 function walk(dir: string) {
@@ -37,7 +38,7 @@ function walk(dir: string) {
 }
 
 for (const name of ['rubis-10000', 'tpcc-10000', 'twitter-10000']) {
-  test(`cobra: real logs ${name} parse with the independently counted records`, async () => {
+  test(`cobra: real logs ${name} parse with the independently counted records`, { skip: NO_DATA }, async () => {
     const dir = join(COBRA, name);
     const want = walk(dir);
     const h = await readCobra(dir);
@@ -70,7 +71,7 @@ for (const name of ['rubis-10000', 'tpcc-10000', 'twitter-10000']) {
   });
 }
 // Counts found by a separate survey script when the format was examined (kept as a fixed point).
-test('cobra: known record counts of the rubis log', () => {
+test('cobra: known record counts of the rubis log', { skip: NO_DATA }, () => {
   const w = walk(join(COBRA, 'rubis-10000'));
   assert.deepEqual(w.tags, { S: 9358, W: 11257, R: 35770, C: 9358, A: 0 });
   assert.equal(w.initialReads, 28465 + 2024);

@@ -6,15 +6,16 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HistoryBuilder, type RawKey, type RawValue } from '../../src/history/builder.ts';
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History, type TxnStatus } from '../../src/history/model.ts';
 import { FORMATS, readHistory } from '../../src/formats/index.ts';
 import type { FormatModule } from '../../src/formats/types.ts';
 import { contentDiff, runConvert } from '../../src/cli/convert.ts';
 import { mulberry32, type Rng } from '../support/gen.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+const NO_DATA = needsData();
+const DATA = DATA_DIR;
 const WRITABLE = FORMATS.filter((f) => f.write !== undefined);
 
 function capture() {
@@ -48,7 +49,7 @@ test('convert: the registry holds the formats of this module', () => {
   for (const n of ['edn', 'elle-json', 'dbcop-json', 'dbcop-hist']) assert.ok(WRITABLE.some((f) => f.name === n), n);
 });
 
-test('convert: real files through the CLI and back', async () => {
+test('convert: real files through the CLI and back', { skip: NO_DATA }, async () => {
   await withTmp(async (dir) => {
     const cases: [string, string[]][] = [
       ['elle/si-without-g-single.edn', ['elle-json', 'jsonl', 'edn']],
@@ -75,7 +76,7 @@ test('convert: real files through the CLI and back', async () => {
   });
 });
 
-test('convert: refusals and usage errors exit 2 and leave OUT alone', async () => {
+test('convert: refusals and usage errors exit 2 and leave OUT alone', { skip: NO_DATA }, async () => {
   await withTmp(async (dir) => {
     const edn = join(DATA, 'elle/paper-example.edn');
     const out = join(dir, 'out.json');
@@ -99,7 +100,7 @@ test('convert: refusals and usage errors exit 2 and leave OUT alone', async () =
   });
 });
 
-test('convert: OUT "-" prints text formats; binary formats need a file', async () => {
+test('convert: OUT "-" prints text formats; binary formats need a file', { skip: NO_DATA }, async () => {
   const c = capture();
   assert.equal(await runConvert([join(DATA, 'small/long-fork.txt'), '-', '--to', 'dbcop-hist'], c.io), 0);
   assert.equal(c.out.join(''), '[1==? 1:=1]\n[1==1 2==?]\n---\n[2==? 2:=1]\n[1==? 2==1]\n');

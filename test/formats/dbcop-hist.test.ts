@@ -3,15 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import { describeOp, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import { dbcopHistFormat, parseDbcopHist, writeDbcopHist } from '../../src/formats/dbcop-hist.ts';
 import { parseDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const FIG7 = fileURLToPath(new URL('../../../shared/data/polysi/valid/fig7/', import.meta.url));
+const NO_DATA = needsData();
+const FIG7 = `${DATA_DIR}/polysi/valid/fig7/`;
 const enc = (s: string) => new TextEncoder().encode(s);
 
 function sessions(h: History): string[][] {
@@ -80,7 +81,7 @@ test('dbcop-hist: errors name line and column and say what was expected', () => 
   rejects('// no newline', 'truncated', 1, /the end of the comment line/);
 });
 
-test('dbcop-hist: real bincode histories survive bincode -> text -> bincode labels and all', () => {
+test('dbcop-hist: real bincode histories survive bincode -> text -> bincode labels and all', { skip: NO_DATA }, () => {
   const files = readdirSync(FIG7).filter((f) => f.endsWith('.bincode')).sort().slice(0, 6);
   for (const f of files) {
     const hb = parseDbcopBincode(new Uint8Array(readFileSync(FIG7 + f)), f);

@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import { describeOp, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
@@ -11,8 +10,10 @@ import { dbcopJsonFormat, parseDbcopJsonBytes, writeDbcopJson } from '../../src/
 import { parseDbcopBincode, writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const FIG7 = fileURLToPath(new URL('../../../shared/data/polysi/valid/fig7/', import.meta.url));
+const NO_DATA = needsData();
+const FIG7 = `${DATA_DIR}/polysi/valid/fig7/`;
 const enc = (s: string) => new TextEncoder().encode(s);
 const parse = (s: string) => parseDbcopJsonBytes(enc(s), 'h.json');
 
@@ -35,7 +36,7 @@ function rejects(text: string, code: string, line: number, detail: RegExp): void
   });
 }
 
-test('dbcop-json: real bincode histories survive bincode -> JSON -> bincode exactly', () => {
+test('dbcop-json: real bincode histories survive bincode -> JSON -> bincode exactly', { skip: NO_DATA }, () => {
   const files = readdirSync(FIG7).filter((f) => f.endsWith('.bincode')).sort().slice(0, 6);
   assert.ok(files.length > 0);
   for (const f of files) {

@@ -12,8 +12,11 @@ import { detectFormat, findFormat, FORMATS, readHistory } from '../../src/format
 import { readHead } from '../../src/formats/io-read.ts';
 import { writeJsonl } from '../../src/formats/jsonl.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+const NO_DATA = needsData();
+const DATA = DATA_DIR;
+const EXAMPLE = fileURLToPath(new URL('../../examples/long-fork.txt', import.meta.url));
 const MINE = ['text', 'dbcop', 'jsonl'];
 
 function filesUnder(dir: string): string[] {
@@ -47,7 +50,7 @@ test('the registry holds text, dbcop and jsonl with unique names', () => {
     names.every((n) => e.message.includes(n)));
 });
 
-test('every real .txt is detected as text and every .bincode as dbcop, and reads', async () => {
+test('every real .txt is detected as text and every .bincode as dbcop, and reads', { skip: NO_DATA }, async () => {
   const files = filesUnder('.').filter((f) => f.endsWith('.txt') || f.endsWith('.bincode'));
   assert.ok(files.length >= 44, `${files.length}`);
   for (const f of files) {
@@ -63,7 +66,7 @@ test('every real .txt is detected as text and every .bincode as dbcop, and reads
   }
 });
 
-test('files of other formats are not claimed by text, dbcop or jsonl', async () => {
+test('files of other formats are not claimed by text, dbcop or jsonl', { skip: NO_DATA }, async () => {
   const others = [
     ...filesUnder('elle'),
     ...filesUnder('polysi/valid/cobra').slice(0, 3),
@@ -114,7 +117,7 @@ test('readHistory returns parse notes (dbcop dropped events)', async () => {
 });
 
 test('an explicit format overrides detection; a wrong one fails with that format\'s error', async () => {
-  const path = join(DATA, 'small/long-fork.txt');
+  const path = EXAMPLE;
   assert.equal((await readHistory(path, 'text')).format, 'text');
   await expectInputError(readHistory(path, 'dbcop'), 'truncated');
   await expectInputError(readHistory(path, 'jsonl'), 'syntax', /line 1: expected one JSON object per line/);

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
@@ -18,8 +17,10 @@ import { writeJepsen } from '../../src/formats/elle-writer.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { contentDiff } from '../../src/cli/convert.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const ELLE = fileURLToPath(new URL('../../../shared/data/elle/', import.meta.url));
+const NO_DATA = needsData();
+const ELLE = `${DATA_DIR}/elle/`;
 const enc = (s: string) => new TextEncoder().encode(s);
 const edn = (s: string, chunkBytes?: number) => parseEdnBytes(enc(s), 'h.edn', chunkBytes === undefined ? {} : { chunkBytes });
 const json = (s: string, chunkBytes?: number) => parseElleJsonBytes(enc(s), 'h.json', chunkBytes === undefined ? {} : { chunkBytes });
@@ -47,7 +48,7 @@ function rejects(fn: () => unknown, code: string, line: number, detail: RegExp):
   });
 }
 
-test('elle: paper-example.edn (no :process, no :f) parses into 4 committed txns', async () => {
+test('elle: paper-example.edn (no :process, no :f) parses into 4 committed txns', { skip: NO_DATA }, async () => {
   const h = await readEdnFile(join(ELLE, 'paper-example.edn'));
   assert.equal(h.txnCount, 4);
   assert.deepEqual([...h.txnStatus], [TXN_COMMITTED, TXN_COMMITTED, TXN_COMMITTED, TXN_COMMITTED]);
@@ -64,7 +65,7 @@ test('elle: paper-example.edn (no :process, no :f) parses into 4 committed txns'
   assert.ok(ednFormat.sniff(readFileSync(join(ELLE, 'paper-example.edn')), 'x', false));
 });
 
-test('elle: si-without-g-single.edn: processes are sessions, nil reads of list keys are empty lists', async () => {
+test('elle: si-without-g-single.edn: processes are sessions, nil reads of list keys are empty lists', { skip: NO_DATA }, async () => {
   const h = await readEdnFile(join(ELLE, 'si-without-g-single.edn'));
   assert.deepEqual(h.sessionLabels, ['2', '4', '7', '9']);
   assert.deepEqual(h.txnLabels, ['10', '20', '30', '40']);
@@ -222,7 +223,7 @@ test('elle-json: big integers stay exact; JSON syntax errors name the line', () 
   rejects(() => json('{"type":"ok","value":[["w",1,1]]} x'), 'syntax', 1, /expected a JSON value/);
 });
 
-test('elle: parsing through tiny chunks gives the same history and the same errors', async () => {
+test('elle: parsing through tiny chunks gives the same history and the same errors', { skip: NO_DATA }, async () => {
   const inputs = [PAIRING, readFileSync(join(ELLE, 'paper-example.edn'), 'utf8'), readFileSync(join(ELLE, 'si-without-g-single.edn'), 'utf8'),
     '\uFEFF{:type :ok, :value [[:w "é" 1]]}', '{:type :ok, :value [[:w 1 1]]}\n{:type :ok,\n :value [[:w 1 1]]'];
   const outcome = (f: () => History): string => {
@@ -254,7 +255,7 @@ test('elle: parsing through tiny chunks gives the same history and the same erro
   }
 });
 
-test('elle writer: EDN and JSON round trips keep the history; lossy cases are refused', async () => {
+test('elle writer: EDN and JSON round trips keep the history; lossy cases are refused', { skip: NO_DATA }, async () => {
   for (const h of [edn(PAIRING), edn('[]'), await readEdnFile(join(ELLE, 'paper-example.edn')), await readEdnFile(join(ELLE, 'si-without-g-single.edn'))]) {
     for (const syntax of ['edn', 'json'] as const) {
       const text = writeJepsen(h, syntax);

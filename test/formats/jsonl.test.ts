@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
@@ -14,8 +13,10 @@ import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { parsePolysiText } from '../../src/formats/polysi-text.ts';
 import { parseDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+const NO_DATA = needsData();
+const DATA = `${DATA_DIR}/`;
 
 function roundTrip(h: History, what: string): void {
   const text = writeJsonl(h);
@@ -57,7 +58,7 @@ test('without a header: sessions in order of first appearance, txn names generat
   assert.equal(h.valueLabels[h.opValue[0]!], '"a"');
 });
 
-test('jsonl round trip: real text and dbcop files', () => {
+test('jsonl round trip: real text and dbcop files', { skip: NO_DATA }, () => {
   for (const dir of ['small', 'isovista', 'polysi/violations']) {
     for (const f of readdirSync(`${DATA}${dir}`).filter((n) => n.endsWith('.txt'))) {
       roundTrip(parsePolysiText(readFileSync(`${DATA}${dir}/${f}`, 'utf8'), f), f);

@@ -8,8 +8,11 @@ import { HistoryBuilder } from '../../src/history/builder.ts';
 import { TXN_ABORTED, TXN_UNKNOWN } from '../../src/history/model.ts';
 import { historyStats } from '../../src/history/stats.ts';
 import { runStat } from '../../src/cli/stat.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
+const NO_DATA = needsData();
+const DATA = DATA_DIR;
+const EXAMPLE = fileURLToPath(new URL('../../examples/long-fork.txt', import.meta.url));
 
 function capture() {
   const out: string[] = [];
@@ -62,7 +65,7 @@ test('historyStats: ties between equally hot keys go to the key seen first', () 
   assert.deepEqual(historyStats(b.build()).hottestKeys.map((h) => h.key), ['9', '3', '7']);
 });
 
-test('stat: text and JSON output on real files', async () => {
+test('stat: text and JSON output on real files', { skip: NO_DATA }, async () => {
   const c = capture();
   assert.equal(await runStat([join(DATA, 'elle/si-without-g-single.edn')], c.io), 0);
   const text = c.out.join('');
@@ -89,11 +92,11 @@ test('stat: usage and input errors exit 2', async () => {
   const cases: [string[], RegExp][] = [
     [[], /expected exactly one history path, got 0/],
     [['a', 'b'], /got 2/],
-    [[join(DATA, 'small/long-fork.txt'), '--top=-1'], /--top takes a non-negative integer/],
-    [[join(DATA, 'small/long-fork.txt'), '--top', 'x'], /--top takes a non-negative integer, got "x"/],
-    [[join(DATA, 'small/long-fork.txt'), '--nope'], /Unknown option/],
-    [[join(DATA, 'nope.edn')], /nope.edn.*no such file/],
-    [[join(DATA, 'small/long-fork.txt'), '--format', 'edn'], /long-fork.txt line 1/],
+    [[EXAMPLE, '--top=-1'], /--top takes a non-negative integer/],
+    [[EXAMPLE, '--top', 'x'], /--top takes a non-negative integer, got "x"/],
+    [[EXAMPLE, '--nope'], /Unknown option/],
+    [[join(import.meta.dirname, 'nope.edn')], /nope.edn.*no such file/],
+    [[EXAMPLE, '--format', 'edn'], /long-fork.txt line 1/],
   ];
   for (const [args, err] of cases) {
     const c = capture();

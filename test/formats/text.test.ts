@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
@@ -11,9 +10,12 @@ import {
 } from '../../src/history/model.ts';
 import { parsePolysiText, writePolysiText } from '../../src/formats/polysi-text.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
-const DATA = fileURLToPath(new URL('../../../shared/data/', import.meta.url));
-const TEXT_FILES = [
+// Parse speed on the real files is measured by bench/speed.ts, not asserted here.
+const NO_DATA = needsData();
+const DATA = `${DATA_DIR}/`;
+const TEXT_FILES = NO_DATA !== false ? [] : [
   ...readdirSync(`${DATA}small`).filter((f) => f.endsWith('.txt')).map((f) => `small/${f}`),
   ...readdirSync(`${DATA}polysi/violations`).filter((f) => f.endsWith('.txt')).map((f) => `polysi/violations/${f}`),
   ...readdirSync(`${DATA}isovista`).filter((f) => f.endsWith('.txt')).map((f) => `isovista/${f}`),
@@ -45,7 +47,7 @@ function countByRegex(text: string) {
   return { sessions: sessions.size, txns: txns.size, ops, reads, initialReads, bad, opsPerTxn };
 }
 
-test('real PolySI text files parse with the independently counted sessions, txns, ops', () => {
+test('real PolySI text files parse with the independently counted sessions, txns, ops', { skip: NO_DATA }, () => {
   assert.ok(TEXT_FILES.length >= 9, `found only ${TEXT_FILES.length} text files`);
   for (const f of TEXT_FILES) {
     const text = readFileSync(`${DATA}${f}`, 'utf8');
@@ -69,7 +71,7 @@ test('real PolySI text files parse with the independently counted sessions, txns
   }
 });
 
-test('long-fork.txt maps to the expected sessions, txns, values and lines', () => {
+test('long-fork.txt maps to the expected sessions, txns, values and lines', { skip: NO_DATA }, () => {
   const h = parsePolysiText(readFileSync(`${DATA}small/long-fork.txt`, 'utf8'), 'long-fork.txt');
   assert.deepEqual(h.sessionLabels, ['1', '2']);
   assert.deepEqual(h.txnLabels, ['1', '2', '3', '4']);
@@ -81,7 +83,7 @@ test('long-fork.txt maps to the expected sessions, txns, values and lines', () =
   assert.deepEqual([...h.txnLoc], [1, 3, 5, 7]);
 });
 
-test('text round trip: write then parse gives an identical History for every real file', () => {
+test('text round trip: write then parse gives an identical History for every real file', { skip: NO_DATA }, () => {
   for (const f of TEXT_FILES) {
     const h = parsePolysiText(readFileSync(`${DATA}${f}`, 'utf8'), f);
     const out = writePolysiText(h);
@@ -195,18 +197,4 @@ test('the writer renumbers sessions and txns whose labels are not integers', () 
   const t2 = b.beginTxn(b.session('bob'), 'b');
   b.read(t2, 1, 1);
   assert.equal(writePolysiText(b.build()), 'w(1,1,1,1)\nr(1,1,2,2)\n');
-});
-
-test('parse speed: isovista/dgraph_si.txt', (t) => {
-  const text = readFileSync(`${DATA}isovista/dgraph_si.txt`, 'utf8');
-  let first = 0, best = Infinity, ops = 0;
-  for (let i = 0; i < 10; i++) {
-    const t0 = performance.now();
-    ops = parsePolysiText(text, 'dgraph_si.txt').opCount;
-    const ms = performance.now() - t0;
-    if (i === 0) first = ms;
-    best = Math.min(best, ms);
-  }
-  t.diagnostic(`dgraph_si.txt: ${ops} ops, first parse ${first.toFixed(1)} ms, best of 10 ${best.toFixed(1)} ms`);
-  assert.ok(best < 50, `best ${best} ms`);
 });

@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** The shared real histories: POLYSI_SHARED_DATA, or ../shared/data beside the checkout. */
-export const DATA_DIR = process.env['POLYSI_SHARED_DATA'] ?? resolve(ROOT, '..', 'shared', 'data');
+export const DATA_DIR = resolve(process.env['POLYSI_SHARED_DATA'] || resolve(ROOT, '..', 'shared', 'data'));
 
 export const REQUIRE_ALL = process.env['POLYSI_REQUIRE_ALL'] === '1'
   || (process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false');

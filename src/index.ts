@@ -1,0 +1,161 @@
+/**
+ * The public API of the `polysi` package (`import { readHistory, checkHistory } from 'polysi'`).
+ *
+ * Takes: a history (read from a file by `readHistory`, or built in memory with `HistoryBuilder`)
+ * and options. Gives: a `CheckResult` (data), its JSON form (`resultJson`, the same object
+ * `polysi check --json` prints, described by schema/check-result.schema.json) and renderings of
+ * its counterexamples (text, DOT, SVG, HTML).
+ * Invariant: options are validated here, at the package boundary: a wrong type, an unknown
+ * level or format, or a negative limit is a TypeError naming the option, never a silently
+ * different check. Everything else in src/ is internal and may change without notice.
+ * See docs/api.md.
+ */
+
+import { checkHistory as runCheck, type CheckOptions as FullCheckOptions, type CheckResult, type Level } from './check/index.ts';
+import { FORMATS, readHistory as readAny, type ReadResult } from './formats/index.ts';
+import type { History } from './history/model.ts';
+import { resultJson as cliResultJson, SCHEMA_VERSION } from './cli/render.ts';
+
+export type {
+  Anomaly, CheckResult, CycleAnomaly, DepEdge, EdgeKind, Level, NonCycleAnomaly, NonCycleAnomalyName,
+  ProgressEvent, StageTimesMs, Verdict,
+} from './check/index.ts';
+export { INIT_TXN } from './check/index.ts';
+export type {
+  AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
+} from './explain/types.ts';
+export type { History, LocUnit, OpKind, TxnStatus } from './history/model.ts';
+export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, describeOp } from './history/model.ts';
+export { HistoryBuilder, type RawKey, type RawValue } from './history/builder.ts';
+export { InputError, type InputErrorCode } from './history/errors.ts';
+export type { ReadResult } from './formats/index.ts';
+export { historyStats, type HistoryStats, type KeyHeat } from './history/stats.ts';
+export {
+  renderExplanationText, renderDot, renderSvg, htmlReport, type TextOptions, type ReportSource,
+} from './render/index.ts';
+export { SCHEMA_VERSION };
+
+/**
+ * Options of `checkHistory`; every one may be left out. Defaults: level 'si', pruning on,
+ * explain on (as in the CLI), no time limit.
+ */
+export type CheckOptions = Partial<FullCheckOptions>;
+
+const LEVELS: readonly Level[] = ['si', 'ser'];
+
+/**
+ * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
+ * option added there is a compile error here until it is listed (and its value checked below).
+ */
+const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
+  level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
+  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true,
+};
+
+/** The names `readHistory` accepts as `format` ('auto' detects the format). */
+export const FORMAT_NAMES: readonly string[] = ['auto', ...FORMATS.map((f) => f.name)];
+
+/**
+ * Reads the history at `path` (a file, or a directory for Cobra logs). `format` is 'auto' (the
+ * default: detected from the first 64 KiB) or one of FORMAT_NAMES.
+ * Throws TypeError for a bad argument, InputError (file, line or byte offset, what was expected)
+ * for a missing, unreadable or malformed history.
+ */
+export async function readHistory(path: string, format = 'auto'): Promise<ReadResult> {
+  if (typeof path !== 'string' || path === '') throw new TypeError(`readHistory: path must be a non-empty string, got ${show(path)}`);
+  if (typeof format !== 'string' || !FORMAT_NAMES.includes(format)) {
+    throw new TypeError(`readHistory: format must be one of ${FORMAT_NAMES.join(', ')}; got ${show(format)}`);
+  }
+  return readAny(path, format);
+}
+
+/**
+ * Checks `history` against snapshot isolation (level 'si', strong session SI) or
+ * serializability ('ser'). Returns the verdict with its evidence: 'valid', 'violation' (at least
+ * one anomaly, each with a minimal counterexample unless `explain: false`) or 'unknown' (a limit
+ * was hit; `unknownReason` says which). Throws TypeError for bad options, InputError for input the
+ * checker does not support (two writes of the same value to a key).
+ */
+export function checkHistory(history: History, options: CheckOptions = {}): CheckResult {
+  return runCheck(history, checkOptions(history, options));
+}
+
+/**
+ * The JSON form of a result: what `polysi check --json` prints, with `schemaVersion`, every
+ * transaction and key named with the user's labels. `source` adds `file`, `format` and `notes`
+ * (from `readHistory`); `explainText` adds each explanation's text rendering.
+ */
+export function resultJson(
+  history: History, result: CheckResult, source: { file?: string; format?: string; notes?: readonly string[] } = {}, explainText = false,
+): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  if (source.file !== undefined) extra['file'] = source.file;
+  if (source.format !== undefined) extra['format'] = source.format;
+  if (source.notes !== undefined) extra['notes'] = [...source.notes];
+  return cliResultJson(history, result, extra, explainText);
+}
+
+/** Validates the caller's options and fills in the defaults. */
+function checkOptions(history: unknown, o: unknown): FullCheckOptions {
+  if (!isHistory(history)) throw new TypeError('checkHistory: the first argument must be a History (from readHistory or HistoryBuilder.build())');
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TypeError(`checkHistory: options must be an object, got ${show(o)}`);
+  const opts = o as Record<string, unknown>;
+  for (const k of Object.keys(opts)) {
+    if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
+  }
+  const level = opts['level'] ?? 'si';
+  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be 'si' or 'ser', got ${show(level)}`);
+  const out: FullCheckOptions = {
+    level: level as Level,
+    pruning: bool(opts, 'pruning', true),
+    explain: bool(opts, 'explain', true),
+    neighbours: bool(opts, 'neighbours', false),
+  };
+  // A zero budget is allowed (the verdict is then 'unknown'); a negative one is a mistake.
+  const timeoutMs = limit(opts, 'timeoutMs', false, 0);
+  if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+  const explainTimeoutMs = limit(opts, 'explainTimeoutMs', false, 0);
+  if (explainTimeoutMs !== undefined) out.explainTimeoutMs = explainTimeoutMs;
+  const conflictsMax = limit(opts, 'conflictsMax', true, 0);
+  if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
+  const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);
+  if (reachCellsMax !== undefined) out.reachCellsMax = reachCellsMax;
+  const maxAnomalies = limit(opts, 'maxAnomalies', true, 1);
+  if (maxAnomalies !== undefined) out.maxAnomalies = maxAnomalies;
+  const onProgress = opts['onProgress'];
+  if (onProgress !== undefined) {
+    if (typeof onProgress !== 'function') throw new TypeError(`checkHistory: onProgress must be a function, got ${show(onProgress)}`);
+    out.onProgress = onProgress as FullCheckOptions['onProgress'] & object;
+  }
+  return out;
+}
+
+function bool(opts: Record<string, unknown>, name: string, dflt: boolean): boolean {
+  const v = opts[name];
+  if (v === undefined) return dflt;
+  if (typeof v !== 'boolean') throw new TypeError(`checkHistory: ${name} must be a boolean, got ${show(v)}`);
+  return v;
+}
+
+/** A number >= `min` (an integer when `integer`), or undefined when absent. */
+function limit(opts: Record<string, unknown>, name: string, integer: boolean, min: number): number | undefined {
+  const v = opts[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !(v >= min) || (integer ? !Number.isSafeInteger(v) : !Number.isFinite(v))) {
+    throw new TypeError(`checkHistory: ${name} must be ${integer ? 'an integer' : 'a finite number'} >= ${min}, got ${show(v)}`);
+  }
+  return v;
+}
+
+function isHistory(h: unknown): h is History {
+  if (h === null || typeof h !== 'object') return false;
+  const x = h as Partial<History>;
+  return typeof x.txnCount === 'number' && x.txnOpStart instanceof Int32Array && x.opKind instanceof Uint8Array && Array.isArray(x.keyLabels);
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'function') return 'a function';
+  if (Array.isArray(v)) return 'an array';
+  return v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v);
+}

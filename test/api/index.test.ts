@@ -1,0 +1,87 @@
+/**
+ * The package's public entry (src/index.ts): defaults, and options validated at the boundary.
+ * A wrong option must be a TypeError naming it, never a silently different check (before this
+ * entry existed, `level: 'rc'` ran the SER check). The packed package is tested in
+ * test/package/pack.test.ts.
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
+import {
+  checkHistory, FORMAT_NAMES, HistoryBuilder, InputError, readHistory, resultJson, SCHEMA_VERSION, TXN_ABORTED,
+} from '../../src/index.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
+const BANK = join(ROOT, 'examples/bank-valid.jsonl');
+
+test('defaults: SI, pruning on, explained, like the CLI', async () => {
+  const { history } = await readHistory(LONG_FORK);
+  const r = checkHistory(history);
+  assert.equal(r.level, 'si');
+  assert.equal(r.verdict, 'violation');
+  assert.ok(r.constraints.pruneRounds > 0, 'pruning ran');
+  assert.equal(r.anomalies[0]!.explanation?.name, 'long fork');
+  const bare = checkHistory(history, { explain: false, pruning: false });
+  assert.equal(bare.verdict, 'violation');
+  assert.equal(bare.constraints.pruneRounds, 0);
+  assert.equal(bare.anomalies[0]!.explanation, undefined);
+});
+
+test('levels: si and ser differ on the bank example (write skew)', async () => {
+  const { history } = await readHistory(BANK);
+  assert.equal(checkHistory(history, { level: 'si' }).verdict, 'valid');
+  assert.equal(checkHistory(history, { level: 'ser' }).verdict, 'violation');
+});
+
+test('bad options are TypeErrors that name the option', async () => {
+  const { history } = await readHistory(BANK);
+  const cases: [unknown, RegExp][] = [
+    [{ level: 'rc' }, /level must be 'si' or 'ser', got "rc"/],
+    [{ level: 'SI' }, /level/],
+    [{ level: 1 }, /level/],
+    [{ timeoutMs: -1 }, /timeoutMs must be a finite number >= 0, got -1/],
+    [{ timeoutMs: Number.NaN }, /timeoutMs/],
+    [{ timeoutMs: '10' }, /timeoutMs .* got "10"/],
+    [{ pruning: 'yes' }, /pruning must be a boolean/],
+    [{ explain: 1 }, /explain must be a boolean/],
+    [{ maxAnomalies: 0 }, /maxAnomalies must be an integer >= 1/],
+    [{ maxAnomalies: 1.5 }, /maxAnomalies/],
+    [{ conflictsMax: -3 }, /conflictsMax/],
+    [{ onProgress: 'log' }, /onProgress must be a function/],
+    [{ levle: 'ser' }, /unknown option "levle"/],
+    [null, /options must be an object/],
+    [[], /options must be an object/],
+  ];
+  for (const [opts, msg] of cases) {
+    assert.throws(() => checkHistory(history, opts as never), (e: unknown) => e instanceof TypeError && msg.test(e.message), JSON.stringify(opts));
+  }
+  assert.throws(() => checkHistory({} as never), /must be a History/);
+});
+
+test('readHistory: bad arguments are TypeErrors; bad files are InputErrors', async () => {
+  await assert.rejects(readHistory(LONG_FORK, 'txt'), (e: unknown) => e instanceof TypeError && /format must be one of auto, text/.test(e.message));
+  await assert.rejects(readHistory(42 as never), TypeError);
+  await assert.rejects(readHistory(''), TypeError);
+  await assert.rejects(readHistory(join(ROOT, 'no-such-history.txt')), InputError);
+  assert.ok(FORMAT_NAMES.includes('auto') && FORMAT_NAMES.includes('edn') && FORMAT_NAMES.includes('jsonl'));
+  assert.equal((await readHistory(BANK, 'jsonl')).format, 'jsonl');
+});
+
+test('HistoryBuilder makes in-memory histories; resultJson carries schemaVersion and labels', () => {
+  // A reads x = 1 from an aborted writer: G1a, found before any graph work.
+  const b = new HistoryBuilder();
+  const w = b.beginTxn(b.session('writer'), 'w1', TXN_ABORTED);
+  b.write(w, 'x', 1);
+  const r = b.beginTxn(b.session('reader'), 'r1');
+  b.read(r, 'x', 1);
+  const h = b.build();
+  const result = checkHistory(h, { level: 'ser' });
+  assert.equal(result.verdict, 'violation');
+  assert.equal(result.anomalies[0]!.type === 'non-cycle' && result.anomalies[0]!.name, 'G1a');
+  const j = resultJson(h, result, { file: 'mem' });
+  assert.equal(j['schemaVersion'], SCHEMA_VERSION);
+  assert.equal(j['file'], 'mem');
+  assert.deepEqual((j['transactions'] as { label: string }[]).map((t) => t.label).sort(), ['r1', 'w1']);
+});

@@ -1,0 +1,53 @@
+/**
+ * `polysi --version` prints the package's version, and `polysi COMMAND --help` prints that
+ * command's usage on stdout with exit 0 (help that was asked for is not an error), both in
+ * process and through bin/polysi.mjs (the bundle in dist/, as users run it).
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { main } from '../../src/cli/main.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
+  return { code, out, err };
+}
+
+test('--version prints the version in package.json and exits 0', async () => {
+  assert.match(VERSION, /^\d+\.\d+\.\d+/);
+  for (const flag of ['--version', '-V']) {
+    const r = await run(flag);
+    assert.deepEqual([r.code, r.out.trim(), r.err], [0, VERSION, ''], flag);
+  }
+});
+
+test('COMMAND --help prints that command\'s usage on stdout and exits 0', async () => {
+  for (const [cmd, usage] of [['check', /polysi check PATH/], ['convert', /polysi convert IN OUT --to FORMAT/], ['stat', /polysi stat PATH/]] as const) {
+    for (const flag of ['--help', '-h']) {
+      const r = await run(cmd, flag);
+      assert.equal(r.code, 0, `${cmd} ${flag}`);
+      assert.match(r.out, usage, `${cmd} ${flag}`);
+      assert.equal(r.err, '', `${cmd} ${flag}`);
+    }
+  }
+  // Help wins over everything else on the line, even what would be a usage error.
+  assert.equal((await run('check', 'a', 'b', '--bogus', '--help')).code, 0);
+  // A bare `polysi` is still a usage error (exit 2) with the usage.
+  assert.equal((await run()).code, 2);
+});
+
+test('the installed entry point (bin/polysi.mjs over dist/) answers --version and check --help', () => {
+  const bin = join(ROOT, 'bin', 'polysi.mjs');
+  const v = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+  assert.deepEqual([v.status, v.stdout.trim()], [0, VERSION], v.stderr);
+  const h = spawnSync(process.execPath, [bin, 'check', '--help'], { encoding: 'utf8' });
+  assert.equal(h.status, 0, h.stderr);
+  assert.match(h.stdout, /polysi check PATH/);
+});

@@ -1,0 +1,129 @@
+/**
+ * The package as a user installs it: `npm pack` of a copy of the checkout (so the worktree's own
+ * dist/ is never rebuilt under the other tests), installed into a scratch project, then
+ *   - an ESM script that does `import { readHistory, checkHistory } from 'polysi'` and checks the
+ *     shipped example, and gets TypeErrors for bad options; then every example of docs/api.md;
+ *   - the installed `polysi` command (dist present, tsx absent) prints its version and checks;
+ *   - tsc type-checks a consumer file against the shipped .d.ts, including lines that must NOT
+ *     compile (`@ts-expect-error`), so types that degrade to `any` fail the test.
+ * Installing needs @viz-js/viz (the one runtime dependency): npm takes it from its cache
+ * (--prefer-offline), which `npm ci` of the checkout has filled.
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(cmd: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+  return r;
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  assert.equal(r.status, 0, `${what} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+test('the packed tarball installs into a scratch project and works as a library, a command and a typed API', { timeout: 300_000 }, async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'polysi-pack-'));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  // 1. A copy of what `npm pack` needs, with the checkout's node_modules (esbuild, typescript)
+  //    linked in; `npm pack` runs `prepare`, which builds dist/ (bundles and types) in the copy.
+  const pkgDir = join(tmp, 'pkg');
+  mkdirSync(pkgDir);
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'src', 'scripts', 'schema', 'docs', 'examples']) {
+    cpSync(join(ROOT, f), join(pkgDir, f), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(pkgDir, 'node_modules'), 'dir');
+  const packed = JSON.parse(ok(run(NPM, ['pack', '--json', '--pack-destination', tmp], pkgDir), 'npm pack')) as { filename: string; files: { path: string }[] }[];
+  const files = packed[0]!.files.map((f) => f.path);
+  for (const f of ['LICENSE', 'package.json', 'bin/polysi.mjs', 'dist/index.mjs', 'dist/polysi.mjs', 'dist/types/index.d.ts', 'schema/check-result.schema.json', 'schema/stat-result.schema.json', 'examples/long-fork.txt']) {
+    assert.ok(files.includes(f), `the tarball lacks ${f}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'the tarball ships sources or tests');
+  const tarball = join(tmp, packed[0]!.filename);
+
+  // 2. A scratch project that installs it (no tsx, no esbuild: they are dev dependencies).
+  const app = join(tmp, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+  ok(run(NPM, ['install', '--prefer-offline', '--no-save', tarball], app), 'npm install of the tarball');
+  assert.ok(existsSync(join(app, 'node_modules', 'polysi', 'dist', 'index.mjs')));
+  assert.ok(!existsSync(join(app, 'node_modules', 'tsx')), 'tsx was installed as a runtime dependency');
+  assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'esbuild was installed as a runtime dependency');
+  const installed = readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.'));
+  assert.deepEqual(installed.sort(), ['@viz-js', 'polysi'], 'runtime dependencies: only @viz-js/viz');
+
+  // 3. The library from plain JavaScript.
+  writeFileSync(join(app, 'use.mjs'), `
+import assert from 'node:assert/strict';
+import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText } from 'polysi';
+const example = new URL('./node_modules/polysi/examples/long-fork.txt', import.meta.url).pathname;
+const { history, format } = await readHistory(example);
+assert.equal(format, 'text');
+const r = checkHistory(history);
+assert.equal(r.verdict, 'violation');
+assert.equal(r.level, 'si');
+assert.ok(r.anomalies[0].explanation, 'explained by default');
+assert.match(renderExplanationText(r.anomalies[0].explanation), /long fork/);
+assert.equal(resultJson(history, r).schemaVersion, SCHEMA_VERSION);
+assert.equal(checkHistory(history, { level: 'ser', pruning: false }).verdict, 'violation');
+assert.throws(() => checkHistory(history, { level: 'rc' }), TypeError);
+assert.throws(() => checkHistory(history, { timeoutMs: -1 }), TypeError);
+await assert.rejects(readHistory(example + '.missing'), InputError);
+const b = new HistoryBuilder();
+const t1 = b.beginTxn(b.session('a')); b.write(t1, 'x', 1);
+const t2 = b.beginTxn(b.session('b')); b.read(t2, 'x', 1);
+assert.equal(checkHistory(b.build(), { level: 'ser' }).verdict, 'valid');
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/check-result.schema.json'), 'utf8'));
+assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
+console.log('library ok');
+`);
+  assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
+
+  // 3b. Every JavaScript example of docs/api.md, as a user would run it.
+  const examples = [...readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.ok(examples.length >= 3, `found ${examples.length} examples in docs/api.md`);
+  examples.forEach((code, i) => {
+    writeFileSync(join(app, `doc-example-${i + 1}.mjs`), code);
+    ok(run(process.execPath, [`doc-example-${i + 1}.mjs`], app), `docs/api.md example ${i + 1}`);
+  });
+
+  // 4. The command, from the installed package.
+  const bin = join(app, 'node_modules', '.bin', 'polysi');
+  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  assert.equal(ok(run(bin, ['--version'], app), 'installed polysi --version').trim(), version);
+  assert.equal(ok(run(process.execPath, [join(ROOT, 'bin', 'polysi.mjs'), '--version'], app), 'polysi --version in the checkout').trim(), version);
+  const check = run(bin, ['check', 'node_modules/polysi/examples/long-fork.txt', '--json'], app);
+  assert.equal(check.status, 1, check.stderr);
+  assert.equal(JSON.parse(check.stdout).verdict, 'violation');
+
+  // 5. The shipped types: a consumer must compile, and misuse must not.
+  writeFileSync(join(app, 'consumer.ts'), `
+import { readHistory, checkHistory, type CheckResult, type CheckOptions, type Counterexample, InputError } from 'polysi';
+const { history } = await readHistory('h.txt', 'auto');
+const opts: CheckOptions = { level: 'ser', timeoutMs: 1000 };
+const r: CheckResult = checkHistory(history, opts);
+const v: 'valid' | 'violation' | 'unknown' = r.verdict;
+const cx: Counterexample | undefined = r.anomalies[0]?.explanation;
+export const out = [v, cx?.name, InputError.name];
+// @ts-expect-error: not a level
+checkHistory(history, { level: 'rc' });
+// @ts-expect-error: verdicts are a closed set
+export const bad: 'ok' = r.verdict;
+`);
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+    files: ['consumer.ts'],
+  }));
+  ok(run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app), 'tsc on a consumer of the shipped types');
+});
