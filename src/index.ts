@@ -23,7 +23,7 @@ export type {
 export { INIT_TXN } from './check/index.ts';
 export type {
   AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
-} from './explain/types.ts';
+} from './result/counterexample.ts';
 export type { History, LocUnit, OpKind, TxnStatus } from './history/model.ts';
 export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, describeOp } from './history/model.ts';
 export { HistoryBuilder, type RawKey, type RawValue } from './history/builder.ts';
@@ -49,7 +49,7 @@ const LEVELS: readonly Level[] = ['si', 'ser'];
  */
 const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
   level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
-  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true,
+  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true, pruneRoundsMax: true,
 };
 
 /** The names `readHistory` accepts as `format` ('auto' detects the format). */
@@ -120,6 +120,8 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
   const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);
   if (reachCellsMax !== undefined) out.reachCellsMax = reachCellsMax;
+  const pruneRoundsMax = limit(opts, 'pruneRoundsMax', true, 0);
+  if (pruneRoundsMax !== undefined) out.pruneRoundsMax = pruneRoundsMax;
   const maxAnomalies = limit(opts, 'maxAnomalies', true, 1);
   if (maxAnomalies !== undefined) out.maxAnomalies = maxAnomalies;
   const onProgress = opts['onProgress'];
