@@ -12,15 +12,15 @@
  * exit 2 with the reason and leave OUT untouched.
  */
 
-import { randomBytes } from 'node:crypto';
-import { rm, rename, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
-import { findFormat, readHistory } from '../formats/index.ts';
+import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
+import { checkOutputPath, OutputError, TempFile } from './output.ts';
+import { injectedFault } from './fault.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -75,14 +75,25 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
     out.stderr(`polysi convert: --to FORMAT is required\n${USAGE}`);
     return 2;
   }
+  const target = FORMATS.find((f) => f.name === values.to);
+  if (target?.write === undefined) {
+    const writable = FORMATS.filter((f) => f.write !== undefined).map((f) => f.name).join(', ');
+    out.stderr(`polysi convert: --to: ${target === undefined ? `unknown format ${JSON.stringify(values.to)}` : `format ${target.name} can be read but not written`}; ` +
+      `formats that can be written: ${writable}`);
+    return 2;
+  }
   const [inPath, outPath] = positionals as [string, string];
+  injectedFault('convert');
   const toStdout = outPath === '-';
-  const tmp = join(toStdout ? tmpdir() : dirname(outPath), `.${basename(toStdout ? 'polysi-convert' : outPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let tmp: TempFile | null = null;
   try {
-    const target = findFormat(values.to);
-    if (target.write === undefined) {
-      out.stderr(`polysi convert: format ${target.name} can be read but not written`);
-      return 2;
+    // Refuse a doomed conversion before the (possibly long) read.
+    if (!toStdout) {
+      if (await sameFile(inPath, outPath)) {
+        out.stderr(`polysi convert: OUT ${outPath} is the same file as IN ${inPath}; write the conversion to another path`);
+        return 2;
+      }
+      await checkOutputPath(outPath);
     }
     const { history, format, notes } = await readHistory(inPath, values.format);
     for (const n of notes) out.stderr(`polysi convert: note (${format}): ${n}`);
@@ -99,16 +110,12 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       out.stderr(`polysi convert: ${target.name} is a binary format; give an output file instead of -`);
       return 2;
     }
-    try {
-      await writeFile(tmp, data);
-    } catch (err) {
-      out.stderr(`polysi convert: cannot write ${toStdout ? 'a temporary file' : outPath}: ${(err as Error).message}`);
-      return 2;
-    }
+    tmp = toStdout ? TempFile.inDir(tmpdir(), 'polysi-convert') : TempFile.beside(outPath);
+    await tmp.write(data);
     // Read the result back: what we hand out must hold exactly the input history.
     let diff: string | null;
     try {
-      diff = contentDiff(history, await target.read(tmp));
+      diff = contentDiff(history, await target.read(tmp.path));
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       diff = `it does not read back: ${err.detail}`;
@@ -120,17 +127,28 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
     if (toStdout) {
       out.stdout(data as string);
     } else {
-      await rename(tmp, outPath);
+      await tmp.commit();
       out.stdout(`wrote ${outPath} (${target.name}): ${history.sessionCount} sessions, ${history.txnCount} transactions, ${history.opCount} operations`);
     }
     return 0;
   } catch (err) {
-    if (err instanceof InputError) {
+    if (err instanceof InputError || err instanceof OutputError) {
       out.stderr(`polysi convert: ${err.message}`);
       return 2;
     }
     throw err;
   } finally {
-    await rm(tmp, { force: true });
+    await tmp?.discard();
+  }
+}
+
+/** Whether `a` and `b` name the same existing file (also through a symlink or a hard link). */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (a === '-') return false;
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false; // one of them does not exist (or cannot be examined): not the same file
   }
 }

@@ -2,12 +2,18 @@
  * The `polysi` command line. The only module that prints or decides exit codes.
  *
  * Takes: argv (without node and script). Gives: an exit code:
- *   0 the history satisfies the level, 1 violation, 2 invalid input or usage, 3 unknown.
+ *   0 the history satisfies the level, 1 violation, 2 invalid input, usage or I/O error,
+ *   3 unknown, 4 internal error (a bug: one line on stderr, the stack with --debug).
  * Commands: check (default), convert, stat, help.
+ * Invariant: only a violation exits 1; any exception that is not InputError, OutputError or a
+ * usage error is a bug and exits 4, so a CI job never mistakes a crash for a database bug.
+ * Test hook: POLYSI_TEST_FAULT=internal makes a command throw a plain Error after its arguments
+ * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
-import { parseArgs } from 'node:util';
-import { writeFile } from 'node:fs/promises';
+import { parseCommandArgs } from './args.ts';
+import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { injectedFault } from './fault.ts';
 import { InputError } from '../history/errors.ts';
 import { checkHistory, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
@@ -27,6 +33,7 @@ export const EXIT_VALID = 0;
 export const EXIT_VIOLATION = 1;
 export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
+export const EXIT_INTERNAL = 4;
 
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
@@ -34,11 +41,14 @@ const USAGE = `usage:
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json]
 
-check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
+exit codes: 0 valid (or done), 1 violation, 2 invalid input, usage or I/O error (an output
+that cannot be written), 3 unknown (a limit was hit), 4 internal error (a bug; --debug shows
+the stack)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
+  const { argv, debug } = takeDebug(argvIn);
   const [cmd, ...rest] = argv;
   try {
     switch (cmd) {
@@ -61,15 +71,32 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.stderr(`polysi: ${err.message}\n${USAGE}`);
       return EXIT_INVALID;
     }
-    throw err;
+    if (err instanceof OutputError) {
+      io.stderr(`polysi ${cmd}: ${err.message}`);
+      return EXIT_INVALID;
+    }
+    io.stderr(internalErrorMessage(err, debug));
+    return EXIT_INTERNAL;
   }
 }
 
+/** `--debug` anywhere before `--` turns on stacks for internal errors; the commands never see it. */
+function takeDebug(argv: string[]): { argv: string[]; debug: boolean } {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const debug = head.includes('--debug');
+  return { argv: debug ? [...head.filter((a) => a !== '--debug'), ...(end < 0 ? [] : argv.slice(end))] : argv, debug };
+}
+
+/** One line for a bug (the first line of its message), or the whole stack with --debug. */
+export function internalErrorMessage(err: unknown, debug: boolean): string {
+  if (debug) return `polysi: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`;
+  const first = (err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err)).split('\n')[0];
+  return `polysi: internal error: ${first} (run with --debug for the stack; please report)`;
+}
+
 async function runCheck(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommandArgs(args, {
       format: { type: 'string', default: 'auto' },
       level: { type: 'string', default: 'si' },
       json: { type: 'boolean', default: false },
@@ -81,7 +108,6 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       html: { type: 'string' },
       'max-anomalies': { type: 'string' },
       neighbours: { type: 'boolean', default: false },
-    },
   });
   if (positionals.length !== 1) {
     io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
@@ -116,6 +142,12 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
   const path = positionals[0]!;
+  // A drawing that cannot be written should fail now, not after a long check.
+  for (const opt of DRAWINGS) {
+    const out = values[opt];
+    if (out !== undefined) await asOption(opt, checkOutputPath(out));
+  }
+  injectedFault('check');
   const progress = !values.json && process.stderr.isTTY === true;
   if (progress) io.stderr(`polysi: reading ${path} ...`);
   const t0 = performance.now();
@@ -153,7 +185,19 @@ async function writeDrawings(
 ): Promise<void> {
   const render = await import('../render/index.ts');
   const cxs = result.anomalies.map((a) => a.explanation).filter((x) => x !== undefined);
-  if (out.dot !== undefined) await writeFile(out.dot, render.renderDot(cxs));
-  if (out.svg !== undefined) await writeFile(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs));
-  if (out.html !== undefined) await writeFile(out.html, await render.htmlReport(result, src));
+  if (out.dot !== undefined) await asOption('dot', writeOutput(out.dot, render.renderDot(cxs)));
+  if (out.svg !== undefined) await asOption('svg', writeOutput(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs)));
+  if (out.html !== undefined) await asOption('html', writeOutput(out.html, await render.htmlReport(result, src)));
+}
+
+const DRAWINGS = ['dot', 'svg', 'html'] as const;
+
+/** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
+async function asOption(opt: string, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof OutputError) throw new OutputError(`--${opt} ${err.path}`, err.reason);
+    throw err;
+  }
 }

@@ -8,10 +8,11 @@
  * propagates (it is a bug, and main.ts reports it as one).
  */
 
-import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
+import { parseCommandArgs } from './args.ts';
+import { injectedFault } from './fault.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -24,14 +25,10 @@ export async function runStat(args: string[], out: Out): Promise<number> {
   let values: { format: string; json: boolean; top: string };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'auto' },
-        json: { type: 'boolean', default: false },
-        top: { type: 'string', default: '10' },
-      },
+    ({ values, positionals } = parseCommandArgs(args, {
+      format: { type: 'string', default: 'auto' },
+      json: { type: 'boolean', default: false },
+      top: { type: 'string', default: '10' },
     }) as { values: { format: string; json: boolean; top: string }; positionals: string[] });
   } catch (err) {
     out.stderr(`polysi stat: ${(err as Error).message}\n${USAGE}`);
@@ -47,6 +44,7 @@ export async function runStat(args: string[], out: Out): Promise<number> {
     return 2;
   }
   const path = positionals[0]!;
+  injectedFault('stat');
   try {
     const { history, format, notes } = await readHistory(path, values.format);
     const stats = historyStats(history, top);
