@@ -21,6 +21,7 @@ import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
 import { checkOutputPath, OutputError, TempFile } from './output.ts';
 import { injectedFault } from './fault.ts';
+import { formatBytes, progressTo, progressWanted } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -95,7 +96,9 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       }
       await checkOutputPath(outPath);
     }
-    const { history, format, notes } = await readHistory(inPath, values.format);
+    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const { history, format, notes } = await readHistory(inPath, values.format, pr.on ? { onProgress: pr.reading(inPath) } : {});
+    pr.line(`read ${inPath} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; converting to ${target.name}`);
     for (const n of notes) out.stderr(`polysi convert: note (${format}): ${n}`);
     let data: string | Uint8Array;
     try {
@@ -111,7 +114,9 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       return 2;
     }
     tmp = toStdout ? TempFile.inDir(tmpdir(), 'polysi-convert') : TempFile.beside(outPath);
+    pr.line(`writing ${formatBytes(typeof data === 'string' ? Buffer.byteLength(data) : data.length)} to a temporary file ${toStdout ? `in ${tmpdir()}` : `beside ${outPath}`}`);
     await tmp.write(data);
+    pr.line(`verifying: reading it back as ${target.name}`);
     // Read the result back: what we hand out must hold exactly the input history.
     let diff: string | null;
     try {

@@ -14,6 +14,7 @@
 import { parseCommandArgs } from './args.ts';
 import { checkOutputPath, OutputError, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
+import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
 import { checkHistory, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
@@ -148,22 +149,28 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     if (out !== undefined) await asOption(opt, checkOutputPath(out));
   }
   injectedFault('check');
-  const progress = !values.json && process.stderr.isTTY === true;
-  if (progress) io.stderr(`polysi: reading ${path} ...`);
+  // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
+  const pr = progressTo(io, progressWanted(!values.json && process.stderr.isTTY));
   const t0 = performance.now();
-  const { history, format, notes } = await readHistory(path, values.format);
+  const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
   const parseMs = performance.now() - t0;
-  if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
+  pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations`);
   const onProgress = (e: ProgressEvent): void => {
-    const at = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    if (e.stage === 'construct') {
+      // The bare stage event is followed at once by the first key count.
+      if (e.keysDone === undefined) return;
+      const last = e.keysDone === e.keysTotal;
+      pr.counter(`building the polygraph: ${e.keysDone} of ${e.keysTotal} keys${last ? '; indexing the constraints' : ''}`, e.keysDone === 0, last);
+      return;
+    }
     const left = e.constraintsLeft === undefined ? '' : `, ${e.constraintsLeft} constraints undecided`;
-    const what = e.stage === 'prune' ? (e.round === 0 ? 'pruning' : `pruning round ${e.round} done`) : e.stage === 'construct' ? 'building the polygraph'
+    const what = e.stage === 'prune' ? (e.round === 0 ? 'pruning' : `pruning round ${e.round} done`)
       : e.stage === 'solve' ? 'solving' : e.stage === 'explain' ? 'explaining the violation' : 'validating';
-    io.stderr(`polysi: [${at}] ${what}${left}`);
+    pr.line(`${what}${left}`);
   };
   const result = checkHistory(history, {
     level: level as Level,
-    ...(progress ? { onProgress } : {}),
+    ...(pr.on ? { onProgress } : {}),
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
@@ -175,7 +182,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   } else {
     io.stdout(renderText(history, result, path, format, notes, values.explain));
   }
-  if (drawing) await writeDrawings(result, { file: path, format, notes }, values);
+  if (drawing) {
+    pr.line('drawing the counterexamples');
+    await writeDrawings(result, { file: path, format, notes }, values);
+  }
   return result.verdict === 'valid' ? EXIT_VALID : result.verdict === 'violation' ? EXIT_VIOLATION : EXIT_UNKNOWN;
 }
 

@@ -13,6 +13,7 @@ import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
 import { parseCommandArgs } from './args.ts';
 import { injectedFault } from './fault.ts';
+import { progressTo, progressWanted } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -46,7 +47,9 @@ export async function runStat(args: string[], out: Out): Promise<number> {
   const path = positionals[0]!;
   injectedFault('stat');
   try {
-    const { history, format, notes } = await readHistory(path, values.format);
+    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
+    pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; counting`);
     const stats = historyStats(history, top);
     if (values.json) out.stdout(JSON.stringify({ file: path, format, notes, ...stats }));
     else out.stdout(renderStats(path, format, notes, stats));
