@@ -2,14 +2,16 @@
  * `polysi convert IN OUT --to FORMAT [--format auto|NAME]`: rewrites a history in another format.
  *
  * Takes: command-line arguments (after `convert`) and an output sink. Gives: an exit code, 0
- * when OUT was written, 2 for invalid input, usage, or a conversion that would lose information.
- * OUT `-` writes to stdout (text formats only).
+ * when OUT was written, 2 for invalid input, usage, an OUT that cannot be written, or a
+ * conversion that would lose information. OUT `-` writes to stdout (text formats only).
  * Invariant: OUT is only ever the complete, verified result: the target module writes to a
- * temporary file next to OUT, which is read back with the same module and compared with the
- * input History (sessions, txns, statuses, ops, keys and values by label; session and txn labels
- * are not compared, since positional formats renumber them); only then is it renamed to OUT.
+ * temporary file next to OUT (output.ts), which is read back with the same module and compared
+ * with the input History (sessions, txns, statuses, ops, keys and values by label; session and
+ * txn labels are not compared, since positional formats renumber them); only then is it renamed
+ * to OUT. OUT must be absent or a regular file other than IN (compared by device and inode, so a
+ * hard link or a symlink to IN is IN), checked before reading IN and again before the rename.
  * A writer's refusal (InputError, or an Error "cannot write ...") and a failed comparison both
- * exit 2 with the reason and leave OUT untouched.
+ * exit 2 with the reason and leave OUT untouched; SIGINT / SIGTERM remove the temporary file.
  */
 
 import { stat } from 'node:fs/promises';

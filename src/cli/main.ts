@@ -40,11 +40,12 @@ const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
-  polysi stat PATH [--format auto|FORMAT] [--json]
+  polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
+  any command: --debug (the stack of an internal error)
 
-exit codes: 0 valid (or done), 1 violation, 2 invalid input, usage or I/O error (an output
-that cannot be written), 3 unknown (a limit was hit), 4 internal error (a bug; --debug shows
-the stack)
+exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
+that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
+progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
 

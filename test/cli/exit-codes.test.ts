@@ -238,3 +238,20 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
   });
 }
+
+test('a closed stdout (polysi ... | head) ends the process quietly with 2, not a crash', async () => {
+  const dir = scratch();
+  try {
+    const input = join(dir, 'big.jsonl');
+    writeFileSync(input, bigJsonl(20_000)); // about 2.4 MB of output: far more than a pipe holds
+    const child = spawn(process.execPath, [BIN, 'convert', input, '-', '--to', 'jsonl'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    assert.equal(code, 2, err);
+    assert.equal(err, '');
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
