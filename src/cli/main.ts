@@ -99,17 +99,17 @@ export function internalErrorMessage(err: unknown, debug: boolean): string {
 
 async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
-      format: { type: 'string', default: 'auto' },
-      level: { type: 'string', default: 'si' },
-      json: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'no-pruning': { type: 'boolean', default: false },
-      explain: { type: 'boolean', default: false },
-      dot: { type: 'string' },
-      svg: { type: 'string' },
-      html: { type: 'string' },
-      'max-anomalies': { type: 'string' },
-      neighbours: { type: 'boolean', default: false },
+    format: { type: 'string', default: 'auto' },
+    level: { type: 'string', default: 'si' },
+    json: { type: 'boolean', default: false },
+    timeout: { type: 'string' },
+    'no-pruning': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
+    dot: { type: 'string' },
+    svg: { type: 'string' },
+    html: { type: 'string' },
+    'max-anomalies': { type: 'string' },
+    neighbours: { type: 'boolean', default: false },
   });
   if (positionals.length !== 1) {
     io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
