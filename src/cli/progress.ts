@@ -40,10 +40,13 @@ export function formatBytes(n: number): string {
 }
 
 export class Progress {
-  private readonly t0 = performance.now();
+  private readonly t0: number;
   private lastCounterMs = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly io: ProgressSink | null) {}
+  /** `now`: the clock in milliseconds (tests pass their own). */
+  constructor(private readonly io: ProgressSink | null, private readonly now: () => number = () => performance.now()) {
+    this.t0 = now();
+  }
 
   get on(): boolean {
     return this.io !== null;
@@ -51,7 +54,7 @@ export class Progress {
 
   /** Seconds since the command started, as shown in each line. */
   elapsed(): string {
-    return `${((performance.now() - this.t0) / 1000).toFixed(1)} s`;
+    return `${((this.now() - this.t0) / 1000).toFixed(1)} s`;
   }
 
   /** One line, always printed (when progress is on). */
@@ -63,7 +66,7 @@ export class Progress {
   /** A repeated counter: printed if first, last, or PROGRESS_INTERVAL_MS after the previous one. */
   counter(msg: string, first: boolean, last: boolean): void {
     if (this.io === null) return;
-    const now = performance.now();
+    const now = this.now();
     if (!first && !last && now - this.lastCounterMs < PROGRESS_INTERVAL_MS) return;
     this.io.stderr(`polysi: [${this.elapsed()}] ${msg}`);
     this.lastCounterMs = now;

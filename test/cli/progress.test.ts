@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readHistory } from '../../src/formats/index.ts';
 import { checkHistory, type ProgressEvent } from '../../src/check/index.ts';
-import { formatBytes } from '../../src/cli/progress.ts';
+import { formatBytes, Progress } from '../../src/cli/progress.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'polysi.mjs');
@@ -98,4 +98,25 @@ test('check, stat and convert print progress when forced, and none on captured s
     assert.equal(cli(['check', LONG_FORK], knob).err, '', `POLYSI_PROGRESS=${knob}`);
     assert.equal(cli(['stat', LONG_FORK], knob).err, '', `POLYSI_PROGRESS=${knob}`);
   }
+});
+
+test('a repeated counter prints its first and last values and at most one line a second between', () => {
+  const printed: string[] = [];
+  let clock = 0;
+  const pr = new Progress({ stderr: (s) => printed.push(s) }, () => clock);
+  const onProgress = pr.reading('h.edn');
+  const MB = 1024 * 1024;
+  // 100 reports of 5 MB, 100 ms apart: 10 s in all.
+  for (let i = 0; i <= 100; i++) {
+    onProgress(5 * MB * i, 500 * MB);
+    clock += 100;
+  }
+  assert.equal(printed[0], 'polysi: [0.0 s] reading h.edn: 0 B of 500.0 MB (0%)');
+  assert.equal(printed[1], 'polysi: [1.0 s] reading h.edn: 50.0 MB of 500.0 MB (10%)');
+  assert.equal(printed.at(-1), 'polysi: [10.0 s] reading h.edn: 500.0 MB of 500.0 MB (100%)');
+  assert.equal(printed.length, 11);
+  // Unknown size (a pipe): no percentage.
+  const pipe: string[] = [];
+  new Progress({ stderr: (s) => pipe.push(s) }, () => 0).reading('-')(2048, null);
+  assert.deepEqual(pipe, ['polysi: [0.0 s] reading -: 2.0 KB']);
 });
