@@ -14,14 +14,14 @@
  * exit 2 with the reason and leave OUT untouched; SIGINT / SIGTERM remove the temporary file.
  */
 
-import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
 import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
-import { checkOutputPath, OutputError, TempFile } from './output.ts';
+import { checkOutputPath, OutputError, sameFile, TempFile } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { formatBytes, progressTo, progressWanted } from './progress.ts';
 
@@ -96,6 +96,10 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
         out.stderr(`polysi convert: OUT ${outPath} is the same file as IN ${inPath}; write the conversion to another path`);
         return 2;
       }
+      if (await sameFile(inPath, dirname(outPath))) {
+        out.stderr(`polysi convert: OUT ${outPath} is inside the input directory ${inPath}; write the conversion elsewhere`);
+        return 2;
+      }
       await checkOutputPath(outPath);
     }
     const pr = progressTo(out, progressWanted(process.stderr.isTTY));
@@ -146,16 +150,5 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
     throw err;
   } finally {
     await tmp?.discard();
-  }
-}
-
-/** Whether `a` and `b` name the same existing file (also through a symlink or a hard link). */
-async function sameFile(a: string, b: string): Promise<boolean> {
-  if (a === '-') return false;
-  try {
-    const [x, y] = await Promise.all([stat(a), stat(b)]);
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false; // one of them does not exist (or cannot be examined): not the same file
   }
 }

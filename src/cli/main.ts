@@ -12,7 +12,7 @@
  */
 
 import { parseCommandArgs } from './args.ts';
-import { checkOutputPath, OutputError, writeOutput } from './output.ts';
+import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
@@ -147,7 +147,9 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // A drawing that cannot be written should fail now, not after a long check.
   for (const opt of DRAWINGS) {
     const out = values[opt];
-    if (out !== undefined) await asOption(opt, checkOutputPath(out));
+    if (out === undefined) continue;
+    if (await sameFile(path, out)) throw new OutputError(`--${opt} ${out}`, `it is the input history ${path}`);
+    await asOption(opt, checkOutputPath(out));
   }
   injectedFault('check');
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).

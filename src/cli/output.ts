@@ -76,6 +76,17 @@ export async function checkOutputPath(path: string): Promise<void> {
   if (why !== null) throw new OutputError(path, why);
 }
 
+/** Whether `a` and `b` name the same existing file or directory (also through a symlink or a hard link). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  if (a === '-' || b === '-') return false;
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false; // one of them does not exist (or cannot be examined): not the same file
+  }
+}
+
 // ---- temporary files, removed on SIGINT / SIGTERM ----
 
 const live = new Set<string>();

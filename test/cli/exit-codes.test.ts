@@ -153,6 +153,10 @@ test('convert refuses OUT = IN (same path, another spelling, a hard link, a syml
       assert.equal(r.code, 2, `${out}: ${r.err}`);
       assert.equal(r.err, `polysi convert: OUT ${out} is the same file as IN ${input}; write the conversion to another path\n`);
     }
+    // check's drawings may not overwrite the history either.
+    const d = cli(['check', input, '--dot', hard]);
+    assert.equal(d.code, 2, d.err);
+    assert.equal(d.err, `polysi check: cannot write --dot ${hard}: it is the input history ${input}\n`);
     assert.deepEqual(readFileSync(input), readFileSync(LONG_FORK));
     assert.deepEqual(readdirSync(dir).sort(), ['hard.txt', 'in.txt', 'soft.txt']);
   } finally {
@@ -168,6 +172,22 @@ const canMknod = (() => {
     rmSync(dir, { recursive: true });
   }
 })();
+
+test('convert refuses to write into the directory it reads (a Cobra log directory)', () => {
+  const dir = scratch();
+  try {
+    const logs = join(dir, 'logs');
+    mkdirSync(logs);
+    // Any directory input will do: the refusal comes before reading it.
+    const out = join(logs, 'T1.log');
+    const r = cli(['convert', logs, out, '--to', 'jsonl']);
+    assert.equal(r.code, 2, r.err);
+    assert.equal(r.err, `polysi convert: OUT ${out} is inside the input directory ${logs}; write the conversion elsewhere\n`);
+    assert.deepEqual(readdirSync(logs), []);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
 
 test('convert never replaces a device, a FIFO, a symlink or a directory (exit 2, left as it was)', {
   skip: canMknod ? false : 'skipped: mknod is not allowed here, and the device case must not risk /dev/null',
