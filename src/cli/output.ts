@@ -7,7 +7,7 @@
  * which the CLI reports as an I/O error (exit 2).
  * Invariant: an output path that exists is replaced only if it is a regular file: `rename`
  * would otherwise swap a device node (/dev/null), a FIFO or a symbolic link for a regular
- * file. Every temporary file is removed on success, on failure and on SIGINT / SIGTERM (the
+ * file. Every temporary file is removed on success, on failure and on SIGINT / SIGTERM / SIGHUP (the
  * handlers are installed only while a temporary file exists, then the signal is re-raised so
  * the caller sees the process die of it).
  */
@@ -90,7 +90,7 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
 // ---- temporary files, removed on SIGINT / SIGTERM ----
 
 const live = new Set<string>();
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function onSignal(sig: NodeJS.Signals): void {
   for (const p of live) rmSync(p, { force: true });

@@ -231,7 +231,7 @@ function bigJsonl(n: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   test(`convert killed by ${signal} while its temporary file exists leaves neither it nor OUT`, async () => {
     const dir = scratch();
     try {
