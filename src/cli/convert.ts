@@ -11,7 +11,7 @@
  * to OUT. OUT must be absent or a regular file other than IN (compared by device and inode, so a
  * hard link or a symlink to IN is IN), checked before reading IN and again before the rename.
  * A writer's refusal (InputError, or an Error "cannot write ...") and a failed comparison both
- * exit 2 with the reason and leave OUT untouched; SIGINT / SIGTERM remove the temporary file.
+ * exit 2 with the reason and leave OUT untouched; SIGINT / SIGTERM / SIGHUP remove the temporary file.
  */
 
 import { tmpdir } from 'node:os';

@@ -87,7 +87,7 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
   }
 }
 
-// ---- temporary files, removed on SIGINT / SIGTERM ----
+// ---- temporary files, removed on SIGINT / SIGTERM / SIGHUP ----
 
 const live = new Set<string>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
