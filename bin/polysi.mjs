@@ -2,12 +2,30 @@
 // The `polysi` command. Runs the esbuild bundle (dist/, made by `npm ci` / `npm run build`, and
 // shipped in the package) when it is there; otherwise, in a checkout, loads the TypeScript
 // sources through tsx (a dev dependency).
+// main() turns every exception into an exit code (4 for a bug); the handlers below do the same
+// for what escapes it (an error thrown later from a callback, a failed load), so nothing ends
+// with Node's exit code 1, which means "violation". A closed stdout (`polysi ... | head`) ends
+// the process quietly with 2, an I/O error.
 import { existsSync } from 'node:fs';
 
+const debug = process.argv.includes('--debug');
+let describe = (err) => `polysi: internal error: ${debug ? (err?.stack ?? String(err)) : String(err?.message ?? err).split('\n')[0]}`
+  + (debug ? '' : ' (run with --debug for the stack; please report)');
+function die(err) {
+  process.stderr.write(`${describe(err)}\n`);
+  process.exit(4);
+}
+process.on('uncaughtException', die);
+process.on('unhandledRejection', die);
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(2);
+  die(err);
+});
+
 const bundle = new URL('../dist/polysi.mjs', import.meta.url);
-let main;
+let mod;
 if (existsSync(bundle) && !process.env.POLYSI_FROM_SOURCE) {
-  ({ main } = await import(bundle.href));
+  mod = await import(bundle.href);
 } else {
   let register;
   try {
@@ -17,6 +35,7 @@ if (existsSync(bundle) && !process.env.POLYSI_FROM_SOURCE) {
     process.exit(4);
   }
   register();
-  ({ main } = await import('../src/cli/main.ts'));
+  mod = await import('../src/cli/main.ts');
 }
-process.exitCode = await main(process.argv.slice(2));
+describe = (err) => mod.internalErrorMessage(err, debug);
+process.exitCode = await mod.main(process.argv.slice(2));

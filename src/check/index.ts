@@ -75,7 +75,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   }
 
   progress({ stage: 'construct' });
-  const pg = buildPolygraph(v);
+  const pg = buildPolygraph(v, opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }));
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
   let t2 = performance.now();

@@ -2,25 +2,28 @@
  * `polysi convert IN OUT --to FORMAT [--format auto|NAME]`: rewrites a history in another format.
  *
  * Takes: command-line arguments (after `convert`) and an output sink. Gives: an exit code, 0
- * when OUT was written, 2 for invalid input, usage, or a conversion that would lose information.
- * OUT `-` writes to stdout (text formats only).
+ * when OUT was written, 2 for invalid input, usage, an OUT that cannot be written, or a
+ * conversion that would lose information. OUT `-` writes to stdout (text formats only).
  * Invariant: OUT is only ever the complete, verified result: the target module writes to a
- * temporary file next to OUT, which is read back with the same module and compared with the
- * input History (sessions, txns, statuses, ops, keys and values by label; session and txn labels
- * are not compared, since positional formats renumber them); only then is it renamed to OUT.
+ * temporary file next to OUT (output.ts), which is read back with the same module and compared
+ * with the input History (sessions, txns, statuses, ops, keys and values by label; session and
+ * txn labels are not compared, since positional formats renumber them); only then is it renamed
+ * to OUT. OUT must be absent or a regular file other than IN (compared by device and inode, so a
+ * hard link or a symlink to IN is IN), checked before reading IN and again before the rename.
  * A writer's refusal (InputError, or an Error "cannot write ...") and a failed comparison both
- * exit 2 with the reason and leave OUT untouched.
+ * exit 2 with the reason and leave OUT untouched; SIGINT / SIGTERM / SIGHUP remove the temporary file.
  */
 
-import { randomBytes } from 'node:crypto';
-import { rm, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
-import { findFormat, readHistory } from '../formats/index.ts';
+import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
+import { checkOutputPath, OutputError, sameFile, TempFile } from './output.ts';
+import { injectedFault } from './fault.ts';
+import { formatBytes, progressTo, progressWanted } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -75,16 +78,33 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
     out.stderr(`polysi convert: --to FORMAT is required\n${USAGE}`);
     return 2;
   }
+  const target = FORMATS.find((f) => f.name === values.to);
+  if (target?.write === undefined) {
+    const writable = FORMATS.filter((f) => f.write !== undefined).map((f) => f.name).join(', ');
+    out.stderr(`polysi convert: --to: ${target === undefined ? `unknown format ${JSON.stringify(values.to)}` : `format ${target.name} can be read but not written`}; ` +
+      `formats that can be written: ${writable}`);
+    return 2;
+  }
   const [inPath, outPath] = positionals as [string, string];
+  injectedFault('convert');
   const toStdout = outPath === '-';
-  const tmp = join(toStdout ? tmpdir() : dirname(outPath), `.${basename(toStdout ? 'polysi-convert' : outPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let tmp: TempFile | null = null;
   try {
-    const target = findFormat(values.to);
-    if (target.write === undefined) {
-      out.stderr(`polysi convert: format ${target.name} can be read but not written`);
-      return 2;
+    // Refuse a doomed conversion before the (possibly long) read.
+    if (!toStdout) {
+      if (await sameFile(inPath, outPath)) {
+        out.stderr(`polysi convert: OUT ${outPath} is the same file as IN ${inPath}; write the conversion to another path`);
+        return 2;
+      }
+      if (await sameFile(inPath, dirname(outPath))) {
+        out.stderr(`polysi convert: OUT ${outPath} is inside the input directory ${inPath}; write the conversion elsewhere`);
+        return 2;
+      }
+      await checkOutputPath(outPath);
     }
-    const { history, format, notes } = await readHistory(inPath, values.format);
+    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const { history, format, notes } = await readHistory(inPath, values.format, pr.on ? { onProgress: pr.reading(inPath) } : {});
+    pr.line(`read ${inPath} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; converting to ${target.name}`);
     for (const n of notes) out.stderr(`polysi convert: note (${format}): ${n}`);
     let data: string | Uint8Array;
     try {
@@ -99,16 +119,14 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       out.stderr(`polysi convert: ${target.name} is a binary format; give an output file instead of -`);
       return 2;
     }
-    try {
-      await writeFile(tmp, data);
-    } catch (err) {
-      out.stderr(`polysi convert: cannot write ${toStdout ? 'a temporary file' : outPath}: ${(err as Error).message}`);
-      return 2;
-    }
+    tmp = toStdout ? TempFile.inDir(tmpdir(), 'polysi-convert') : TempFile.beside(outPath);
+    pr.line(`writing ${formatBytes(typeof data === 'string' ? Buffer.byteLength(data) : data.length)} to a temporary file ${toStdout ? `in ${tmpdir()}` : `beside ${outPath}`}`);
+    await tmp.write(data);
+    pr.line(`verifying: reading it back as ${target.name}`);
     // Read the result back: what we hand out must hold exactly the input history.
     let diff: string | null;
     try {
-      diff = contentDiff(history, await target.read(tmp));
+      diff = contentDiff(history, await target.read(tmp.path));
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       diff = `it does not read back: ${err.detail}`;
@@ -120,17 +138,17 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
     if (toStdout) {
       out.stdout(data as string);
     } else {
-      await rename(tmp, outPath);
+      await tmp.commit();
       out.stdout(`wrote ${outPath} (${target.name}): ${history.sessionCount} sessions, ${history.txnCount} transactions, ${history.opCount} operations`);
     }
     return 0;
   } catch (err) {
-    if (err instanceof InputError) {
+    if (err instanceof InputError || err instanceof OutputError) {
       out.stderr(`polysi convert: ${err.message}`);
       return 2;
     }
     throw err;
   } finally {
-    await rm(tmp, { force: true });
+    await tmp?.discard();
   }
 }

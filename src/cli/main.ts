@@ -2,12 +2,19 @@
  * The `polysi` command line. The only module that prints or decides exit codes.
  *
  * Takes: argv (without node and script). Gives: an exit code:
- *   0 the history satisfies the level, 1 violation, 2 invalid input or usage, 3 unknown.
+ *   0 the history satisfies the level, 1 violation, 2 invalid input, usage or I/O error,
+ *   3 unknown, 4 internal error (a bug: one line on stderr, the stack with --debug).
  * Commands: check (default), convert, stat, help; `--version`, and `COMMAND --help` (exit 0).
+ * Invariant: only a violation exits 1; any exception that is not InputError, OutputError or a
+ * usage error is a bug and exits 4, so a CI job never mistakes a crash for a database bug.
+ * Test hook: POLYSI_TEST_FAULT=internal makes a command throw a plain Error after its arguments
+ * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
-import { parseArgs } from 'node:util';
-import { writeFile } from 'node:fs/promises';
+import { parseCommandArgs } from './args.ts';
+import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
+import { injectedFault } from './fault.ts';
+import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
 import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
@@ -27,19 +34,24 @@ export const EXIT_VALID = 0;
 export const EXIT_VIOLATION = 1;
 export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
+export const EXIT_INTERNAL = 4;
 
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
-  polysi stat PATH [--format auto|FORMAT] [--json]
+  polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
   polysi --version | polysi COMMAND --help
+  any command: --debug (the stack of an internal error)
 
-check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
+exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
+that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
+progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
+  const { argv, debug } = takeDebug(argvIn);
   const [cmd, ...rest] = argv;
   if (cmd === '--version' || cmd === '-V' || cmd === 'version') {
     io.stdout((await import('./version.ts')).packageVersion());
@@ -72,27 +84,43 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.stderr(`polysi: ${err.message}\n${USAGE}`);
       return EXIT_INVALID;
     }
-    throw err;
+    if (err instanceof OutputError) {
+      io.stderr(`polysi ${cmd}: ${err.message}`);
+      return EXIT_INVALID;
+    }
+    io.stderr(internalErrorMessage(err, debug));
+    return EXIT_INTERNAL;
   }
 }
 
+/** `--debug` anywhere before `--` turns on stacks for internal errors; the commands never see it. */
+function takeDebug(argv: string[]): { argv: string[]; debug: boolean } {
+  const end = argv.indexOf('--');
+  const head = end < 0 ? argv : argv.slice(0, end);
+  const debug = head.includes('--debug');
+  return { argv: debug ? [...head.filter((a) => a !== '--debug'), ...(end < 0 ? [] : argv.slice(end))] : argv, debug };
+}
+
+/** One line for a bug (the first line of its message), or the whole stack with --debug. */
+export function internalErrorMessage(err: unknown, debug: boolean): string {
+  if (debug) return `polysi: internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`;
+  const first = (err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err)).split('\n')[0];
+  return `polysi: internal error: ${first} (run with --debug for the stack; please report)`;
+}
+
 async function runCheck(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      format: { type: 'string', default: 'auto' },
-      level: { type: 'string', default: 'si' },
-      json: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'no-pruning': { type: 'boolean', default: false },
-      explain: { type: 'boolean', default: false },
-      dot: { type: 'string' },
-      svg: { type: 'string' },
-      html: { type: 'string' },
-      'max-anomalies': { type: 'string' },
-      neighbours: { type: 'boolean', default: false },
-    },
+  const { values, positionals } = parseCommandArgs(args, {
+    format: { type: 'string', default: 'auto' },
+    level: { type: 'string', default: 'si' },
+    json: { type: 'boolean', default: false },
+    timeout: { type: 'string' },
+    'no-pruning': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
+    dot: { type: 'string' },
+    svg: { type: 'string' },
+    html: { type: 'string' },
+    'max-anomalies': { type: 'string' },
+    neighbours: { type: 'boolean', default: false },
   });
   if (positionals.length !== 1) {
     io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
@@ -127,22 +155,36 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
   const path = positionals[0]!;
-  const progress = !values.json && process.stderr.isTTY === true;
-  if (progress) io.stderr(`polysi: reading ${path} ...`);
+  // A drawing that cannot be written should fail now, not after a long check.
+  for (const opt of DRAWINGS) {
+    const out = values[opt];
+    if (out === undefined) continue;
+    if (await sameFile(path, out)) throw new OutputError(`--${opt} ${out}`, `it is the input history ${path}`);
+    await asOption(opt, checkOutputPath(out));
+  }
+  injectedFault('check');
+  // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
+  const pr = progressTo(io, progressWanted(!values.json && process.stderr.isTTY));
   const t0 = performance.now();
-  const { history, format, notes } = await readHistory(path, values.format);
+  const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
   const parseMs = performance.now() - t0;
-  if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
+  pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations`);
   const onProgress = (e: ProgressEvent): void => {
-    const at = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    if (e.stage === 'construct') {
+      // The bare stage event is followed at once by the first key count.
+      if (e.keysDone === undefined) return;
+      const last = e.keysDone === e.keysTotal;
+      pr.counter(`building the polygraph: ${e.keysDone} of ${e.keysTotal} keys${last ? '; indexing the constraints' : ''}`, e.keysDone === 0, last);
+      return;
+    }
     const left = e.constraintsLeft === undefined ? '' : `, ${e.constraintsLeft} constraints undecided`;
-    const what = e.stage === 'prune' ? (e.round === 0 ? 'pruning' : `pruning round ${e.round} done`) : e.stage === 'construct' ? 'building the polygraph'
+    const what = e.stage === 'prune' ? (e.round === 0 ? 'pruning' : `pruning round ${e.round} done`)
       : e.stage === 'solve' ? 'solving' : e.stage === 'explain' ? 'explaining the violation' : 'validating';
-    io.stderr(`polysi: [${at}] ${what}${left}`);
+    pr.line(`${what}${left}`);
   };
   const result = checkHistory(history, {
     level: level as Level,
-    ...(progress ? { onProgress } : {}),
+    ...(pr.on ? { onProgress } : {}),
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
@@ -156,7 +198,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   } else {
     io.stdout(renderText(history, result, path, format, notes, values.explain));
   }
-  if (drawing) await writeDrawings(result, { file: path, format, notes }, values);
+  if (drawing) {
+    pr.line('drawing the counterexamples');
+    await writeDrawings(result, { file: path, format, notes }, values);
+  }
   return result.verdict === 'valid' ? EXIT_VALID : result.verdict === 'violation' ? EXIT_VIOLATION : EXIT_UNKNOWN;
 }
 
@@ -166,7 +211,19 @@ async function writeDrawings(
 ): Promise<void> {
   const render = await import('../render/index.ts');
   const cxs = result.anomalies.map((a) => a.explanation).filter((x) => x !== undefined);
-  if (out.dot !== undefined) await writeFile(out.dot, render.renderDot(cxs));
-  if (out.svg !== undefined) await writeFile(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs));
-  if (out.html !== undefined) await writeFile(out.html, await render.htmlReport(result, src));
+  if (out.dot !== undefined) await asOption('dot', writeOutput(out.dot, render.renderDot(cxs)));
+  if (out.svg !== undefined) await asOption('svg', writeOutput(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs)));
+  if (out.html !== undefined) await asOption('html', writeOutput(out.html, await render.htmlReport(result, src)));
+}
+
+const DRAWINGS = ['dot', 'svg', 'html'] as const;
+
+/** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
+async function asOption(opt: string, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof OutputError) throw new OutputError(`--${opt} ${err.path}`, err.reason);
+    throw err;
+  }
 }

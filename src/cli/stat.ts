@@ -8,11 +8,13 @@
  * propagates (it is a bug, and main.ts reports it as one).
  */
 
-import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
 import { SCHEMA_VERSION } from './render.ts';
+import { parseCommandArgs } from './args.ts';
+import { injectedFault } from './fault.ts';
+import { progressTo, progressWanted } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -25,14 +27,10 @@ export async function runStat(args: string[], out: Out): Promise<number> {
   let values: { format: string; json: boolean; top: string };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'auto' },
-        json: { type: 'boolean', default: false },
-        top: { type: 'string', default: '10' },
-      },
+    ({ values, positionals } = parseCommandArgs(args, {
+      format: { type: 'string', default: 'auto' },
+      json: { type: 'boolean', default: false },
+      top: { type: 'string', default: '10' },
     }) as { values: { format: string; json: boolean; top: string }; positionals: string[] });
   } catch (err) {
     out.stderr(`polysi stat: ${(err as Error).message}\n${USAGE}`);
@@ -48,8 +46,11 @@ export async function runStat(args: string[], out: Out): Promise<number> {
     return 2;
   }
   const path = positionals[0]!;
+  injectedFault('stat');
   try {
-    const { history, format, notes } = await readHistory(path, values.format);
+    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
+    pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; counting`);
     const stats = historyStats(history, top);
     if (values.json) out.stdout(JSON.stringify({ schemaVersion: SCHEMA_VERSION, file: path, format, notes, ...stats }));
     else out.stdout(renderStats(path, format, notes, stats));

@@ -137,7 +137,8 @@ class Reader {
     const left = this.bytes.length - this.pos;
     if (typeof n === 'bigint' || n * minBytes > left) {
       throw new InputError('truncated', this.source, 'byte', at,
-        `length ${String(n)} of ${what(a, b)} needs at least ${typeof n === 'bigint' ? 'more' : String(n * minBytes)} ` +
+        // In BigInt: a u64 length times the element size can pass 2^53, where doubles round.
+        `length ${String(n)} of ${what(a, b)} needs at least ${String(BigInt(n) * BigInt(minBytes))} ` +
         `bytes but only ${left} remain (the file is truncated or the length is corrupt)`);
     }
     return n;

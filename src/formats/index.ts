@@ -8,6 +8,7 @@
  * FORMATS (before any format whose sniff is more lenient than it).
  */
 
+import { stat } from 'node:fs/promises';
 import type { History } from '../history/model.ts';
 import { dbcopBincodeFormat } from './dbcop-bincode.ts';
 import { detectFormatIn, findFormatIn } from './detect.ts';
@@ -51,11 +52,33 @@ export interface ReadResult {
   readonly notes: string[];
 }
 
+export interface ReadOptions {
+  /**
+   * Progress of reading: bytes consumed so far and the input's size (null when unknown: not a
+   * regular file). Called with 0 before reading and with the size once read, when known.
+   * (Readers that stream may call it in between.) The library never prints it itself.
+   */
+  onProgress?: (bytesRead: number, totalBytes: number | null) => void;
+}
+
 /** Reads `path` as `format` ('auto' detects it). Throws InputError on missing, unreadable or bad input. */
-export async function readHistory(path: string, format = 'auto'): Promise<ReadResult> {
+export async function readHistory(path: string, format = 'auto', opts: ReadOptions = {}): Promise<ReadResult> {
+  const total = opts.onProgress === undefined ? null : await regularFileSize(path);
+  opts.onProgress?.(0, total);
   const mod = format === 'auto' ? await detectFormat(path) : findFormat(format);
   const history = await mod.read(path);
+  if (total !== null) opts.onProgress?.(total, total);
   return { history, format: mod.name, notes: [...notesOf(history)] };
+}
+
+/** The size of `path` if it is a regular file, else null (errors are the reader's to report). */
+async function regularFileSize(path: string): Promise<number | null> {
+  try {
+    const st = await stat(path);
+    return st.isFile() ? st.size : null;
+  } catch {
+    return null;
+  }
 }
 
 export { notesOf, attachNotes } from './io-notes.ts';

@@ -49,6 +49,30 @@ function show(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/**
+ * How the number `v` (parsed by JSON.parse, so possibly rounded: 9007199254740993 becomes
+ * ...992, 1e400 becomes Infinity, 1.50 becomes 1.5) is written in `line`: the first number
+ * literal outside strings that parses to `v`. Messages quote this, never the rounded double.
+ */
+function numberAsWritten(line: string, v: number): string {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x22) { // skip a string, escapes included
+      for (i++; i < line.length && line.charCodeAt(i) !== 0x22; i++) if (line.charCodeAt(i) === 0x5c) i++;
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) continue;
+    JSON_NUMBER.lastIndex = i;
+    const m = JSON_NUMBER.exec(line);
+    if (m === null) continue;
+    if (Object.is(Number(m[0]), v)) return m[0];
+    i = JSON_NUMBER.lastIndex - 1;
+  }
+  return show(v);
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -57,15 +81,18 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function parseJsonl(text: string, source = '<memory>'): History {
   const b = new HistoryBuilder(source, 'line');
   let line = 0;
+  let lineText = '';
   const fail = (detail: string, code: 'syntax' | 'inconsistent' | 'unsupported' = 'syntax'): never => {
     throw new InputError(code, source, 'line', line, detail);
   };
+  /** An offending value for a message; numbers as written in the line, not as parsed. */
+  const shown = (v: unknown): string => (typeof v === 'number' ? numberAsWritten(lineText, v) : show(v));
 
   /** A key: strings and safe integers; integer-looking strings are the same key as the integer. */
   const keyOf = (k: unknown, where: string): RawKey => {
     if (typeof k === 'string') return CANONICAL_INT.test(k) ? intKey(k) : k;
     if (typeof k === 'number' && Number.isSafeInteger(k)) return k === 0 ? 0 : k; // -0 → 0
-    return fail(`expected ${where} to be a string or an integer within ±2^53, found ${show(k)}` +
+    return fail(`expected ${where} to be a string or an integer within ±2^53, found ${shown(k)}` +
       (typeof k === 'number' && Number.isInteger(k) ? ' (write large integer keys as strings)' : ''));
   };
 
@@ -78,7 +105,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
       if (Object.keys(v).length === 1 && typeof lit === 'string' && BIG_INT.test(lit)) return intValue(lit);
     }
     return fail(`expected ${where} to be null, a string, an integer within ±2^53 or {"int":"<decimal>"}, ` +
-      `found ${show(v)}`);
+      `found ${shown(v)}`);
   };
 
   // Sessions declared by the header, if any: then every txn must name one of them.
@@ -92,6 +119,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     let end = text.indexOf('\n', pos);
     if (end < 0) end = text.length;
     const raw = text.slice(pos, end);
+    lineText = raw;
     pos = end + 1;
     if (raw.trim() === '') continue;
 
@@ -101,27 +129,27 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     } catch (err) {
       fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
     }
-    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${show(obj)}`);
+    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${shown(obj)}`);
     const o = obj as Record<string, unknown>;
 
     if ('format' in o) {
       if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
       sawContent = true;
-      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${show(f)}; expected format, version, sessions`);
-      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${show(o['format'])}`);
+      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
+      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
       if (o['version'] !== JSONL_VERSION) {
-        fail(`unsupported version ${show(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+        fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
       }
       if (o['sessions'] !== undefined) {
         const ss = o['sessions'];
-        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${show(ss)}`);
+        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${shown(ss)}`);
         declared = new Set();
         for (const s of ss as unknown[]) {
           if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
-            fail(`expected each session name to be a string or an integer, found ${show(s)}`);
+            fail(`expected each session name to be a string or an integer, found ${shown(s)}`);
           }
           const label = String(s);
-          if (declared.has(label)) fail(`session ${show(label)} is declared twice`, 'inconsistent');
+          if (declared.has(label)) fail(`session ${shown(label)} is declared twice`, 'inconsistent');
           declared.add(label);
           b.session(label); // header order is session order, even for sessions without txns
         }
@@ -131,43 +159,43 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     sawContent = true;
 
     for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops`);
+      if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops`);
     }
     const sess = o['session'];
     if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
-      fail(`expected "session" to be a string or an integer, found ${show(sess)}`);
+      fail(`expected "session" to be a string or an integer, found ${shown(sess)}`);
     }
     const sessLabel = String(sess);
     if (declared !== null && !declared.has(sessLabel)) {
-      fail(`session ${show(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
+      fail(`session ${shown(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
     }
 
     const txn = o['txn'];
     let label: string;
     if (txn === undefined) label = `L${line}`;
     else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
-    else label = fail(`expected "txn" to be a string or an integer, found ${show(txn)}`);
+    else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
     const prev = txnLine.get(label);
-    if (prev !== undefined) fail(`txn ${show(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+    if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
     txnLine.set(label, line);
 
     const st = o['status'];
     let status: TxnStatus = TXN_COMMITTED;
     if (st !== undefined) {
       const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
-      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${show(st)}`);
+      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${shown(st)}`);
       status = known!;
     }
 
     const ops = o['ops'];
-    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${show(ops)}`);
+    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
     const t = b.beginTxn(b.session(sessLabel), label, status, line);
     const list = ops as unknown[];
     for (let i = 0; i < list.length; i++) {
       const op = list[i];
       const where = `op ${i + 1}`;
       if (!Array.isArray(op) || op.length !== 3) {
-        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${show(op)}`);
+        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
       }
       const [kind, k, v] = op as unknown[];
       const key = keyOf(k, `the key of ${where}`);
@@ -183,7 +211,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
       } else if (kind === 'append') {
         b.append(t, key, valueOf(v, `the value of ${where}`), line);
       } else {
-        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${show(kind)}`);
+        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
       }
     }
   }

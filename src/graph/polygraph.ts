@@ -35,7 +35,8 @@ export interface Polygraph {
   ceKey: Int32Array;
 }
 
-export function buildPolygraph(v: Validated): Polygraph {
+/** `onKeys(done, total)`: called every KEYS_PER_REPORT keys and at the end, for progress on long builds. */
+export function buildPolygraph(v: Validated, onKeys?: (done: number, total: number) => void): Polygraph {
   const h = v.history;
   const n = h.txnCount;
   const known = new EdgeList();
@@ -55,6 +56,7 @@ export function buildPolygraph(v: Validated): Polygraph {
   const pending = new PendingConstraints(n);
 
   for (let key = 0; key < nKeys; key++) {
+    if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
     let initHead = -1;
     for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
       const i = byKey.readIdx[j]!;
@@ -94,8 +96,12 @@ export function buildPolygraph(v: Validated): Polygraph {
       }
     }
   }
+  onKeys?.(nKeys, nKeys);
   return { nodeCount: n, known, ...pending.finish() };
 }
+
+/** How often buildPolygraph reports progress, in keys (a report costs one call). */
+const KEYS_PER_REPORT = 1024;
 
 /**
  * Session order, as far as the client knows it (docs/checking.md, "Session order"): a txn

@@ -146,6 +146,9 @@ export interface ProgressEvent {
   round?: number;
   /** Constraints still undecided, when known. */
   constraintsLeft?: number;
+  /** For 'construct': keys processed so far, of `keysTotal` (reported every 1024 keys and at the end). */
+  keysDone?: number;
+  keysTotal?: number;
 }
 
 export interface CheckOptions {
