@@ -27,7 +27,7 @@ import {
 } from '../history/model.ts';
 import { u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
-import { HEAD_BYTES, readFileBytes } from './io-read.ts';
+import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 /** A u64 as read: a number when it is a safe integer, else an exact bigint. */
@@ -394,9 +394,9 @@ export function writeDbcopBincode(h: History): Uint8Array {
 export const dbcopBincodeFormat: FormatModule = {
   name: 'dbcop',
   description: 'dbcop bincode history (Rust bincode v1, as written by dbcop / PolySI experiments)',
+  binary: true,
   sniff: sniffDbcopBincode,
-  async read(path: string): Promise<History> {
-    return parseDbcopBincode(await readFileBytes(path), path);
-  },
+  read: (input: string | HistoryInput): Promise<History> =>
+    withInput(input, async (inp) => parseDbcopBincode(await inp.readAll(), inp.source)),
   write: writeDbcopBincode,
 };

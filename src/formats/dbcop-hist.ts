@@ -36,7 +36,7 @@ import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../history/model.ts';
 import { CANONICAL_INT, intValue } from './io-int.ts';
-import { readFileText } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 const VAR = /[\p{L}\p{N}_]/u;
@@ -212,8 +212,7 @@ export const dbcopHistFormat: FormatModule = {
     }
     return false;
   },
-  async read(path: string): Promise<History> {
-    return parseDbcopHist(await readFileText(path), path);
-  },
+  read: (input: string | HistoryInput): Promise<History> =>
+    withInput(input, async (inp) => parseDbcopHist(Buffer.from(await inp.readAll()).toString('utf8'), inp.source)),
   write: writeDbcopHist,
 };

@@ -26,7 +26,7 @@ import {
   type TxnStatus,
 } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
-import { readFileText } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 export const JSONL_FORMAT_TAG = 'polysi-history';
@@ -53,10 +53,43 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses JSON Lines; `source` names the input in messages and in `History.source`. */
+/** Longest line (one transaction) accepted; V8 strings stop at 512 MB. */
+export const JSONL_LINE_BYTES_MAX = 256 * 1024 * 1024;
+
+/** Parses JSON Lines in memory; `source` names the input in messages and in `History.source`. */
 export function parseJsonl(text: string, source = '<memory>'): History {
+  const p = jsonlParser(source);
+  p.feed(text);
+  return p.finish();
+}
+
+/** Reads JSON Lines from a path or an opened input, a block of lines at a time. */
+export function readJsonl(input: string | HistoryInput): Promise<History> {
+  return withInput(input, async (inp) => {
+    const p = jsonlParser(inp.source);
+    for await (const block of inp.lineBlocks(JSONL_LINE_BYTES_MAX)) p.feed(decodeLines(block));
+    return p.finish();
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The one place where JSONL bytes become text: a block of whole lines (cut at '\n', so never
+ * inside a UTF-8 character). A leading byte-order mark is kept for the parser to skip.
+ */
+export function decodeLines(block: Uint8Array): string {
+  return utf8.decode(block);
+}
+
+/**
+ * A JSONL parser fed with blocks of whole lines (the last may end without a newline).
+ * `feed` may be called any number of times; `finish` builds the History.
+ */
+function jsonlParser(source: string): { feed(text: string): void; finish(): History } {
   const b = new HistoryBuilder(source, 'line');
   let line = 0;
+  let fed = false;
   const fail = (detail: string, code: 'syntax' | 'inconsistent' | 'unsupported' = 'syntax'): never => {
     throw new InputError(code, source, 'line', line, detail);
   };
@@ -86,108 +119,111 @@ export function parseJsonl(text: string, source = '<memory>'): History {
   const txnLine = new Map<string, number>();
   let sawContent = false;
 
-  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  while (pos < text.length) {
-    line++;
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    const raw = text.slice(pos, end);
-    pos = end + 1;
-    if (raw.trim() === '') continue;
+  const feed = (text: string): void => {
+    let pos = !fed && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    fed = true;
+    while (pos < text.length) {
+      line++;
+      let end = text.indexOf('\n', pos);
+      if (end < 0) end = text.length;
+      const raw = text.slice(pos, end);
+      pos = end + 1;
+      if (raw.trim() === '') continue;
 
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (err) {
-      fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
-    }
-    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${show(obj)}`);
-    const o = obj as Record<string, unknown>;
-
-    if ('format' in o) {
-      if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
-      sawContent = true;
-      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${show(f)}; expected format, version, sessions`);
-      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${show(o['format'])}`);
-      if (o['version'] !== JSONL_VERSION) {
-        fail(`unsupported version ${show(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+      let obj: unknown;
+      try {
+        obj = JSON.parse(raw);
+      } catch (err) {
+        fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
       }
-      if (o['sessions'] !== undefined) {
-        const ss = o['sessions'];
-        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${show(ss)}`);
-        declared = new Set();
-        for (const s of ss as unknown[]) {
-          if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
-            fail(`expected each session name to be a string or an integer, found ${show(s)}`);
+      if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${show(obj)}`);
+      const o = obj as Record<string, unknown>;
+
+      if ('format' in o) {
+        if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
+        sawContent = true;
+        for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${show(f)}; expected format, version, sessions`);
+        if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${show(o['format'])}`);
+        if (o['version'] !== JSONL_VERSION) {
+          fail(`unsupported version ${show(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+        }
+        if (o['sessions'] !== undefined) {
+          const ss = o['sessions'];
+          if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${show(ss)}`);
+          declared = new Set();
+          for (const s of ss as unknown[]) {
+            if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
+              fail(`expected each session name to be a string or an integer, found ${show(s)}`);
+            }
+            const label = String(s);
+            if (declared.has(label)) fail(`session ${show(label)} is declared twice`, 'inconsistent');
+            declared.add(label);
+            b.session(label); // header order is session order, even for sessions without txns
           }
-          const label = String(s);
-          if (declared.has(label)) fail(`session ${show(label)} is declared twice`, 'inconsistent');
-          declared.add(label);
-          b.session(label); // header order is session order, even for sessions without txns
         }
+        continue;
       }
-      continue;
-    }
-    sawContent = true;
+      sawContent = true;
 
-    for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops`);
-    }
-    const sess = o['session'];
-    if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
-      fail(`expected "session" to be a string or an integer, found ${show(sess)}`);
-    }
-    const sessLabel = String(sess);
-    if (declared !== null && !declared.has(sessLabel)) {
-      fail(`session ${show(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
-    }
-
-    const txn = o['txn'];
-    let label: string;
-    if (txn === undefined) label = `L${line}`;
-    else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
-    else label = fail(`expected "txn" to be a string or an integer, found ${show(txn)}`);
-    const prev = txnLine.get(label);
-    if (prev !== undefined) fail(`txn ${show(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
-    txnLine.set(label, line);
-
-    const st = o['status'];
-    let status: TxnStatus = TXN_COMMITTED;
-    if (st !== undefined) {
-      const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
-      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${show(st)}`);
-      status = known!;
-    }
-
-    const ops = o['ops'];
-    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${show(ops)}`);
-    const t = b.beginTxn(b.session(sessLabel), label, status, line);
-    const list = ops as unknown[];
-    for (let i = 0; i < list.length; i++) {
-      const op = list[i];
-      const where = `op ${i + 1}`;
-      if (!Array.isArray(op) || op.length !== 3) {
-        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${show(op)}`);
+      for (const f of Object.keys(o)) {
+        if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops`);
       }
-      const [kind, k, v] = op as unknown[];
-      const key = keyOf(k, `the key of ${where}`);
-      if (kind === 'r') {
-        if (Array.isArray(v)) {
-          const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
-          b.readList(t, key, elems, line);
+      const sess = o['session'];
+      if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
+        fail(`expected "session" to be a string or an integer, found ${show(sess)}`);
+      }
+      const sessLabel = String(sess);
+      if (declared !== null && !declared.has(sessLabel)) {
+        fail(`session ${show(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
+      }
+
+      const txn = o['txn'];
+      let label: string;
+      if (txn === undefined) label = `L${line}`;
+      else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
+      else label = fail(`expected "txn" to be a string or an integer, found ${show(txn)}`);
+      const prev = txnLine.get(label);
+      if (prev !== undefined) fail(`txn ${show(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+      txnLine.set(label, line);
+
+      const st = o['status'];
+      let status: TxnStatus = TXN_COMMITTED;
+      if (st !== undefined) {
+        const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
+        if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${show(st)}`);
+        status = known!;
+      }
+
+      const ops = o['ops'];
+      if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${show(ops)}`);
+      const t = b.beginTxn(b.session(sessLabel), label, status, line);
+      const list = ops as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const op = list[i];
+        const where = `op ${i + 1}`;
+        if (!Array.isArray(op) || op.length !== 3) {
+          fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${show(op)}`);
+        }
+        const [kind, k, v] = op as unknown[];
+        const key = keyOf(k, `the key of ${where}`);
+        if (kind === 'r') {
+          if (Array.isArray(v)) {
+            const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
+            b.readList(t, key, elems, line);
+          } else {
+            b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          }
+        } else if (kind === 'w') {
+          b.write(t, key, valueOf(v, `the value of ${where}`), line);
+        } else if (kind === 'append') {
+          b.append(t, key, valueOf(v, `the value of ${where}`), line);
         } else {
-          b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          fail(`expected the kind of ${where} to be "r", "w" or "append", found ${show(kind)}`);
         }
-      } else if (kind === 'w') {
-        b.write(t, key, valueOf(v, `the value of ${where}`), line);
-      } else if (kind === 'append') {
-        b.append(t, key, valueOf(v, `the value of ${where}`), line);
-      } else {
-        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${show(kind)}`);
       }
     }
-  }
-  return b.build();
+  };
+  return { feed, finish: () => b.build() };
 }
 
 /** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
@@ -268,8 +304,6 @@ export const jsonlFormat: FormatModule = {
   name: 'jsonl',
   description: 'PolySI JSON Lines: one transaction per line, can hold every History (aborts, lists, strings)',
   sniff: sniffJsonl,
-  async read(path: string): Promise<History> {
-    return parseJsonl(await readFileText(path), path);
-  },
+  read: readJsonl,
   write: writeJsonl,
 };
