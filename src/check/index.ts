@@ -11,7 +11,8 @@
 
 import type { History } from '../history/model.ts';
 import { validate } from '../validate/validate.ts';
-import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
+import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX, type Polygraph } from '../graph/polygraph.ts';
+import { TimeLimitError } from '../util/deadline.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
@@ -25,11 +26,27 @@ export * from './types.ts';
 /** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
 export const PRUNE_ROUNDS_MAX = 1000;
 
+/**
+ * Checks `h`. Every stage runs under one deadline (the earlier of `opts.deadlineMs` and now +
+ * `opts.timeoutMs`): past it the verdict is 'unknown' with `unknownReason` naming the stage.
+ */
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
-  const t0 = performance.now();
-  const deadlineMs = opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs;
+  const deadlineMs = Math.min(
+    opts.deadlineMs ?? Number.POSITIVE_INFINITY,
+    opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs,
+  );
   const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
-  const result: CheckResult = {
+  const result = emptyResult(h, opts, times);
+  try {
+    return runStages(h, opts, deadlineMs, result);
+  } catch (err) {
+    if (err instanceof TimeLimitError) return unknown(result, err.message);
+    throw err;
+  }
+}
+
+function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): CheckResult {
+  return {
     verdict: 'valid',
     level: opts.level,
     counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: 0, operations: h.opCount, keys: h.keyLabels.length },
@@ -38,10 +55,14 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     solver: null,
     anomalies: [],
   };
+}
 
+function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult): CheckResult {
+  const t0 = performance.now();
+  const times = result.timesMs;
   const progress = opts.onProgress ?? (() => {});
   progress({ stage: 'validate' });
-  const v = validate(h);
+  const v = validate(h, undefined, deadlineMs);
   result.counts.checkedTransactions = v.includedCount;
   let t1 = performance.now();
   times.validate = t1 - t0;
@@ -60,7 +81,20 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   }
 
   progress({ stage: 'construct' });
-  const pg = buildPolygraph(v);
+  // Constraints are quadratic in the writers of one key: count them before building any.
+  const count = countConstraints(v);
+  result.constraints.before = count.pairs;
+  const consMax = opts.constraintsMax ?? CONSTRAINTS_MAX;
+  const edgesMax = opts.constraintEdgesMax ?? CONSTRAINT_EDGES_MAX;
+  if (count.pairs > consMax || count.edges > edgesMax) {
+    times.construct = performance.now() - t1;
+    const hot = count.hotKey < 0 ? '' : `; the hottest key, ${h.keyLabels[count.hotKey]}, has ${count.hotWriters} writers ` +
+      `(${count.hotPairs} pairs)`;
+    return unknown(result, count.pairs > consMax
+      ? `the polygraph would have ${count.pairs} constraints, more than constraintsMax (${consMax})${hot}`
+      : `the polygraph would have ${count.edges} constraint edges, more than constraintEdgesMax (${edgesMax})${hot}`);
+  }
+  const pg = buildPolygraph(v, deadlineMs);
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
   let t2 = performance.now();
@@ -89,7 +123,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
       const { anomaly, cycle } = cycleFromKnown(pg, active, opts.level);
       result.anomalies = [anomaly];
       if (opts.explain === true) {
-        explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
+        explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
       }
       return result;
     }
@@ -109,19 +143,21 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     result.verdict = 'violation';
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
     if (opts.explain === true) {
-      explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
+      explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
     }
   }
   return result;
 }
 
 /** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */
-function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
+function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
   opts.onProgress?.({ stage: 'explain' });
   const t = performance.now();
   const found = explainCycles(inp, cycle, {
     maxAnomalies: Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT),
-    deadlineMs: Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT),
+    // The overall deadline bounds explaining too; cut short, the violation stands (it is proved)
+    // and the first counterexample is reported as found (see explainCycles).
+    deadlineMs: Math.min(deadlineMs, Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT)),
     neighbours: opts.neighbours === true,
   });
   result.anomalies = found.map((f): CycleAnomaly => ({

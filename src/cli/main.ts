@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
 import { checkHistory, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
-import { readHistory } from '../formats/index.ts';
+import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
 export interface Io {
@@ -119,7 +119,18 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   const progress = !values.json && process.stderr.isTTY === true;
   if (progress) io.stderr(`polysi: reading ${path} ...`);
   const t0 = performance.now();
-  const { history, format, notes } = await readHistory(path, values.format);
+  // One deadline for the whole run: parsing included.
+  const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  let read;
+  try {
+    read = await readHistory(path, values.format, deadlineMs === undefined ? {} : { deadlineMs });
+  } catch (err) {
+    if (!(err instanceof TimeLimitError)) throw err;
+    if (values.json) io.stdout(JSON.stringify({ verdict: 'unknown', unknownReason: err.message, file: path }));
+    else io.stdout(`${path}: unknown: ${err.message}`);
+    return EXIT_UNKNOWN;
+  }
+  const { history, format, notes } = read;
   const parseMs = performance.now() - t0;
   if (progress) io.stderr(`polysi: checking ${history.txnCount} transactions ...`);
   const onProgress = (e: ProgressEvent): void => {
@@ -135,7 +146,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
     ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
   }, parseMs);
   if (values.json) {

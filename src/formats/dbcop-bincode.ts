@@ -291,6 +291,8 @@ export function sniffDbcopBincode(head: Uint8Array, _path: string, isDir: boolea
   // n_node, n_transaction and n_event count things in the file, so they are below 2^32; a text
   // file's bytes read as u64 are not. (id and n_variable may be anything.)
   for (const at of [8, 24, 32]) if (view.getUint32(at + 4, true) !== 0) return false;
+  // No sessions means a file of a few dozen bytes: a long head of zeros (/dev/zero) is not one.
+  if (!whole && view.getUint32(8, true) === 0) return false;
   let at = 40;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   for (let i = 0; i < 3; i++) {

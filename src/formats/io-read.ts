@@ -70,7 +70,6 @@ export class HistoryInput {
   private aheadBytes = 0;
   private eof = false;
   private started = false;
-  private readonly deadlineMs: number;
   private readonly bytesMax: number;
 
   private constructor(
@@ -85,7 +84,6 @@ export class HistoryInput {
     private readonly release: () => Promise<void>,
     private readonly opts: ReadOptions,
   ) {
-    this.deadlineMs = opts.deadlineMs ?? Number.POSITIVE_INFINITY;
     this.bytesMax = opts.inputBytesMax ?? INPUT_BYTES_MAX;
   }
 
@@ -153,7 +151,7 @@ export class HistoryInput {
   private async next(): Promise<Uint8Array | null> {
     if (this.isDir) throw ioError(this.path, Object.assign(new Error(), { code: 'EISDIR' }), 'read the file');
     if (this.eof) return null;
-    checkDeadline(this.deadlineMs, 'parse');
+    checkDeadline(this.opts.deadlineMs ?? Number.POSITIVE_INFINITY, 'parse');
     const c = await this.pull!();
     if (c === null) {
       this.eof = true;
