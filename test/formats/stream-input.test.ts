@@ -186,3 +186,22 @@ test('the parse deadline: reading stops with TimeLimitError(parse)', async () =>
   })(), TimeLimitError);
   assert.equal(chunks, 3);
 });
+
+test('--timeout bounds parsing too: a long file stops with unknown (exit 3) naming the stage', async () => {
+  const { main } = await import('../../src/cli/main.ts');
+  const path = join(tmp, 'long.txt');
+  writeFileSync(path, textHistory(120_000)); // ~4 MB: several 1 MiB chunks, ~0.1 s of parsing each
+  for (const json of [true, false]) {
+    let out = '';
+    const code = await main(['check', path, '--timeout', '0.001', ...(json ? ['--json'] : [])],
+      { stdout: (s) => { out += s; }, stderr: () => {} });
+    assert.equal(code, 3);
+    if (json) {
+      const j = JSON.parse(out);
+      assert.equal(j.verdict, 'unknown');
+      assert.equal(j.unknownReason, 'the time limit was reached while parsing the input');
+    } else {
+      assert.match(out, /long\.txt: unknown: the time limit was reached while parsing the input/);
+    }
+  }
+});
