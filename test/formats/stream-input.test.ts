@@ -64,6 +64,11 @@ test('`-` is standard input, for check and stat, text and jsonl', { skip: built(
   const stat = await cli(['stat', '-', '--json'], { stdin: readFileSync(LONG_FORK) });
   assert.equal(stat.code, 0, stat.err);
   assert.match(stat.out, /"transactions":\{"total":6,/);
+  // Node gives a child a socket, not a pipe, as standard input: /dev/stdin cannot be reopened
+  // (ENXIO; it used to be a read error) and is read as standard input instead.
+  const sock = await cli(['check', '/dev/stdin', '--json'], { stdin: readFileSync(LONG_FORK) });
+  assert.equal(sock.code, 1, sock.err);
+  assert.equal(JSON.parse(sock.out).counts.transactions, 6);
   // An empty standard input: detection says so instead of hanging or guessing.
   const empty = await cli(['check', '-']);
   assert.equal(empty.code, 2);
