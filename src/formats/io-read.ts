@@ -201,13 +201,29 @@ export class HistoryInput {
     }
     const parts: Uint8Array[] = [];
     let total = 0;
+    // Size known: copy each chunk into place as it comes, so the peak is the file plus one
+    // chunk rather than twice the file. Bytes beyond it (the file grew) are appended below.
+    const out = this.size === null ? null : new Uint8Array(this.size);
     for await (const c of this.chunks()) {
+      if (out !== null && parts.length === 0 && total + c.length <= out.length) {
+        out.set(c, total);
+        total += c.length;
+        continue;
+      }
+      if (out !== null && parts.length === 0) {
+        const fit = out.length - total;
+        out.set(c.subarray(0, fit), total);
+        parts.push(out, c.subarray(fit));
+        total += c.length;
+        continue;
+      }
       parts.push(c);
       total += c.length;
       if (total > this.bytesMax) {
         throw new InputError('io', this.source, null, -1, `input exceeds ${sizeText(this.bytesMax)}, the most this format can hold`);
       }
     }
+    if (out !== null && parts.length === 0) return total === out.length ? out : out.subarray(0, total); // (the file shrank)
     return concat(parts, total);
   }
 

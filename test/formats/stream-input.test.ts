@@ -11,6 +11,7 @@ import { InputError } from '../../src/history/errors.ts';
 import { HistoryInput, readHistory, TimeLimitError } from '../../src/formats/index.ts';
 import { parsePolysiText, writePolysiText } from '../../src/formats/polysi-text.ts';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
+import { writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { needs } from '../support/requirements.ts';
 
@@ -117,7 +118,7 @@ function textHistory(n: number): string {
 }
 
 test('text and jsonl are parsed from a stream of chunks: every chunk size gives the same History', async () => {
-  const text = textHistory(300);
+  const text = textHistory(120);
   const h = parsePolysiText(text, 'x');
   const files = { text: join(tmp, 'h.txt'), jsonl: join(tmp, 'h.jsonl') };
   writeFileSync(files.text, text);
@@ -132,6 +133,16 @@ test('text and jsonl are parsed from a stream of chunks: every chunk size gives 
       assert.equal(last, readFileSync(path).length);
       assert.ok(calls >= Math.ceil(last / chunkBytes), `${calls} progress calls`);
     }
+  }
+  // A format read whole (dbcop bincode) gets the same bytes whatever the chunk size.
+  const bin = join(tmp, 'h.bincode');
+  writeFileSync(bin, writeDbcopBincode(h));
+  const whole = (await readHistory(bin)).history; // (dbcop numbers sessions by position)
+  assert.equal(whole.opCount, h.opCount);
+  for (const chunkBytes of [1, 7, 4096]) {
+    const r = await readHistory(bin, 'auto', { chunkBytes });
+    assert.equal(r.format, 'dbcop');
+    assert.equal(diffHistories(r.history, whole), null, `dbcop at ${chunkBytes}-byte chunks`);
   }
   // A file without a final newline, and with a byte-order mark.
   const bom = join(tmp, 'bom.txt');
