@@ -166,6 +166,9 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
     explanation: f.explanation,
   }));
   result.timesMs.explain = performance.now() - t;
+  if (Date.now() > deadlineMs) {
+    (result.notes ??= []).push('the time limit was reached while explaining: the violation stands; counterexamples are as found so far');
+  }
 }
 
 function unknown(result: CheckResult, reason: string): CheckResult {
