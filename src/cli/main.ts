@@ -17,7 +17,7 @@ import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
 import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
-import { readHistory } from '../formats/index.ts';
+import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
 export interface Io {
@@ -166,7 +166,21 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
   const pr = progressTo(io, progressWanted(!values.json && process.stderr.isTTY));
   const t0 = performance.now();
-  const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
+  // One deadline for the whole run: parsing included.
+  const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  let read;
+  try {
+    read = await readHistory(path, values.format, {
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(pr.on ? { onProgress: pr.reading(path) } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof TimeLimitError)) throw err;
+    if (values.json) io.stdout(JSON.stringify({ verdict: 'unknown', unknownReason: err.message, file: path }));
+    else io.stdout(`${path}: unknown: ${err.message}`);
+    return EXIT_UNKNOWN;
+  }
+  const { history, format, notes } = read;
   const parseMs = performance.now() - t0;
   pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations`);
   const onProgress = (e: ProgressEvent): void => {
@@ -188,7 +202,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
     ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);

@@ -15,6 +15,7 @@
  * the line and what was expected. Nothing unknown is ignored: unknown fields are errors.
  */
 
+import { decodeUtf8 } from './utf8.ts';
 import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type RawKey, type RawValue } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import {
@@ -26,7 +27,7 @@ import {
   type TxnStatus,
 } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
-import { readFileText } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 export const JSONL_FORMAT_TAG = 'polysi-history';
@@ -77,10 +78,46 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses JSON Lines; `source` names the input in messages and in `History.source`. */
+/** Longest line (one transaction) accepted; V8 strings stop at 512 MB. */
+export const JSONL_LINE_BYTES_MAX = 256 * 1024 * 1024;
+
+/** Parses JSON Lines in memory; `source` names the input in messages and in `History.source`. */
 export function parseJsonl(text: string, source = '<memory>'): History {
+  const p = jsonlParser(source);
+  p.feed(text);
+  return p.finish();
+}
+
+/** Reads JSON Lines from a path or an opened input, a block of lines at a time. */
+export function readJsonl(input: string | HistoryInput): Promise<History> {
+  return withInput(input, async (inp) => {
+    const p = jsonlParser(inp.source);
+    let offset = 0;
+    for await (const block of inp.lineBlocks(JSONL_LINE_BYTES_MAX)) {
+      p.feed(decodeLines(block, inp.source, p.nextLine(), offset));
+      offset += block.length;
+    }
+    return p.finish();
+  });
+}
+
+/**
+ * The one place where JSONL bytes become text: a block of whole lines (cut at '\n', so never
+ * inside a UTF-8 character). A leading byte-order mark is kept for the parser to skip.
+ */
+export function decodeLines(block: Uint8Array, source: string, firstLine: number, firstOffset: number): string {
+  // Strict: invalid UTF-8 is an error naming the line, never replaced (distinct keys would merge).
+  return decodeUtf8(block, source, firstLine, firstOffset);
+}
+
+/**
+ * A JSONL parser fed with blocks of whole lines (the last may end without a newline).
+ * `feed` may be called any number of times; `finish` builds the History.
+ */
+function jsonlParser(source: string): { feed(text: string): void; nextLine(): number; finish(): History } {
   const b = new HistoryBuilder(source, 'line');
   let line = 0;
+  let fed = false;
   let lineText = '';
   const fail = (detail: string, code: 'syntax' | 'inconsistent' | 'unsupported' = 'syntax'): never => {
     throw new InputError(code, source, 'line', line, detail);
@@ -113,109 +150,112 @@ export function parseJsonl(text: string, source = '<memory>'): History {
   const txnLine = new Map<string, number>();
   let sawContent = false;
 
-  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  while (pos < text.length) {
-    line++;
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    const raw = text.slice(pos, end);
-    lineText = raw;
-    pos = end + 1;
-    if (raw.trim() === '') continue;
+  const feed = (text: string): void => {
+    let pos = !fed && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    fed = true;
+    while (pos < text.length) {
+      line++;
+      let end = text.indexOf('\n', pos);
+      if (end < 0) end = text.length;
+      const raw = text.slice(pos, end);
+      lineText = raw;
+      pos = end + 1;
+      if (raw.trim() === '') continue;
 
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (err) {
-      fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
-    }
-    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${shown(obj)}`);
-    const o = obj as Record<string, unknown>;
-
-    if ('format' in o) {
-      if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
-      sawContent = true;
-      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
-      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
-      if (o['version'] !== JSONL_VERSION) {
-        fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+      let obj: unknown;
+      try {
+        obj = JSON.parse(raw);
+      } catch (err) {
+        fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
       }
-      if (o['sessions'] !== undefined) {
-        const ss = o['sessions'];
-        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${shown(ss)}`);
-        declared = new Set();
-        for (const s of ss as unknown[]) {
-          if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
-            fail(`expected each session name to be a string or an integer, found ${shown(s)}`);
+      if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${shown(obj)}`);
+      const o = obj as Record<string, unknown>;
+
+      if ('format' in o) {
+        if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
+        sawContent = true;
+        for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
+        if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
+        if (o['version'] !== JSONL_VERSION) {
+          fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+        }
+        if (o['sessions'] !== undefined) {
+          const ss = o['sessions'];
+          if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${shown(ss)}`);
+          declared = new Set();
+          for (const s of ss as unknown[]) {
+            if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
+              fail(`expected each session name to be a string or an integer, found ${shown(s)}`);
+            }
+            const label = String(s);
+            if (declared.has(label)) fail(`session ${shown(label)} is declared twice`, 'inconsistent');
+            declared.add(label);
+            b.session(label); // header order is session order, even for sessions without txns
           }
-          const label = String(s);
-          if (declared.has(label)) fail(`session ${shown(label)} is declared twice`, 'inconsistent');
-          declared.add(label);
-          b.session(label); // header order is session order, even for sessions without txns
         }
+        continue;
       }
-      continue;
-    }
-    sawContent = true;
+      sawContent = true;
 
-    for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops`);
-    }
-    const sess = o['session'];
-    if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
-      fail(`expected "session" to be a string or an integer, found ${shown(sess)}`);
-    }
-    const sessLabel = String(sess);
-    if (declared !== null && !declared.has(sessLabel)) {
-      fail(`session ${shown(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
-    }
-
-    const txn = o['txn'];
-    let label: string;
-    if (txn === undefined) label = `L${line}`;
-    else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
-    else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
-    const prev = txnLine.get(label);
-    if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
-    txnLine.set(label, line);
-
-    const st = o['status'];
-    let status: TxnStatus = TXN_COMMITTED;
-    if (st !== undefined) {
-      const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
-      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${shown(st)}`);
-      status = known!;
-    }
-
-    const ops = o['ops'];
-    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
-    const t = b.beginTxn(b.session(sessLabel), label, status, line);
-    const list = ops as unknown[];
-    for (let i = 0; i < list.length; i++) {
-      const op = list[i];
-      const where = `op ${i + 1}`;
-      if (!Array.isArray(op) || op.length !== 3) {
-        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
+      for (const f of Object.keys(o)) {
+        if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops`);
       }
-      const [kind, k, v] = op as unknown[];
-      const key = keyOf(k, `the key of ${where}`);
-      if (kind === 'r') {
-        if (Array.isArray(v)) {
-          const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
-          b.readList(t, key, elems, line);
+      const sess = o['session'];
+      if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
+        fail(`expected "session" to be a string or an integer, found ${shown(sess)}`);
+      }
+      const sessLabel = String(sess);
+      if (declared !== null && !declared.has(sessLabel)) {
+        fail(`session ${shown(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
+      }
+
+      const txn = o['txn'];
+      let label: string;
+      if (txn === undefined) label = `L${line}`;
+      else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
+      else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
+      const prev = txnLine.get(label);
+      if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+      txnLine.set(label, line);
+
+      const st = o['status'];
+      let status: TxnStatus = TXN_COMMITTED;
+      if (st !== undefined) {
+        const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
+        if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${shown(st)}`);
+        status = known!;
+      }
+
+      const ops = o['ops'];
+      if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
+      const t = b.beginTxn(b.session(sessLabel), label, status, line);
+      const list = ops as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const op = list[i];
+        const where = `op ${i + 1}`;
+        if (!Array.isArray(op) || op.length !== 3) {
+          fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
+        }
+        const [kind, k, v] = op as unknown[];
+        const key = keyOf(k, `the key of ${where}`);
+        if (kind === 'r') {
+          if (Array.isArray(v)) {
+            const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
+            b.readList(t, key, elems, line);
+          } else {
+            b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          }
+        } else if (kind === 'w') {
+          b.write(t, key, valueOf(v, `the value of ${where}`), line);
+        } else if (kind === 'append') {
+          b.append(t, key, valueOf(v, `the value of ${where}`), line);
         } else {
-          b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
         }
-      } else if (kind === 'w') {
-        b.write(t, key, valueOf(v, `the value of ${where}`), line);
-      } else if (kind === 'append') {
-        b.append(t, key, valueOf(v, `the value of ${where}`), line);
-      } else {
-        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
       }
     }
-  }
-  return b.build();
+  };
+  return { feed, nextLine: () => line + 1, finish: () => b.build() };
 }
 
 /** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
@@ -296,8 +336,6 @@ export const jsonlFormat: FormatModule = {
   name: 'jsonl',
   description: 'PolySI JSON Lines: one transaction per line, can hold every History (aborts, lists, strings)',
   sniff: sniffJsonl,
-  async read(path: string): Promise<History> {
-    return parseJsonl(await readFileText(path), path);
-  },
+  read: readJsonl,
   write: writeJsonl,
 };
