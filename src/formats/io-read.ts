@@ -85,6 +85,8 @@ export class HistoryInput {
     private readonly opts: ReadOptions,
   ) {
     this.bytesMax = opts.inputBytesMax ?? INPUT_BYTES_MAX;
+    // Progress starts at 0 of the size (null when unknown: a pipe, a device, a directory).
+    opts.onProgress?.(0, size);
   }
 
   /** Opens `path` once. InputError('io') if it is missing or unreadable. */
