@@ -91,29 +91,30 @@ function before<T>(p: Promise<T>, deadline: number, now: () => number): Promise<
 
 /** Runs `plan` on `conns` (one per session, as from connectAll); closes every connection before returning. */
 export async function runWorkload(target: Target, conns: Connection[], plan: WorkloadPlan, opts: RunOptions): Promise<RunSummary> {
-  if (conns.length !== plan.sessions.length) throw new Error(`internal error: ${conns.length} connections for ${plan.sessions.length} sessions`);
+  const sessions = plan.options.sessions;
+  if (conns.length !== sessions) throw new Error(`internal error: ${conns.length} connections for ${sessions} sessions`);
   const now = opts.now ?? (() => performance.now());
   const sum: RunSummary = { committed: 0, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 0, errors: {} };
   const t0 = now();
-  await Promise.all(plan.sessions.map((txns, s) => runSession(target, s, conns[s]!, txns, opts, now, sum)));
+  await Promise.all(conns.map((conn, s) => runSession(target, s, conn, plan.session(s), plan.options.txnsPerSession, opts, now, sum)));
   sum.elapsedMs = now() - t0;
   return sum;
 }
 
 async function runSession(
-  target: Target, s: number, first: Connection, txns: readonly TxnPlan[], opts: RunOptions, now: () => number, sum: RunSummary,
+  target: Target, s: number, first: Connection, txns: Iterable<TxnPlan>, planned: number, opts: RunOptions, now: () => number, sum: RunSummary,
 ): Promise<void> {
   let conn: Connection | null = first;
   const timeoutMs = opts.txnTimeoutMs ?? 0;
   let i = 0;
   try {
-    for (; i < txns.length && conn !== null; i++) {
+    for (const plan of txns) {
+      if (conn === null) break;
       // The embedded store answers through promise callbacks alone, which never let the event
       // loop turn: yield now and then so that signals (Ctrl-C) and the recorder's timer get in.
       // The seeded scheduler waits for every session, so this changes no interleaving.
       if (i % YIELD_EVERY_TXNS === YIELD_EVERY_TXNS - 1) await new Promise<void>((resolve) => setImmediate(resolve));
       if (opts.signal?.aborted === true) break;
-      const plan = txns[i]!;
       const rec: TxnRecord = { session: s, index: i, plan, done: 0, seen: [], outcome: 'committed', start: now(), end: 0 };
       const deadline = timeoutMs > 0 ? rec.start + timeoutMs : Infinity;
       let committing = false;
@@ -147,9 +148,10 @@ async function runSession(
         sum.errors[rec.error!] = (sum.errors[rec.error!] ?? 0) + 1;
       }
       opts.onTxn(rec);
+      i++;
     }
   } finally {
-    sum.notRun += txns.length - i;
+    sum.notRun += planned - i;
     if (conn === null) sum.sessionsLost++;
     else await conn.close().catch(() => {});
   }

@@ -5,6 +5,8 @@
  * will run, decided before anything runs so that a seed fixes them entirely.
  * Invariant: every write of a register key and every element appended to a list key is unique
  * across the whole plan (the checker needs unique values to know which write a read saw).
+ * Session s's j-th written value is `s + 1 + j * sessions`: unique without coordination, so
+ * sessions can be generated independently and lazily.
  */
 
 /** Operation kinds of a planned transaction (`TxnPlan.kinds[i]`). */
@@ -55,8 +57,11 @@ export const DEFAULT_WORKLOAD: Readonly<WorkloadOptions> = {
 
 export interface WorkloadPlan {
   readonly options: Readonly<WorkloadOptions>;
-  /** `sessions[s][i]`: the i-th transaction of session s. */
-  readonly sessions: readonly (readonly TxnPlan[])[];
+  /**
+   * The transactions of session s, in order, generated lazily (a run of 10^7 transactions never
+   * holds them all); each call starts the session's stream afresh, with the same transactions.
+   */
+  session(s: number): Iterable<TxnPlan>;
   /** Which tables a target must set up. */
   readonly kinds: { registers: boolean; lists: boolean };
 }

@@ -9,10 +9,13 @@ import assert from 'node:assert/strict';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { InputError } from '../../src/history/errors.ts';
 import { TXN_ABORTED } from '../../src/history/model.ts';
-import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE } from '../../src/workload/index.ts';
+import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE, type TxnPlan, type WorkloadPlan } from '../../src/workload/index.ts';
 import { connectAll, runWorkload } from '../../src/run/runner.ts';
 import { DbError, type Connection, type Target } from '../../src/run/types.ts';
 import { runMemory } from './support.ts';
+
+/** Every session's planned transactions. */
+const all = (p: WorkloadPlan): TxnPlan[][] => Array.from({ length: p.options.sessions }, (_, s) => [...p.session(s)]);
 
 const withoutTimes = (text: string) => text.replace(/,"start":[0-9.e+-]+,"end":[0-9.e+-]+/g, '');
 
@@ -31,11 +34,13 @@ test('same seed, same history (byte-identical but for wall times); another seed,
 
 test('workloads: defaults from the paper, unique written values, read fraction and seeds respected', () => {
   const p = generateWorkload({ ...DEFAULT_WORKLOAD });
-  assert.equal(p.sessions.length, 20);
-  assert.ok(p.sessions.every((s) => s.length === 100 && s.every((t) => t.kinds.length === 15)));
+  const ps = all(p);
+  assert.equal(ps.length, 20);
+  assert.ok(ps.every((s) => s.length === 100 && s.every((t) => t.kinds.length === 15)));
+  assert.deepEqual(all(p), ps, 'a session\'s stream restarts with the same transactions');
   const seen = new Set<number>();
   let reads = 0, ops = 0;
-  for (const s of p.sessions) for (const t of s) for (let i = 0; i < t.kinds.length; i++) {
+  for (const s of ps) for (const t of s) for (let i = 0; i < t.kinds.length; i++) {
     ops++;
     if (t.kinds[i] === W_READ) { reads++; continue; }
     assert.equal(t.kinds[i], W_WRITE);
@@ -46,14 +51,14 @@ test('workloads: defaults from the paper, unique written values, read fraction a
   assert.ok(Math.abs(reads / ops - 0.5) < 0.02, `read fraction ${reads / ops}`);
   const hot = generateWorkload({ ...DEFAULT_WORKLOAD, distribution: 'hotspot', keys: 1000 });
   let onHot = 0, n = 0;
-  for (const s of hot.sessions) for (const t of s) for (const k of t.keys) { n++; if (k < 200) onHot++; }
+  for (const s of all(hot)) for (const t of s) for (const k of t.keys) { n++; if (k < 200) onHot++; }
   assert.ok(Math.abs(onHot / n - 0.8) < 0.02, `hotspot share ${onHot / n}`);
   const zipf = generateWorkload({ ...DEFAULT_WORKLOAD, distribution: 'zipfian', keys: 1000 });
   let k0 = 0, kLast = 0;
-  for (const s of zipf.sessions) for (const t of s) for (const k of t.keys) { if (k === 0) k0++; if (k === 999) kLast++; }
+  for (const s of all(zipf)) for (const t of s) for (const k of t.keys) { if (k === 0) k0++; if (k === 999) kLast++; }
   assert.ok(k0 > 50 * Math.max(1, kLast), `zipfian: key 0 drawn ${k0} times, key 999 ${kLast}`);
   const long = generateWorkload({ ...DEFAULT_WORKLOAD, longFraction: 0.1, longOps: 40 });
-  const lengths = long.sessions.flat().map((t) => t.kinds.length);
+  const lengths = all(long).flat().map((t) => t.kinds.length);
   const longShare = lengths.filter((l) => l === 40).length / lengths.length;
   assert.ok(Math.abs(longShare - 0.1) < 0.03, `long share ${longShare}`);
   assert.throws(() => generateWorkload({ ...DEFAULT_WORKLOAD, readFraction: 1.5 }), /read fraction/);
