@@ -46,11 +46,11 @@ export function generateWorkload(o: WorkloadOptions): WorkloadPlan {
     let nextValue = s + 1; // never 0, the initial value in every store
     for (let i = 0; i < o.txnsPerSession; i++) {
       const n = o.longFraction > 0 && rng.next() < o.longFraction ? o.longOps : o.opsPerTxn;
-      const kinds = new Uint8Array(n), keys = new Int32Array(n), values = new Int32Array(n);
+      const kinds: number[] = [], keys: number[] = [], values: number[] = [];
       for (let j = 0; j < n; j++) {
-        keys[j] = pick(rng);
-        if (rng.next() < o.readFraction) kinds[j] = readKind;
-        else { kinds[j] = writeKind; values[j] = nextValue; nextValue += o.sessions; }
+        keys.push(pick(rng));
+        if (rng.next() < o.readFraction) { kinds.push(readKind); values.push(0); }
+        else { kinds.push(writeKind); values.push(nextValue); nextValue += o.sessions; }
       }
       yield { kinds, keys, values };
     }

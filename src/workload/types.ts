@@ -15,11 +15,15 @@ export const W_WRITE = 1;
 export const W_APPEND = 2;
 export const W_READ_LIST = 3;
 
-/** One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for reads). */
+/**
+ * One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for
+ * reads). Plain arrays, not typed arrays: a run allocates three per transaction, and small
+ * typed arrays cost several times more to allocate and collect (measured by bench/run-workload.ts).
+ */
 export interface TxnPlan {
-  readonly kinds: Uint8Array;
-  readonly keys: Int32Array;
-  readonly values: Int32Array;
+  readonly kinds: readonly number[];
+  readonly keys: readonly number[];
+  readonly values: readonly number[];
 }
 
 export type WorkloadName = 'register' | 'list-append';
