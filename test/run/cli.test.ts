@@ -5,7 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,4 +114,13 @@ test('Ctrl-C (SIGINT) on a spawned run: stops cleanly, leaves a valid file, chec
   assert.match(r.out, /SI: VALID/);
   const h = parseJsonl(readFileSync(out, 'utf8'), out);
   assert.ok(h.txnCount > 0 && h.txnCount < 4_000_000, `${h.txnCount} txns recorded`);
+});
+
+test('npm start (scripts/demo.mjs): the snapshot store is valid, the faulty one shows an explained violation', () => {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { env: { ...process.env, POLYSI_FROM_SOURCE: '1' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /SI: VALID/);
+  assert.match(r.stdout, /SI: VIOLATION/);
+  assert.match(r.stdout, /session guarantee violation/);
+  assert.match(r.stdout, /Argument:/);
 });
