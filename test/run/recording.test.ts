@@ -168,3 +168,23 @@ test('connectAll: one unreachable session closes the others and rejects', async 
   await assert.rejects(connectAll(target, 5), /connection refused/);
   assert.equal(closed, 2);
 });
+
+test('convert keeps times and error codes in jsonl and notes their loss in formats without them', async () => {
+  const { main } = await import('../../src/cli/main.ts');
+  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-rec-'));
+  const r = await runMemory('snapshot', { seed: 4, keys: 3 });
+  const src = join(dir, 'run.jsonl');
+  writeFileSync(src, r.text);
+  const io = () => { const o = { out: '', err: '' }; return { o, io: { stdout: (s: string) => { o.out += s; }, stderr: (s: string) => { o.err += s; } } }; };
+  const a = io();
+  assert.equal(await main(['convert', src, join(dir, 'copy.jsonl'), '--to', 'jsonl'], a.io), 0, a.o.err);
+  assert.doesNotMatch(a.o.err, /left out/);
+  const copy = parseJsonl(readFileSync(join(dir, 'copy.jsonl'), 'utf8'));
+  assert.deepEqual(copy.txnError, r.history.txnError);
+  const b = io();
+  assert.equal(await main(['convert', src, join(dir, 'run.edn'), '--to', 'edn'], b.io), 0, b.o.err);
+  assert.match(b.o.err, /cannot hold the transactions' start\/end times and error codes/);
+});
