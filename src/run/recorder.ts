@@ -43,7 +43,9 @@ export function txnLine(r: TxnRecord, t0 = 0): string {
     `"start":${start},"end":${end}${err}}`;
 }
 
-export function headerLine(sessions: number): string {
+/** The header; with the session list when the sessions are known in advance (a run), without otherwise. */
+export function headerLine(sessions: number | null): string {
+  if (sessions === null) return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION}}`;
   const names = Array.from({ length: sessions }, (_, s) => String(s));
   return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(names)}}`;
 }
@@ -57,8 +59,11 @@ export class JsonlRecorder {
   /** Time spent building lines and writing them (ms), to compare with the store's time. */
   busyMs = 0;
 
-  /** Creates (truncates) `path` and writes the header. `t0`: the clock value times are relative to. */
-  constructor(readonly path: string, sessions: number, private readonly t0 = 0) {
+  /**
+   * Creates (truncates) `path` and writes the header. `sessions`: their number (labels 0..n-1),
+   * or null when not known in advance. `t0`: the clock value recorded times are relative to.
+   */
+  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0) {
     this.fd = openSync(path, 'w');
     this.append(headerLine(sessions));
     this.flush();
@@ -71,6 +76,13 @@ export class JsonlRecorder {
     this.append(txnLine(r, this.t0));
     this.count++;
     this.busyMs += performance.now() - a;
+  }
+
+  /** Appends one already-rendered transaction line (the recording API builds its own). */
+  writeLine(line: string): void {
+    if (this.fd < 0) throw new Error(`the history ${this.path} is already closed`);
+    this.append(line);
+    this.count++;
   }
 
   private append(line: string): void {
