@@ -11,7 +11,7 @@
  */
 
 import { Random } from '../util/random.ts';
-import { DbError, type Connection, type IsolationLevel, type RegisterValue, type Target } from '../run/types.ts';
+import { DbError, type Connection, type IsolationLevel, type RegisterValue, type SyncSession, type Target } from '../run/types.ts';
 import { modeInfo, type MemoryMode, type ModeRules } from './modes.ts';
 import { Scheduler } from './scheduler.ts';
 
@@ -194,61 +194,97 @@ export class MemoryStore {
   }
 }
 
-class MemoryConnection implements Connection {
+/** A session's synchronous calls on the store (the runner's fast path, and the body of every async step). */
+class MemorySyncSession implements SyncSession {
   private txn: TxnState | null = null;
-  private closed = false;
+  closed = false;
 
-  constructor(private readonly store: MemoryStore, private readonly replica: number) {}
+  constructor(private readonly store: MemoryStore, private readonly session: number, private readonly replica: number) {}
 
   private current(): TxnState {
     if (this.txn === null) throw new DbError('no transaction in progress', 'aborted', 'no-transaction');
     return this.txn;
   }
 
-  begin(_isolation: IsolationLevel): Promise<void> {
-    return this.store.scheduler.step(() => { this.txn = this.store.begin(this.replica); });
+  begin(_isolation: IsolationLevel): void {
+    if (this.txn !== null) this.store.rollback(this.txn);
+    this.txn = this.store.begin(this.replica);
+  }
+
+  read(key: number): RegisterValue {
+    const v = this.store.read(this.current(), this.replica, key);
+    return v === 0 ? null : v;
+  }
+
+  write(key: number, value: number): void {
+    this.store.write(this.current(), key, value);
+  }
+
+  append(key: number, element: number): void {
+    this.store.append(this.current(), key, element);
+  }
+
+  readList(key: number): number[] {
+    return this.store.readList(this.current(), this.replica, key);
+  }
+
+  commit(): void {
+    const t = this.current();
+    this.txn = null;
+    this.store.commit(t, this.replica);
+  }
+
+  rollback(): void {
+    if (this.txn !== null) this.store.rollback(this.txn);
+    this.txn = null;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.rollback();
+    this.store.scheduler.leave(this.session);
+  }
+
+  pick(live: number): number {
+    return this.store.scheduler.pick(live);
+  }
+}
+
+/** The asynchronous Connection: every call is one step of the seeded scheduler. */
+class MemoryConnection implements Connection {
+  constructor(private readonly store: MemoryStore, private readonly session: number, readonly sync: MemorySyncSession) {}
+
+  begin(isolation: IsolationLevel): Promise<void> {
+    return this.store.scheduler.step(this.session, () => this.sync.begin(isolation));
   }
 
   read(key: number): Promise<RegisterValue> {
-    return this.store.scheduler.step(() => {
-      const v = this.store.read(this.current(), this.replica, key);
-      return v === 0 ? null : v;
-    });
+    return this.store.scheduler.step(this.session, () => this.sync.read(key));
   }
 
   write(key: number, value: number): Promise<void> {
-    return this.store.scheduler.step(() => this.store.write(this.current(), key, value));
+    return this.store.scheduler.step(this.session, () => this.sync.write(key, value));
   }
 
   append(key: number, element: number): Promise<void> {
-    return this.store.scheduler.step(() => this.store.append(this.current(), key, element));
+    return this.store.scheduler.step(this.session, () => this.sync.append(key, element));
   }
 
   readList(key: number): Promise<number[]> {
-    return this.store.scheduler.step(() => this.store.readList(this.current(), this.replica, key));
+    return this.store.scheduler.step(this.session, () => this.sync.readList(key));
   }
 
   commit(): Promise<void> {
-    return this.store.scheduler.step(() => {
-      const t = this.current();
-      this.txn = null;
-      this.store.commit(t, this.replica);
-    });
+    return this.store.scheduler.step(this.session, () => this.sync.commit());
   }
 
   rollback(): Promise<void> {
-    return this.store.scheduler.step(() => {
-      if (this.txn !== null) this.store.rollback(this.txn);
-      this.txn = null;
-    });
+    return this.store.scheduler.step(this.session, () => this.sync.rollback());
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.txn !== null) this.store.rollback(this.txn);
-    this.txn = null;
-    this.store.scheduler.leave();
+    this.sync.close();
   }
 }
 
@@ -266,9 +302,13 @@ export class MemoryTarget implements Target {
     // Every key starts at its initial value (absent register, empty list): nothing to create.
   }
 
+  /**
+   * Session s's connection. The runner uses its synchronous twin (`sync`) unless it needs
+   * timeouts; both make the same seeded choices. Session numbers must be distinct.
+   */
   async connect(session: number): Promise<Connection> {
-    this.store.scheduler.join();
-    return new MemoryConnection(this.store, session % this.store.rules.replicas);
+    this.store.scheduler.join(session);
+    return new MemoryConnection(this.store, session, new MemorySyncSession(this.store, session, session % this.store.rules.replicas));
   }
 
   async close(): Promise<void> {}

@@ -32,6 +32,19 @@ test('same seed, same history (byte-identical but for wall times); another seed,
   }
 });
 
+test('the synchronous fast path and the asynchronous Connection path record the same history for a seed', async () => {
+  for (const mode of ['snapshot', 'serializable', 'aborted-read', 'causality'] as const) {
+    for (const workload of ['register', 'list-append'] as const) {
+      for (const seed of [1, 2, 3]) {
+        const a = await runMemory(mode, { seed, workload }, 'sync');
+        const b = await runMemory(mode, { seed, workload }, 'async');
+        assert.equal(withoutTimes(a.text), withoutTimes(b.text), `${mode} ${workload} seed ${seed}`);
+        assert.deepEqual(a.summary.errors, b.summary.errors);
+      }
+    }
+  }
+});
+
 test('workloads: defaults from the paper, unique written values, read fraction and seeds respected', () => {
   const p = generateWorkload({ ...DEFAULT_WORKLOAD });
   const ps = all(p);
