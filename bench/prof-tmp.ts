@@ -4,7 +4,7 @@ import { MemoryTarget } from '../src/store/memory.ts';
 import { DEFAULT_WORKLOAD, generateWorkload } from '../src/workload/index.ts';
 for (let i = 0; i < 4; i++) {
 const plan = generateWorkload({ ...DEFAULT_WORKLOAD, txnsPerSession: 1000 });
-const target = new MemoryTarget('snapshot', 1);
+const target = new MemoryTarget('serializable', 1);
 const conns = await connectAll(target, 20);
 const rec = new JsonlRecorder('/tmp/w8a-tmp/p.jsonl', 20);
 const c = process.cpuUsage();

@@ -45,8 +45,9 @@ export class MemoryStore {
   private readonly rng: Random;
   private clock = 0;
   private nextTxn = 1;
-  private readonly regs = new Map<number, KeyVersions>();
-  private readonly lists = new Map<number, KeyVersions>();
+  // Keys are small non-negative integers (workload keys 0..keys-1): arrays, not Maps.
+  private readonly regs: (KeyVersions | undefined)[] = [];
+  private readonly lists: (KeyVersions | undefined)[] = [];
   private readonly dirtyRegs = new Map<number, Dirty>();
   private readonly dirtyLists = new Map<number, Dirty>();
   /** Counters for reports: commits and aborts by code. */
@@ -85,17 +86,19 @@ export class MemoryStore {
   read(t: TxnState, replica: number, key: number): number {
     const own = t.writes.get(key);
     if (own !== undefined) return own;
-    t.readRegs.add(key);
-    const d = this.dirtyRegs.get(key);
-    if (d !== undefined && d.owner !== t.id) return d.reg;
-    const kv = this.regs.get(key);
+    if (this.rules.certifyReads) t.readRegs.add(key);
+    if (this.rules.dirty !== 'none') {
+      const d = this.dirtyRegs.get(key);
+      if (d !== undefined && d.owner !== t.id) return d.reg;
+    }
+    const kv = this.regs[key];
     const v = this.visible(kv, this.snapshotOf(t), replica);
     return v < 0 ? 0 : kv!.reg[v]!;
   }
 
   readList(t: TxnState, replica: number, key: number): number[] {
-    t.readLists.add(key);
-    const kv = this.lists.get(key);
+    if (this.rules.certifyReads) t.readLists.add(key);
+    const kv = this.lists[key];
     const v = this.visible(kv, this.snapshotOf(t), replica);
     let out = v < 0 ? [] : kv!.list[v]!;
     const d = this.dirtyLists.get(key);
@@ -130,7 +133,10 @@ export class MemoryStore {
   /** True if the newest committed version of `key` is one `t` did not see. */
   private overwritten(kv: KeyVersions | undefined, t: TxnState, replica: number): boolean {
     if (kv === undefined || kv.vis.length === 0) return false;
-    return this.visible(kv, t.snapshot, replica) !== kv.vis.length / this.rules.replicas - 1;
+    const R = this.rules.replicas;
+    // One replica: visibility times are commit times, increasing, so only the newest matters.
+    if (R === 1) return kv.vis[kv.vis.length - 1]! > t.snapshot;
+    return this.visible(kv, t.snapshot, replica) !== kv.vis.length / R - 1;
   }
 
   private abort(t: TxnState, code: string, message: string): never {
@@ -149,12 +155,12 @@ export class MemoryStore {
     const r = this.rules;
     if (t.doomed) this.abort(t, 'injected-abort', 'transaction aborted by the aborted-read fault mode');
     if (r.firstCommitterWins) {
-      for (const k of t.writes.keys()) if (this.overwritten(this.regs.get(k), t, replica)) this.abort(t, 'write-conflict', `write conflict on register ${k}`);
-      for (const k of t.appends.keys()) if (this.overwritten(this.lists.get(k), t, replica)) this.abort(t, 'write-conflict', `write conflict on list ${k}`);
+      for (const k of t.writes.keys()) if (this.overwritten(this.regs[k], t, replica)) this.abort(t, 'write-conflict', `write conflict on register ${k}`);
+      for (const k of t.appends.keys()) if (this.overwritten(this.lists[k], t, replica)) this.abort(t, 'write-conflict', `write conflict on list ${k}`);
     }
     if (r.certifyReads) {
-      for (const k of t.readRegs) if (this.overwritten(this.regs.get(k), t, replica)) this.abort(t, 'serialization-failure', `register ${k} changed after it was read`);
-      for (const k of t.readLists) if (this.overwritten(this.lists.get(k), t, replica)) this.abort(t, 'serialization-failure', `list ${k} changed after it was read`);
+      for (const k of t.readRegs) if (this.overwritten(this.regs[k], t, replica)) this.abort(t, 'serialization-failure', `register ${k} changed after it was read`);
+      for (const k of t.readLists) if (this.overwritten(this.lists[k], t, replica)) this.abort(t, 'serialization-failure', `list ${k} changed after it was read`);
     }
     this.forget(t);
     if (t.writes.size === 0 && t.appends.size === 0) { this.commits++; return; }
@@ -162,7 +168,7 @@ export class MemoryStore {
     const vis = this.visibility(ts, replica);
     for (const [k, v] of t.writes) this.install(this.regs, k, vis).reg.push(v);
     for (const [k, elems] of t.appends) {
-      const kv = this.lists.get(k);
+      const kv = this.lists[k];
       // SQL's `UPDATE ... SET v = v || x` appends to the newest version; the lost-update fault
       // rebuilds from the snapshot instead, dropping concurrent appends.
       const base = kv === undefined ? -1 : r.appendToSnapshot ? this.visible(kv, t.snapshot, replica) : kv.list.length - 1;
@@ -186,9 +192,12 @@ export class MemoryStore {
     return out;
   }
 
-  private install(map: Map<number, KeyVersions>, key: number, vis: number[]): KeyVersions {
-    let kv = map.get(key);
-    if (kv === undefined) map.set(key, (kv = { vis: [], reg: [], list: [] }));
+  private install(table: (KeyVersions | undefined)[], key: number, vis: number[]): KeyVersions {
+    let kv = table[key];
+    if (kv === undefined) {
+      while (table.length < key) table.push(undefined); // no holes: keeps the array packed
+      kv = table[key] = { vis: [], reg: [], list: [] };
+    }
     for (const x of vis) kv.vis.push(x);
     return kv;
   }
