@@ -12,7 +12,9 @@ import { TXN_ABORTED } from '../../src/history/model.ts';
 import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE, type TxnPlan, type WorkloadPlan } from '../../src/workload/index.ts';
 import { connectAll, runWorkload } from '../../src/run/runner.ts';
 import { DbError, type Connection, type Target } from '../../src/run/types.ts';
-import { runMemory } from './support.ts';
+import { runMemory, SMALL } from './support.ts';
+import { MemoryTarget } from '../../src/store/memory.ts';
+import { MEMORY_MODES } from '../../src/store/modes.ts';
 
 /** Every session's planned transactions. */
 const all = (p: WorkloadPlan): TxnPlan[][] => Array.from({ length: p.options.sessions }, (_, s) => [...p.session(s)]);
@@ -43,6 +45,30 @@ test('the synchronous fast path and the asynchronous Connection path record the 
       }
     }
   }
+});
+
+test('the byte encoder writes exactly txnLine for every mode and both workloads (errors, lists, nulls)', async () => {
+  const { encodeTxn, txnBytesMax } = await import('../../src/run/encode.ts');
+  const { txnLine } = await import('../../src/run/recorder.ts');
+  const buf = Buffer.alloc(1 << 16);
+  let n = 0;
+  for (const mode of MEMORY_MODES.map((m) => m.name)) {
+    for (const workload of ['register', 'list-append'] as const) {
+      const plan = generateWorkload({ ...SMALL, workload, seed: 3 });
+      const target = new MemoryTarget(mode, 3);
+      const conns = await connectAll(target, SMALL.sessions);
+      await runWorkload(target, conns, plan, {
+        isolation: 'snapshot',
+        onTxn: (r) => {
+          const end = encodeTxn(buf, 0, r, 1.25);
+          assert.ok(end <= txnBytesMax(r));
+          assert.equal(buf.toString('utf8', 0, end), txnLine(r, 1.25));
+          n++;
+        },
+      });
+    }
+  }
+  assert.equal(n, MEMORY_MODES.length * 2 * SMALL.sessions * SMALL.txnsPerSession);
 });
 
 test('workloads: defaults from the paper, unique written values, read fraction and seeds respected', () => {
