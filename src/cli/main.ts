@@ -4,7 +4,7 @@
  * Takes: argv (without node and script). Gives: an exit code:
  *   0 the history satisfies the level, 1 violation, 2 invalid input, usage or I/O error,
  *   3 unknown, 4 internal error (a bug: one line on stderr, the stack with --debug).
- * Commands: check (default), convert, stat, help; `--version`, and `COMMAND --help` (exit 0).
+ * Commands: check (default), convert, stat, run, help; `--version`, and `COMMAND --help` (exit 0).
  * Invariant: only a violation exits 1; any exception that is not InputError, OutputError or a
  * usage error is a bug and exits 4, so a CI job never mistakes a crash for a database bug.
  * Test hook: POLYSI_TEST_FAULT=internal makes a command throw a plain Error after its arguments
@@ -41,6 +41,8 @@ const USAGE = `usage:
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
+  polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
+             [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
 
@@ -68,6 +70,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case 'check': return await runCheck(rest, io);
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case 'run': return await (await import('./run.ts')).runRun(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
