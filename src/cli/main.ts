@@ -16,6 +16,7 @@ import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
+import { HistoryBuilder } from '../history/builder.ts';
 import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
@@ -51,6 +52,21 @@ that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: pl
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
+
+/**
+ * The --json result when the time limit passed while parsing: the same schema as every check
+ * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
+ */
+function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
+  const empty = new HistoryBuilder(path).build();
+  const r = checkHistory(empty, { level, pruning: true });
+  r.verdict = 'unknown';
+  r.decidedBy = 'limit';
+  r.unknownReason = reason;
+  r.anomalySearchComplete = false;
+  r.notes = ['the input was not read to its end, so the counts are zero'];
+  return resultJson(empty, r, { file: path });
+}
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -179,7 +195,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     });
   } catch (err) {
     if (!(err instanceof TimeLimitError)) throw err;
-    if (values.json) io.stdout(JSON.stringify({ verdict: 'unknown', unknownReason: err.message, file: path }));
+    if (values.json) io.stdout(JSON.stringify(parseTimeoutJson(path, level as Level, err.message)));
     else io.stdout(`${path}: unknown: ${err.message}`);
     return EXIT_UNKNOWN;
   }
