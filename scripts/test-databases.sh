@@ -72,7 +72,7 @@ start_pg() {
     --auth-host=scram-sha-256 --pwfile="$DIR/pg.pw" >"$DIR/pg-initdb.log" 2>&1 \
     || { cat "$DIR/pg-initdb.log" >&2; exit 1; }
   as_user "$(pg_user)" "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/pg/server.log" -w -t 60 \
-    -o "-p $PG_PORT -k $DIR/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-p $PG_PORT -k $DIR/pg -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c deadlock_timeout=50ms" \
     start >/dev/null || { cat "$DIR/pg/server.log" >&2; exit 1; }
   as_user "$(pg_user)" "$PG_BIN/psql" -h "$DIR/pg" -p "$PG_PORT" -U postgres -d postgres -qAt \
     -v ON_ERROR_STOP=1 >/dev/null <<SQL
