@@ -67,6 +67,12 @@ export async function openTarget(spec: string, isolation: IsolationLevel | undef
   throw new TargetSpecError(`--db: expected memory[:MODE], postgres://... or mysql://..., got "${redactUrl(spec)}"`);
 }
 
-async function openDriver(scheme: string, _spec: string): Promise<Target> {
-  throw new TargetSpecError(`--db ${scheme}://: this build has no ${scheme} driver yet`);
+async function openDriver(_scheme: string, spec: string): Promise<Target> {
+  const { openDatabase } = await import('./databases.ts');
+  try {
+    return openDatabase(spec);
+  } catch (err) {
+    // A malformed URL or table prefix: a usage error (the message hides the password).
+    throw new TargetSpecError((err as Error).message);
+  }
 }
