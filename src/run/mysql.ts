@@ -58,7 +58,7 @@ interface MysqlError extends Error {
   sqlState?: string;
 }
 
-function classifyMysql(err: unknown, phase: Phase): ErrorClass | null {
+export function classifyMysql(err: unknown, phase: Phase): ErrorClass | null {
   if (!(err instanceof Error)) return null;
   const e = err as MysqlError;
   if (phase === 'connect') return { kind: 'unreachable', code: e.errno !== undefined ? String(e.errno) : (e.code ?? 'connect') };

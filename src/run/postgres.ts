@@ -54,8 +54,8 @@ function sqlState(err: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
-/** Errors of the socket or of pg itself (no SQLSTATE): the connection is gone. */
-function classifyPg(err: unknown, phase: Phase): ErrorClass | null {
+/** The outcome a pg error implies at `phase` (exported for tests). Errors without a SQLSTATE are the socket's or pg's own: the connection is gone. */
+export function classifyPg(err: unknown, phase: Phase): ErrorClass | null {
   if (!(err instanceof Error)) return null;
   const state = sqlState(err);
   if (phase === 'connect') return { kind: 'unreachable', code: state ?? (err as { code?: string }).code ?? 'connect' };
