@@ -106,8 +106,8 @@ start_mysql() {
 CREATE DATABASE $DB_NAME;
 CREATE USER '$DB_USER'@'127.0.0.1' IDENTIFIED BY '$DB_PASSWORD';
 GRANT ALL ON $DB_NAME.* TO '$DB_USER'@'127.0.0.1';
--- KILL of another session's connection (the "connection killed" test).
-GRANT CONNECTION ADMIN ON *.* TO '$DB_USER'@'127.0.0.1';
+-- KILL of another session's connection and the processlist (the "connection killed" test).
+GRANT CONNECTION ADMIN, PROCESS ON *.* TO '$DB_USER'@'127.0.0.1';
 SQL
   log "MariaDB ready on 127.0.0.1:$MY_PORT"
 }

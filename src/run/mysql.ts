@@ -86,7 +86,12 @@ class MyClient implements SqlClient {
 
   destroy(): void {
     this.lost = true;
-    this.conn.destroy();
+    // mysql2's destroy() only half-closes the socket and marks the close as intended: a
+    // statement waiting for a lock would complete later, or never settle. Closing the socket
+    // itself makes mysql2 fail the statement in flight now (PROTOCOL_CONNECTION_LOST).
+    const stream = (this.conn as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+    if (stream !== undefined) stream.destroy();
+    else this.conn.destroy();
   }
 
   async end(): Promise<void> {

@@ -257,7 +257,9 @@ export class SqlConnection implements Connection {
     if (!this.inTxn) throw new Error(`${sql.split(' ')[0]}: no transaction is open on this connection`);
     if (this.failed !== null) throw this.failed;
     const client = this.client;
-    if (client === null || this.timedOut) throw this.fail(new Error('connection already closed'), phase);
+    // Nothing is sent on a connection known to be gone: not even a COMMIT, so the transaction
+    // certainly did not commit (an abort, whatever the phase).
+    if (client === null || this.timedOut || client.lost) throw this.fail(new Error('connection already closed'), 'statement');
     try {
       return await client.query(sql, params);
     } catch (err) {
