@@ -56,6 +56,11 @@ stop_mysql() {
 }
 
 stop_all() {
+  [ -e "$DIR" ] || return 0
+  # Only ever delete a directory this script made (POLYSI_DB_DIR could name anything).
+  if [ ! -f "$DIR/.polysi-test-databases" ]; then
+    log "$DIR exists but was not made by this script: not touching it"; exit 1
+  fi
   stop_pg
   stop_mysql
   rm -rf "$DIR"
@@ -116,6 +121,7 @@ case "${1:-}" in
   start)
     stop_all   # a previous run that died leaves its servers and files: start afresh
     mkdir -p "$DIR"
+    touch "$DIR/.polysi-test-databases"
     chmod 755 "$DIR"
     start_pg
     start_mysql
