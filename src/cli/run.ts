@@ -187,10 +187,10 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   return result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3;
 }
 
-/** A progress bar on a terminal (stderr TTY), a plain line per quarter otherwise, nothing for --json. */
+/** A progress bar on a terminal (stderr TTY), a plain line per quarter (at most 1/s) otherwise, nothing for --json. */
 function makeProgress(out: Out, total: number, t0: number, enabled: boolean): { tick(): void; done(): void } {
   const tty = process.stderr.isTTY === true;
-  let n = 0, last = 0, quarter = 0;
+  let n = 0, last = t0, quarter = 0;
   const line = () => {
     const s = (performance.now() - t0) / 1000;
     return `${n}/${total} txns, ${s.toFixed(1)} s, ${Math.round(n / Math.max(s, 1e-3))} txn/s`;
@@ -206,7 +206,11 @@ function makeProgress(out: Out, total: number, t0: number, enabled: boolean): { 
         const w = 30, filled = Math.round((n / total) * w);
         process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] ${line()}  `);
       } else if (Math.floor((n * 4) / total) > quarter) {
+        // Plain lines at each quarter, at most one a second (short runs print none).
         quarter = Math.floor((n * 4) / total);
+        const now = performance.now();
+        if (now - last < 1000) return;
+        last = now;
         out.stderr(`polysi run: ${line()}`);
       }
     },

@@ -4,9 +4,11 @@
  * Takes: steps (synchronous store actions) submitted by connected sessions. Gives: each step's
  * result, once the scheduler has chosen to run it.
  * Invariant: a step runs only when every live session has a step waiting, and the one to run is
- * drawn from a seeded generator; so, as long as each session's driver is itself deterministic,
- * the whole interleaving (and therefore the recorded history) is a function of the seed. Steps
- * run one at a time, so the store needs no locks.
+ * the `pick`-th live session in session order, `pick` drawn from a seeded generator; so, as long
+ * as each session's driver is itself deterministic, the whole interleaving (and therefore the
+ * recorded history) is a function of the seed. The runner's synchronous driver makes the same
+ * draws over the same live sessions, so both give the same history. Steps run one at a time,
+ * so the store needs no locks.
  */
 
 import { Random } from '../util/random.ts';
@@ -19,8 +21,10 @@ interface Pending {
 
 export class Scheduler {
   private readonly rng: Random;
-  private live = 0;
-  private readonly waiting: Pending[] = [];
+  /** Live sessions in increasing order; `pending[s]`: session s's waiting step. */
+  private readonly live: number[] = [];
+  private readonly pending: (Pending | null)[] = [];
+  private waiting = 0;
   /** Steps run so far (for statistics and tests). */
   steps = 0;
 
@@ -28,32 +32,47 @@ export class Scheduler {
     this.rng = new Random(seed);
   }
 
-  /** A session joins: from now on no step runs until it, too, has one waiting. */
-  join(): void {
-    this.live++;
+  /** The seeded choice among `n` live sessions (an index into them in session order). */
+  pick(n: number): number {
+    return n === 1 ? 0 : this.rng.int(n);
   }
 
-  /** A session leaves (its connection closed): steps may run without it. */
-  leave(): void {
-    this.live--;
+  /** Session s joins: from now on no step runs until it, too, has one waiting. */
+  join(s: number): void {
+    let i = this.live.length;
+    while (i > 0 && this.live[i - 1]! > s) i--;
+    if (this.live[i - 1] === s) throw new Error(`internal error: session ${s} joined twice`);
+    this.live.splice(i, 0, s);
+    while (this.pending.length <= s) this.pending.push(null);
+  }
+
+  /** Session s leaves (its connection closed): steps may run without it. */
+  leave(s: number): void {
+    const i = this.live.indexOf(s);
+    if (i < 0) return;
+    this.live.splice(i, 1);
+    if (this.pending[s] !== null) { this.pending[s] = null; this.waiting--; }
     this.dispatch();
   }
 
-  /** Submits a step; it runs when the scheduler picks it, and its result (or throw) settles the promise. */
-  step<T>(run: () => T): Promise<T> {
+  /** Submits session s's next step; it runs when the scheduler picks it, and its result (or throw) settles the promise. */
+  step<T>(s: number, run: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      if (this.pending[s] !== null) throw new Error(`internal error: session ${s} has two steps waiting`);
+      this.pending[s] = { run, resolve: resolve as (v: unknown) => void, reject };
+      this.waiting++;
       this.dispatch();
     });
   }
 
   private dispatch(): void {
-    if (this.waiting.length === 0 || this.waiting.length < this.live) return;
-    const i = this.waiting.length === 1 ? 0 : this.rng.int(this.waiting.length);
-    const p = this.waiting[i]!;
-    // Swap-remove keeps dispatch O(1); the order of `waiting` stays a function of the seed.
-    this.waiting[i] = this.waiting[this.waiting.length - 1]!;
-    this.waiting.pop();
+    const n = this.live.length;
+    if (this.waiting === 0 || this.waiting < n) return;
+    // Every live session has a step waiting: the same choice the synchronous driver makes.
+    const s = this.live[this.pick(n)]!;
+    const p = this.pending[s]!;
+    this.pending[s] = null;
+    this.waiting--;
     this.steps++;
     let v: unknown;
     try {

@@ -3,10 +3,10 @@
  * (Elle's appends to lists and reads of whole lists, which expose each key's version order).
  *
  * Takes: WorkloadOptions. Gives: a WorkloadPlan, the same for the same options and seed.
- * Invariant: written values and appended elements are drawn from one counter, so each is
- * unique in the whole run (per key, as the checker needs, and across keys as a bonus); each
- * session draws from its own generator forked in session order, so changing one session's
- * length does not reshuffle the others.
+ * Invariant: written values and appended elements are unique in the whole run (per key, as the
+ * checker needs, and across keys as a bonus: session s writes s+1, s+1+S, s+1+2S, ... for S
+ * sessions); each session draws from its own generator seeded in session order, so a session's
+ * transactions depend only on (options, seed, s).
  */
 
 import { Random } from '../util/random.ts';
@@ -32,30 +32,28 @@ export function checkWorkloadOptions(o: WorkloadOptions): void {
 
 export function generateWorkload(o: WorkloadOptions): WorkloadPlan {
   checkWorkloadOptions(o);
-  const root = new Random(o.seed);
+  const opts = { ...o };
   const pick = keyChooser(o.keys, o.distribution);
   const readKind = o.workload === 'register' ? W_READ : W_READ_LIST;
   const writeKind = o.workload === 'register' ? W_WRITE : W_APPEND;
-  let nextValue = 1; // 0 would collide with nothing, but 1.. keeps "0 = initial" free in every store
-  const sessions: TxnPlan[][] = [];
-  for (let s = 0; s < o.sessions; s++) {
-    const rng = root.fork();
-    const txns: TxnPlan[] = [];
+  // Per-session seeds are drawn once, in session order, so session s's stream depends only on
+  // (seed, s) and never on how far other sessions have got.
+  const root = new Random(o.seed);
+  const seeds = Array.from({ length: o.sessions }, () => root.uint32());
+  function* session(s: number): Generator<TxnPlan> {
+    if (!Number.isInteger(s) || s < 0 || s >= o.sessions) throw new RangeError(`no session ${s}`);
+    const rng = new Random(seeds[s]!);
+    let nextValue = s + 1; // never 0, the initial value in every store
     for (let i = 0; i < o.txnsPerSession; i++) {
       const n = o.longFraction > 0 && rng.next() < o.longFraction ? o.longOps : o.opsPerTxn;
-      const kinds = new Uint8Array(n), keys = new Int32Array(n), values = new Int32Array(n);
+      const kinds: number[] = [], keys: number[] = [], values: number[] = [];
       for (let j = 0; j < n; j++) {
-        keys[j] = pick(rng);
-        if (rng.next() < o.readFraction) kinds[j] = readKind;
-        else { kinds[j] = writeKind; values[j] = nextValue++; }
+        keys.push(pick(rng));
+        if (rng.next() < o.readFraction) { kinds.push(readKind); values.push(0); }
+        else { kinds.push(writeKind); values.push(nextValue); nextValue += o.sessions; }
       }
-      txns.push({ kinds, keys, values });
+      yield { kinds, keys, values };
     }
-    sessions.push(txns);
   }
-  return {
-    options: { ...o },
-    sessions,
-    kinds: { registers: o.workload === 'register', lists: o.workload === 'list-append' },
-  };
+  return { options: opts, session, kinds: { registers: o.workload === 'register', lists: o.workload === 'list-append' } };
 }

@@ -5,6 +5,8 @@
  * will run, decided before anything runs so that a seed fixes them entirely.
  * Invariant: every write of a register key and every element appended to a list key is unique
  * across the whole plan (the checker needs unique values to know which write a read saw).
+ * Session s's j-th written value is `s + 1 + j * sessions`: unique without coordination, so
+ * sessions can be generated independently and lazily.
  */
 
 /** Operation kinds of a planned transaction (`TxnPlan.kinds[i]`). */
@@ -13,11 +15,15 @@ export const W_WRITE = 1;
 export const W_APPEND = 2;
 export const W_READ_LIST = 3;
 
-/** One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for reads). */
+/**
+ * One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for
+ * reads). Plain arrays, not typed arrays: a run allocates three per transaction, and small
+ * typed arrays cost several times more to allocate and collect (measured by bench/run-workload.ts).
+ */
 export interface TxnPlan {
-  readonly kinds: Uint8Array;
-  readonly keys: Int32Array;
-  readonly values: Int32Array;
+  readonly kinds: readonly number[];
+  readonly keys: readonly number[];
+  readonly values: readonly number[];
 }
 
 export type WorkloadName = 'register' | 'list-append';
@@ -55,8 +61,11 @@ export const DEFAULT_WORKLOAD: Readonly<WorkloadOptions> = {
 
 export interface WorkloadPlan {
   readonly options: Readonly<WorkloadOptions>;
-  /** `sessions[s][i]`: the i-th transaction of session s. */
-  readonly sessions: readonly (readonly TxnPlan[])[];
+  /**
+   * The transactions of session s, in order, generated lazily (a run of 10^7 transactions never
+   * holds them all); each call starts the session's stream afresh, with the same transactions.
+   */
+  session(s: number): Iterable<TxnPlan>;
   /** Which tables a target must set up. */
   readonly kinds: { registers: boolean; lists: boolean };
 }

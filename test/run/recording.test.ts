@@ -9,10 +9,15 @@ import assert from 'node:assert/strict';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { InputError } from '../../src/history/errors.ts';
 import { TXN_ABORTED } from '../../src/history/model.ts';
-import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE } from '../../src/workload/index.ts';
+import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE, type TxnPlan, type WorkloadPlan } from '../../src/workload/index.ts';
 import { connectAll, runWorkload } from '../../src/run/runner.ts';
 import { DbError, type Connection, type Target } from '../../src/run/types.ts';
-import { runMemory } from './support.ts';
+import { runMemory, SMALL } from './support.ts';
+import { MemoryTarget } from '../../src/store/memory.ts';
+import { MEMORY_MODES } from '../../src/store/modes.ts';
+
+/** Every session's planned transactions. */
+const all = (p: WorkloadPlan): TxnPlan[][] => Array.from({ length: p.options.sessions }, (_, s) => [...p.session(s)]);
 
 const withoutTimes = (text: string) => text.replace(/,"start":[0-9.e+-]+,"end":[0-9.e+-]+/g, '');
 
@@ -29,13 +34,52 @@ test('same seed, same history (byte-identical but for wall times); another seed,
   }
 });
 
+test('the synchronous fast path and the asynchronous Connection path record the same history for a seed', async () => {
+  for (const mode of ['snapshot', 'serializable', 'aborted-read', 'causality'] as const) {
+    for (const workload of ['register', 'list-append'] as const) {
+      for (const seed of [1, 2, 3]) {
+        const a = await runMemory(mode, { seed, workload }, 'sync');
+        const b = await runMemory(mode, { seed, workload }, 'async');
+        assert.equal(withoutTimes(a.text), withoutTimes(b.text), `${mode} ${workload} seed ${seed}`);
+        assert.deepEqual(a.summary.errors, b.summary.errors);
+      }
+    }
+  }
+});
+
+test('the byte encoder writes exactly txnLine for every mode and both workloads (errors, lists, nulls)', async () => {
+  const { encodeTxn, txnBytesMax } = await import('../../src/run/encode.ts');
+  const { txnLine } = await import('../../src/run/recorder.ts');
+  const buf = Buffer.alloc(1 << 16);
+  let n = 0;
+  for (const mode of MEMORY_MODES.map((m) => m.name)) {
+    for (const workload of ['register', 'list-append'] as const) {
+      const plan = generateWorkload({ ...SMALL, workload, seed: 3 });
+      const target = new MemoryTarget(mode, 3);
+      const conns = await connectAll(target, SMALL.sessions);
+      await runWorkload(target, conns, plan, {
+        isolation: 'snapshot',
+        onTxn: (r) => {
+          const end = encodeTxn(buf, 0, r, 1.25);
+          assert.ok(end <= txnBytesMax(r));
+          assert.equal(buf.toString('utf8', 0, end), txnLine(r, 1.25));
+          n++;
+        },
+      });
+    }
+  }
+  assert.equal(n, MEMORY_MODES.length * 2 * SMALL.sessions * SMALL.txnsPerSession);
+});
+
 test('workloads: defaults from the paper, unique written values, read fraction and seeds respected', () => {
   const p = generateWorkload({ ...DEFAULT_WORKLOAD });
-  assert.equal(p.sessions.length, 20);
-  assert.ok(p.sessions.every((s) => s.length === 100 && s.every((t) => t.kinds.length === 15)));
+  const ps = all(p);
+  assert.equal(ps.length, 20);
+  assert.ok(ps.every((s) => s.length === 100 && s.every((t) => t.kinds.length === 15)));
+  assert.deepEqual(all(p), ps, 'a session\'s stream restarts with the same transactions');
   const seen = new Set<number>();
   let reads = 0, ops = 0;
-  for (const s of p.sessions) for (const t of s) for (let i = 0; i < t.kinds.length; i++) {
+  for (const s of ps) for (const t of s) for (let i = 0; i < t.kinds.length; i++) {
     ops++;
     if (t.kinds[i] === W_READ) { reads++; continue; }
     assert.equal(t.kinds[i], W_WRITE);
@@ -46,14 +90,14 @@ test('workloads: defaults from the paper, unique written values, read fraction a
   assert.ok(Math.abs(reads / ops - 0.5) < 0.02, `read fraction ${reads / ops}`);
   const hot = generateWorkload({ ...DEFAULT_WORKLOAD, distribution: 'hotspot', keys: 1000 });
   let onHot = 0, n = 0;
-  for (const s of hot.sessions) for (const t of s) for (const k of t.keys) { n++; if (k < 200) onHot++; }
+  for (const s of all(hot)) for (const t of s) for (const k of t.keys) { n++; if (k < 200) onHot++; }
   assert.ok(Math.abs(onHot / n - 0.8) < 0.02, `hotspot share ${onHot / n}`);
   const zipf = generateWorkload({ ...DEFAULT_WORKLOAD, distribution: 'zipfian', keys: 1000 });
   let k0 = 0, kLast = 0;
-  for (const s of zipf.sessions) for (const t of s) for (const k of t.keys) { if (k === 0) k0++; if (k === 999) kLast++; }
+  for (const s of all(zipf)) for (const t of s) for (const k of t.keys) { if (k === 0) k0++; if (k === 999) kLast++; }
   assert.ok(k0 > 50 * Math.max(1, kLast), `zipfian: key 0 drawn ${k0} times, key 999 ${kLast}`);
   const long = generateWorkload({ ...DEFAULT_WORKLOAD, longFraction: 0.1, longOps: 40 });
-  const lengths = long.sessions.flat().map((t) => t.kinds.length);
+  const lengths = all(long).flat().map((t) => t.kinds.length);
   const longShare = lengths.filter((l) => l === 40).length / lengths.length;
   assert.ok(Math.abs(longShare - 0.1) < 0.03, `long share ${longShare}`);
   assert.throws(() => generateWorkload({ ...DEFAULT_WORKLOAD, readFraction: 1.5 }), /read fraction/);
@@ -162,4 +206,28 @@ test('connectAll: one unreachable session closes the others and rejects', async 
   };
   await assert.rejects(connectAll(target, 5), /connection refused/);
   assert.equal(closed, 2);
+});
+
+test('convert keeps times and error codes in jsonl and notes their loss in formats without them', async () => {
+  const { main } = await import('../../src/cli/main.ts');
+  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-rec-'));
+  const r = await runMemory('snapshot', { seed: 4, keys: 3 });
+  const src = join(dir, 'run.jsonl');
+  writeFileSync(src, r.text);
+  const io = () => { const o = { out: '', err: '' }; return { o, io: { stdout: (s: string) => { o.out += s; }, stderr: (s: string) => { o.err += s; } } }; };
+  const a = io();
+  assert.equal(await main(['convert', src, join(dir, 'copy.jsonl'), '--to', 'jsonl'], a.io), 0, a.o.err);
+  assert.doesNotMatch(a.o.err, /left out/);
+  const copy = parseJsonl(readFileSync(join(dir, 'copy.jsonl'), 'utf8'));
+  assert.deepEqual(copy.txnError, r.history.txnError);
+  // PolySI text holds committed txns only: convert a run without aborts.
+  const rc = await runMemory('read-committed', { seed: 4, keys: 50 });
+  const src2 = join(dir, 'rc.jsonl');
+  writeFileSync(src2, rc.text);
+  const b = io();
+  assert.equal(await main(['convert', src2, join(dir, 'rc.txt'), '--to', 'text'], b.io), 0, b.o.err);
+  assert.match(b.o.err, /text cannot hold the transactions' start\/end times; they are left out/);
 });

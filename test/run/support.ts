@@ -20,14 +20,20 @@ export interface MemoryRun {
   summary: RunSummary;
 }
 
-export async function runMemory(mode: MemoryMode, w: Partial<WorkloadOptions> = {}): Promise<MemoryRun> {
+/**
+ * `driver`: 'sync' is the runner's fast path for the embedded store; 'async' goes through the
+ * Connection promises and the store's scheduler (what a timeout forces).
+ */
+export async function runMemory(mode: MemoryMode, w: Partial<WorkloadOptions> = {}, driver: 'sync' | 'async' = 'sync'): Promise<MemoryRun> {
   const opts = { ...SMALL, ...w };
   const plan = generateWorkload(opts);
   const target = new MemoryTarget(mode, opts.seed);
   await target.setup();
   const conns = await connectAll(target, opts.sessions);
   const lines = [headerLine(opts.sessions)];
-  const summary = await runWorkload(target, conns, plan, { isolation: 'snapshot', onTxn: (r) => lines.push(txnLine(r)) });
+  const summary = await runWorkload(target, conns, plan, {
+    isolation: 'snapshot', onTxn: (r) => lines.push(txnLine(r)), ...(driver === 'async' ? { txnTimeoutMs: 1e9 } : {}),
+  });
   const text = `${lines.join('\n')}\n`;
   return { text, history: parseJsonl(text, `memory:${mode}`), summary };
 }
