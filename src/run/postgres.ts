@@ -79,8 +79,17 @@ class PgClient implements SqlClient {
     client.on('end', () => { this.lost = true; });
   }
 
+  /** Prepared-statement names by SQL text: the four operations are parsed once per connection. */
+  private readonly names = new Map<string, string>();
+
   async query(sql: string, params: readonly unknown[]) {
-    const r: PgResult = await this.client.query(sql, params as unknown[]);
+    let r: PgResult;
+    if (params.length === 0) r = await this.client.query(sql);
+    else {
+      let name = this.names.get(sql);
+      if (name === undefined) this.names.set(sql, name = `polysi_${this.names.size}`);
+      r = await this.client.query({ name, text: sql, values: params as unknown[] });
+    }
     return { rows: r.rows as Record<string, unknown>[], affected: r.rowCount ?? 0, rolledBack: r.command === 'ROLLBACK' && sql === 'COMMIT' };
   }
 
