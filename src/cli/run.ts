@@ -32,12 +32,16 @@ export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|m
                   [--seed N] [--out FILE] [--check si|ser|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
-          10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable)
+          10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable),
+          --txn-timeout 10 on databases (0 = none; none on the embedded store)
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
 memory modes (--db memory:MODE):
 ${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}`).join('\n')}`;
 
 const DISTRIBUTIONS = ['uniform', 'zipfian', 'hotspot'];
+
+/** Default per-transaction limit on databases (`--txn-timeout`); 0 = none. */
+export const DEFAULT_DB_TXN_TIMEOUT_S = 10;
 
 class UsageError extends Error {}
 
@@ -108,7 +112,9 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     longOps: num(v['long-ops'], 'long-ops', d.longOps, true),
     seed: num(v.seed, 'seed', d.seed, true),
   };
-  const timeoutS = num(v['txn-timeout'], 'txn-timeout', 0, false);
+  // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
+  const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
+  const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
   if (timeoutS < 0) throw new UsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
   if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');

@@ -265,7 +265,8 @@ async function driveSync(sessions: SyncSession[], programs: Generator<Call, void
           case 'readList': results[s] = conn.readList(c.key); break;
           case 'commit': conn.commit(); break;
           case 'rollback': conn.rollback(); break;
-          case 'reconnect': results[s] = false; break; // a synchronous store never loses a connection
+          // An in-process store's "lost connection" is simulated: the session just goes on.
+          case 'reconnect': conn.rollback(); results[s] = true; break;
         }
       } catch (err) {
         failures[s] = { err };

@@ -50,7 +50,7 @@ export class MemoryStore {
   private readonly lists: (KeyVersions | undefined)[] = [];
   private readonly dirtyRegs = new Map<number, Dirty>();
   private readonly dirtyLists = new Map<number, Dirty>();
-  /** Counters for reports: commits and aborts by code. */
+  /** Counters for reports: commits, and failures (aborts, lost commits) by code. */
   commits = 0;
   readonly aborts = new Map<string, number>();
 
@@ -141,12 +141,16 @@ export class MemoryStore {
 
   private abort(t: TxnState, code: string, message: string): never {
     this.forget(t);
+    return this.fail('aborted', code, message);
+  }
+
+  private fail(kind: 'aborted' | 'unknown', code: string, message: string): never {
     this.aborts.set(code, (this.aborts.get(code) ?? 0) + 1);
     // Aborts are routine here (one txn in ten under snapshot): skip the stack trace, which
     // nobody reads and which cost ~15 % of a run's time when captured.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    const err = new DbError(message, 'aborted', code);
+    const err = new DbError(message, kind, code);
     Error.stackTraceLimit = limit;
     throw err;
   }
@@ -163,6 +167,15 @@ export class MemoryStore {
       for (const k of t.readLists) if (this.overwritten(this.lists[k], t, replica)) this.abort(t, 'serialization-failure', `list ${k} changed after it was read`);
     }
     this.forget(t);
+    // flaky-commit: the answer is lost; the commit takes effect or not, a coin decides.
+    const lost = r.lostCommitFraction > 0 && this.rng.next() < r.lostCommitFraction;
+    if (lost && this.rng.next() < 0.5) this.fail('unknown', 'lost-commit', 'connection lost during COMMIT (the commit did not take effect)');
+    this.apply(t, replica);
+    if (lost) this.fail('unknown', 'lost-commit', 'connection lost during COMMIT (the commit took effect)');
+  }
+
+  private apply(t: TxnState, replica: number): void {
+    const r = this.rules;
     if (t.writes.size === 0 && t.appends.size === 0) { this.commits++; return; }
     const ts = ++this.clock;
     const vis = this.visibility(ts, replica);

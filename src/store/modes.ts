@@ -9,7 +9,7 @@
  */
 
 export type MemoryMode =
-  | 'serializable' | 'snapshot' | 'read-committed'
+  | 'serializable' | 'snapshot' | 'read-committed' | 'flaky-commit'
   | 'lost-update' | 'long-fork' | 'causality' | 'aborted-read' | 'intermediate-read' | 'stale-session';
 
 export interface ModeRules {
@@ -32,11 +32,16 @@ export interface ModeRules {
   dirty: 'none' | 'doomed' | 'all';
   /** Fraction of txns doomed to abort at commit (aborted-read). */
   doomedFraction: number;
+  /**
+   * Fraction of commits whose answer is lost (the connection "drops" during COMMIT): the client
+   * gets an `unknown` error; half of these commits took effect, half did not.
+   */
+  lostCommitFraction: number;
 }
 
 const SAFE: ModeRules = {
   replicas: 1, remoteLag: 0, remoteLagRandom: false, snapshotLag: 0, firstCommitterWins: true, certifyReads: false,
-  readLatest: false, appendToSnapshot: false, dirty: 'none', doomedFraction: 0,
+  readLatest: false, appendToSnapshot: false, dirty: 'none', doomedFraction: 0, lostCommitFraction: 0,
 };
 
 export interface ModeInfo {
@@ -55,6 +60,8 @@ export const MEMORY_MODES: readonly ModeInfo[] = [
     summary: 'snapshot reads; at commit, abort if any key read or written changed since the snapshot (backward certification)' },
   { name: 'snapshot', kind: 'isolation', level: 'si', rules: SAFE,
     summary: 'snapshot reads, first-committer-wins on written keys' },
+  { name: 'flaky-commit', kind: 'isolation', level: 'si', rules: { ...SAFE, lostCommitFraction: 0.1 },
+    summary: 'snapshot, but one commit in ten loses its answer (recorded unknown; half of them took effect)' },
   { name: 'read-committed', kind: 'isolation', level: 'si', rules: { ...SAFE, readLatest: true, firstCommitterWins: false },
     summary: 'each read sees the latest committed version; no write conflicts (not SI: expect violations)' },
   { name: 'lost-update', kind: 'fault', level: 'si', anomaly: 'lost update',
