@@ -143,7 +143,7 @@ class PostgresTarget implements Target {
   private async open(): Promise<SqlClient> {
     const pg = await loadPg();
     const txnTimeoutMs = this.opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
-    const lockTimeoutMs = this.opts.lockTimeoutMs ?? Math.max(1, Math.floor(txnTimeoutMs / 2));
+    const lockTimeoutMs = this.opts.lockTimeoutMs ?? Math.floor(txnTimeoutMs / 2);
     const config: ClientConfig = {
       connectionString: this.url.href,
       connectionTimeoutMillis: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT,

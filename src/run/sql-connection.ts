@@ -23,12 +23,12 @@ import { DbError, type Connection, type DbErrorKind, type IsolationLevel, type R
 
 /** Options shared by the SQL targets. */
 export interface SqlTargetOptions {
-  /** Deadline of one transaction, begin to commit (default 10 s). */
+  /** Deadline of one transaction, begin to commit (default 10 s; 0: none). */
   txnTimeoutMs?: number;
   /**
-   * Server-side bound on one lock wait (default: txnTimeoutMs / 2, so that the database ends a
-   * lock wait cleanly, as an abort, before our timer has to destroy the connection). 0 leaves
-   * the server's own setting (tests use it to exercise the client-side timer).
+   * Server-side bound on one lock wait or statement (default: txnTimeoutMs / 2, so that the
+   * database ends a lock wait cleanly, as an abort, before a timer has to destroy the
+   * connection). 0 leaves the server's own setting (tests use it to exercise the timer).
    */
   lockTimeoutMs?: number;
   /** Prefix of the tables the tool creates: `<prefix>_register`, `<prefix>_list` (default `polysi`). */
@@ -158,7 +158,7 @@ export class SqlConnection implements Connection {
     this.inTxn = true;
     this.failed = null;
     this.timedOut = false;
-    this.timer = setTimeout(() => this.expire(), this.txnTimeoutMs);
+    if (this.txnTimeoutMs > 0) this.timer = setTimeout(() => this.expire(), this.txnTimeoutMs);
     for (const s of statements) await this.run(s, [], 'statement');
   }
 
