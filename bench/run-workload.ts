@@ -50,13 +50,21 @@ for (const mode of ['serializable', 'snapshot', 'read-committed'] as MemoryMode[
       withRec: (b.txns / b.sum.elapsedMs) * 1000, withRecCpu: (b.txns / b.cpu) * 1000,
       recordMs: b.recordMs, abortPct: (100 * b.sum.aborted) / b.txns,
     };
-    if (best === null || r.withRecCpu > best.withRecCpu) best = r;
+    if (best === null) best = r;
+    else { // best of each measure separately: on a shared machine, the best is the least disturbed
+      best = { withRec: Math.max(best.withRec, r.withRec), withRecCpu: Math.max(best.withRecCpu, r.withRecCpu),
+        without: Math.max(best.without, r.without), withoutCpu: Math.max(best.withoutCpu, r.withoutCpu),
+        recordMs: Math.min(best.recordMs, r.recordMs), abortPct: r.abortPct };
+    }
   }
   const b = best!;
   const n = (x: number) => Math.round(x).toLocaleString('en');
-  const storeCpuMs = (perSession * 20 * 1000) / b.withoutCpu;
+  const txns = perSession * 20;
+  const storeCpuMs = (txns * 1000) / b.withoutCpu;
+  // Recording's CPU cost: the best recorded run's CPU time minus the best unrecorded one's.
+  const recordCpuMs = Math.max(0, (txns * 1000) / b.withRecCpu - storeCpuMs);
   console.log(`${mode.padEnd(15)} recorded: ${n(b.withRec)} txn/s wall, ${n(b.withRecCpu)} txn per CPU-s; ` +
     `not recorded: ${n(b.without)} txn/s wall, ${n(b.withoutCpu)} per CPU-s; aborts ${b.abortPct.toFixed(1)} %; ` +
-    `store ${storeCpuMs.toFixed(0)} CPU-ms vs recording ${b.recordMs.toFixed(0)} ms`);
+    `store ${storeCpuMs.toFixed(0)} CPU-ms, recording ≈ ${recordCpuMs.toFixed(0)} CPU-ms (${b.recordMs.toFixed(0)} ms wall in the recorder)`);
 }
 rmSync(dir, { recursive: true, force: true });

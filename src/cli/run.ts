@@ -141,7 +141,15 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
 
   const total = wo.sessions * wo.txnsPerSession;
   const t0 = performance.now();
-  const recorder = new JsonlRecorder(v.out, wo.sessions, t0);
+  let recorder: JsonlRecorder;
+  try {
+    recorder = new JsonlRecorder(v.out, wo.sessions, t0);
+  } catch (err) {
+    await Promise.allSettled(conns.map((c) => c.close()));
+    await target.close().catch(() => {});
+    out.stderr(`polysi run: cannot write ${v.out}: ${(err as Error).message}`);
+    return 2;
+  }
   const stop = new AbortController();
   let interrupts = 0;
   const onSigint = () => {

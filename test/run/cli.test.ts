@@ -72,6 +72,9 @@ test('usage errors exit 2 with the reason; --help lists every memory mode', asyn
     assert.match(r.err, re);
   }
   assert.ok(!existsSync(join(DIR, 'never.jsonl')));
+  const unwritable = await run('run', ...SMALL, '--out', join(DIR, 'no-such-dir', 'x.jsonl'));
+  assert.equal(unwritable.code, 2);
+  assert.match(unwritable.err, /cannot write .*no-such-dir/);
   const help = await run('run', '--help');
   assert.equal(help.code, 0);
   for (const m of MEMORY_MODES) assert.ok(help.out.includes(m.name), m.name);
