@@ -18,7 +18,7 @@ import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN } from '../../src/history/model
 import { openDatabase } from '../../src/run/databases.ts';
 import { DbError, type Connection, type IsolationLevel } from '../../src/run/types.ts';
 import { needs } from '../support/requirements.ts';
-import { runWorkload } from './harness.ts';
+import { buildHistory, runWorkload } from './harness.ts';
 
 const PG_URL = process.env['POLYSI_PG_URL'] ?? '';
 const MYSQL_URL = process.env['POLYSI_MYSQL_URL'] ?? '';
@@ -219,3 +219,48 @@ for (const db of [pgDb(), myDb()]) {
     });
   });
 }
+
+// The one outcome a lost connection cannot decide: COMMIT in flight. A deferred trigger makes
+// PostgreSQL's COMMIT take 2 s; the transaction's 1 s deadline closes the connection meanwhile.
+// The server still commits, so the driver must say unknown (not aborted), and the checker,
+// seeing a later read of the value, must count the transaction as committed.
+describe('postgres: COMMIT in flight when the deadline passes', { skip: pgDb().skip }, () => {
+  test('recorded unknown (timeout); it did commit; the check counts it because it was read', async () => {
+    const target = openDatabase(PG_URL, { tablePrefix: 'commitwait', txnTimeoutMs: 1000, lockTimeoutMs: 0 });
+    await target.setup(2, { registers: true, lists: false });
+    const admin = await pgAdmin(PG_URL);
+    try {
+      await admin.query(`CREATE OR REPLACE FUNCTION commitwait_sleep() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$`);
+      await admin.query(`CREATE CONSTRAINT TRIGGER commitwait_slow AFTER UPDATE ON commitwait_register
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION commitwait_sleep()`);
+    } finally {
+      await admin.end();
+    }
+    const a = await target.connect(0);
+    await a.begin('repeatable-read');
+    await a.write(1, 42);
+    const err = await a.commit().then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof DbError, `COMMIT fails at the deadline, not ${String(err)}`);
+    assert.equal(err.kind, 'unknown');
+    assert.equal(err.code, 'timeout');
+    await a.close();
+
+    // The server finishes the COMMIT after the client has gone.
+    await new Promise((r) => setTimeout(r, 2500));
+    const b = await target.connect(1);
+    await b.begin('repeatable-read');
+    const seen = await b.read(1);
+    await b.commit();
+    await b.close();
+    assert.equal(seen, 42, 'the unknown transaction did commit');
+
+    const h = buildHistory([
+      { session: 0, status: TXN_UNKNOWN, code: 'timeout', ops: [{ kind: 'w', key: 1, value: 42 }] },
+      { session: 1, status: TXN_COMMITTED, ops: [{ kind: 'r', key: 1, value: 42 }] },
+    ], 2);
+    const r = checkHistory(h, { level: 'si', pruning: true });
+    assert.equal(r.verdict, 'valid', JSON.stringify(r.anomalies));
+    assert.equal(r.counts.checkedTransactions, 2, 'the unknown writer, read by b, takes part in the check');
+  });
+});
