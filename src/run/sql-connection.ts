@@ -214,10 +214,17 @@ export class SqlConnection implements Connection {
   }
 
   async close(): Promise<void> {
+    const open = this.inTxn;
     this.endTxn();
     const client = this.client;
     this.client = null;
     if (client === null) return;
+    if (open) {
+      // Closed with a transaction open (the runner abandoning a hung connection): a polite
+      // close would wait for the statement in flight. Drop the socket; the server rolls back.
+      client.destroy();
+      return;
+    }
     try {
       await client.end();
     } catch {

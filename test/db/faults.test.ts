@@ -217,6 +217,26 @@ for (const db of [pgDb(), myDb()]) {
       await a.close();
       await b.close();
     });
+
+    test('closing a connection stuck in a lock wait returns at once; the waiting statement fails as an abort', async () => {
+      const holder = openDatabase(db.url, { tablePrefix: `lockclose_${db.name}`, txnTimeoutMs: 30_000 });
+      // No deadline and no server lock timeout: only close() can end b's wait.
+      const target = openDatabase(db.url, { tablePrefix: `lockclose_${db.name}`, txnTimeoutMs: 0, lockTimeoutMs: 0 });
+      await target.setup(2, { registers: true, lists: false });
+      const a = await holder.connect(0);
+      const b = await target.connect(1);
+      await a.begin('read-committed');
+      await a.write(1, 10);
+      await b.begin('read-committed');
+      const waiting = b.write(1, 20).then(() => null, (e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 200));
+      const closed = await Promise.race([b.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 3000))]);
+      assert.equal(closed, 'closed', 'close() does not wait for the statement in flight');
+      const err = await waiting;
+      assert.ok(err instanceof DbError && err.kind === 'aborted', `the waiting write fails as an abort, not ${String(err)}`);
+      await a.commit();
+      await a.close();
+    });
   });
 }
 
