@@ -120,7 +120,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');
 
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
-  const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed);
+  const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
   const { target, isolation } = resolved;
   const level = (v.check ?? resolved.defaultCheck) as Level | 'none';
   const log = (s: string) => { if (!v.json) out.stderr(s); };

@@ -45,7 +45,12 @@ export interface ResolvedTarget {
   memoryMode?: MemoryMode;
 }
 
-export async function openTarget(spec: string, isolation: IsolationLevel | undefined, seed: number): Promise<ResolvedTarget> {
+/** For the SQL drivers: the per-transaction deadline (`--txn-timeout`; 0 = none), see sql-connection.ts. */
+export interface DriverOptions {
+  txnTimeoutMs?: number;
+}
+
+export async function openTarget(spec: string, isolation: IsolationLevel | undefined, seed: number, driver: DriverOptions = {}): Promise<ResolvedTarget> {
   if (spec === 'memory' || spec.startsWith('memory:')) {
     const name = spec === 'memory' ? memoryModeFor(isolation ?? 'snapshot') : spec.slice('memory:'.length);
     const info = modeInfo(name);
@@ -61,12 +66,18 @@ export async function openTarget(spec: string, isolation: IsolationLevel | undef
   if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'mysql' || scheme === 'mariadb') {
     // The drivers (src/run/postgres.ts, src/run/mysql.ts) are loaded on demand, so the
     // embedded store needs neither `pg` nor `mysql2`.
-    const target = await openDriver(scheme, spec);
+    const target = await openDriver(scheme, spec, driver);
     return { target, isolation: iso, defaultCheck };
   }
   throw new TargetSpecError(`--db: expected memory[:MODE], postgres://... or mysql://..., got "${redactUrl(spec)}"`);
 }
 
-async function openDriver(scheme: string, _spec: string): Promise<Target> {
-  throw new TargetSpecError(`--db ${scheme}://: this build has no ${scheme} driver yet`);
+async function openDriver(_scheme: string, spec: string, driver: DriverOptions): Promise<Target> {
+  const { openDatabase } = await import('./databases.ts');
+  try {
+    return openDatabase(spec, driver);
+  } catch (err) {
+    // A malformed URL or table prefix: a usage error (the message hides the password).
+    throw new TargetSpecError((err as Error).message);
+  }
 }
