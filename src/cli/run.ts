@@ -133,7 +133,9 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   } catch (err) {
     await target.close().catch(() => {});
     if (err instanceof DbError) {
-      out.stderr(`polysi run: cannot use ${target.name}: ${err.message}`);
+      // Driver messages already name the target (password hidden); say it once.
+      const msg = err.message.startsWith(target.name) ? err.message : `cannot use ${target.name}: ${err.message}`;
+      out.stderr(`polysi run: ${msg}`);
       return 2;
     }
     throw err;
