@@ -153,6 +153,7 @@ function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<ty
   const found = explainCycles(inp, cycle, {
     maxAnomalies,
     deadlineMs: Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT),
+    ...(opts.explainMoreMs === undefined ? {} : { moreDeadlineMs: Date.now() + opts.explainMoreMs }),
     neighbours: opts.neighbours === true,
   });
   result.timesMs.explain = performance.now() - t;
@@ -172,7 +173,9 @@ function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<ty
   }));
   result.anomaliesNotShown = found.notShown;
   result.anomalySearchComplete = found.complete;
-  result.truncated = found.notShown > 0 || (!found.complete && found.shown.length >= maxAnomalies);
+  // A search stopped by a bound before it ran out of violations may have missed some: say so,
+  // whether the bound was the count, the time limit or the budget for more (explainMoreMs).
+  result.truncated = found.notShown > 0 || !found.complete;
 }
 
 function unknown(result: CheckResult, reason: string): CheckResult {

@@ -36,6 +36,13 @@ export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
 export const EXIT_INTERNAL = 4;
 
+/**
+ * Without --max-anomalies, the CLI looks for anomalies beyond the first only while explaining has
+ * taken less than this (ms): each further one costs a recheck of the polygraph, and on a small
+ * history ten of them cost more than the whole check. The output says when the search stopped.
+ */
+export const EXPLAIN_MORE_MS = 25;
+
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
@@ -189,7 +196,9 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     explain,
     neighbours: values.neighbours,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    // Explaining is proportional to what is asked for: the first anomaly always, more only
+    // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
+    ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
