@@ -46,6 +46,10 @@ export const EXPLAIN_MORE_MS = 25;
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
+  polysi check PATH PATH... | DIR [--jobs N] [same options, no drawings]
+               many histories on a pool of worker threads (one per core), directories walked
+               (a Cobra log directory is one history): one line per history (JSON Lines with
+               --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
   polysi --version | polysi COMMAND --help
@@ -128,9 +132,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     html: { type: 'string' },
     'max-anomalies': { type: 'string' },
     neighbours: { type: 'boolean', default: false },
+    jobs: { type: 'string', short: 'j' },
   });
-  if (positionals.length !== 1) {
-    io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
+  if (positionals.length === 0) {
+    io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
     return EXIT_INVALID;
   }
   const level = values.level;
@@ -161,6 +166,32 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // always carries them; the text prints the full argument only with --explain.
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
+  let jobs: number | undefined;
+  if (values.jobs !== undefined) {
+    const n = Number(values.jobs);
+    if (!Number.isInteger(n) || n < 1) {
+      io.stderr(`polysi check: --jobs takes a positive integer, got "${values.jobs}"`);
+      return EXIT_INVALID;
+    }
+    jobs = n;
+  }
+  // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
+  // One history keeps the single report below, exactly as before.
+  const batch = await import('./batch.ts');
+  if (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format)) {
+    if (drawing) {
+      io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
+      return EXIT_INVALID;
+    }
+    injectedFault('check');
+    const pr = progressTo(io, progressWanted(process.stderr.isTTY));
+    return batch.runBatch(positionals, {
+      format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
+      explainMoreMs: EXPLAIN_MORE_MS,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    }, jobs ?? batch.defaultJobs(), io, pr);
+  }
   const path = positionals[0]!;
   // A drawing that cannot be written should fail now, not after a long check.
   for (const opt of DRAWINGS) {

@@ -1,0 +1,151 @@
+/**
+ * `polysi check PATH PATH...` and `polysi check DIR`: every history gets one line (JSON Lines with
+ * --json, the same object as `check --json` on that file alone), directories are walked, a Cobra
+ * log directory is one history, files that are not histories are listed as skipped, and the exit
+ * code is the worst outcome (internal 4 > invalid 2 > violation 1 > unknown 3 > valid 0).
+ * Runs `main` in-process; the histories are checked on real worker threads.
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../src/cli/main.ts';
+import { SEVERITY, summaryTable, worstExit } from '../../src/cli/batch.ts';
+import type { Outcome, OutcomeStatus } from '../../src/cli/check-one.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
+const BANK = join(ROOT, 'examples/bank-valid.jsonl');
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const code = await main(argv, { stdout: (s) => { out += s.endsWith('\n') ? s : `${s}\n`; }, stderr: (s) => { err += s.endsWith('\n') ? s : `${s}\n`; } });
+  return { code, out, err };
+}
+
+/** A Cobra log directory with one session: txn 1 writes key 5. */
+function cobraDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const rec = (tag: string, ...xs: bigint[]) => {
+    const b = Buffer.alloc(1 + 8 * xs.length);
+    b.write(tag, 0, 'latin1');
+    xs.forEach((x, i) => b.writeBigInt64BE(x, 1 + 8 * i));
+    return b;
+  };
+  writeFileSync(join(dir, 'T1.log'), Buffer.concat([rec('S', 1n), rec('W', 1n, 5n, 7n), rec('C', 1n)]));
+}
+
+/** A tree: two histories at the top, one in a subdirectory, a Cobra directory, a README, a hidden file. */
+function corpus(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  copyFileSync(LONG_FORK, join(dir, 'a-long-fork.txt'));
+  copyFileSync(BANK, join(dir, 'b-bank.jsonl'));
+  mkdirSync(join(dir, 'sub'));
+  copyFileSync(BANK, join(dir, 'sub', 'c-bank.jsonl'));
+  cobraDir(join(dir, 'sub', 'cobra-run'));
+  writeFileSync(join(dir, 'README.md'), '# not a history\n');
+  writeFileSync(join(dir, '.hidden'), 'x');
+  return dir;
+}
+
+test('a directory: one line per history, Cobra logs as one history, non-histories skipped, a summary, the worst exit code', async () => {
+  const dir = corpus();
+  const r = await run('check', dir, '--jobs', '2');
+  assert.equal(r.code, 1, r.out + r.err);
+  const lines = r.out.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('summary:'));
+  const perHistory = lines.slice(0, first).sort();
+  assert.deepEqual(perHistory.map((l) => l.split(/\s+/)[0] + ' ' + l.split(/\s+/)[1]!.replace(/:$/, '')), [
+    `VIOLATION ${join(dir, 'a-long-fork.txt')}`,
+    `skipped ${join(dir, '.hidden')}`,
+    `skipped ${join(dir, 'README.md')}`,
+    `valid ${join(dir, 'b-bank.jsonl')}`,
+    `valid ${join(dir, 'sub', 'c-bank.jsonl')}`,
+    `valid ${join(dir, 'sub', 'cobra-run')}`,
+  ].sort());
+  assert.match(r.out, /VIOLATION {2}\S+a-long-fork\.txt \(text, 6 transactions, \d+ ms\): long fork( \(maybe more: --max-anomalies N to search\))?\n/);
+  assert.match(r.out, /valid {6}\S+cobra-run \(cobra, 1 transactions/);
+  assert.match(r.out, /summary: 4 histories checked in [\d.]+ s on 2 worker threads\n {2}valid +3\n {2}violation +1\n {2}unknown +0\n {2}invalid input +0\n {2}internal error +0\n {2}skipped +2\nexit code 1 \(the worst outcome: violation\)/);
+});
+
+test('--json: one JSON line per history, the same object as check --json on that file alone', async () => {
+  const dir = corpus();
+  // --max-anomalies: the full search, so that how many anomalies are shown does not depend on
+  // how fast each run was (the default budget for more than the first is wall-clock).
+  const r = await run('check', dir, join(dir, 'missing.txt'), '--json', '--jobs', '2', '--max-anomalies', '10');
+  assert.equal(r.code, 2, 'a missing file is invalid input, worse than a violation');
+  const objs = r.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(objs.length, 7);
+  const byFile = new Map(objs.map((o) => [o['file'] as string, o]));
+  for (const f of [join(dir, 'a-long-fork.txt'), join(dir, 'b-bank.jsonl'), join(dir, 'sub', 'cobra-run')]) {
+    const single = JSON.parse((await run('check', f, '--json', '--max-anomalies', '10')).out) as Record<string, unknown>;
+    const batch = byFile.get(f)!;
+    // Times differ from run to run; everything else is the same.
+    delete single['timesMs'];
+    delete batch['timesMs'];
+    assert.deepEqual(batch, single, f);
+  }
+  assert.deepEqual(byFile.get(join(dir, 'README.md')), { schemaVersion: 1, file: join(dir, 'README.md'), outcome: 'skipped', message: 'not a history (its format could not be told)' });
+  const missing = byFile.get(join(dir, 'missing.txt'))!;
+  assert.equal(missing['outcome'], 'invalid');
+  assert.match(missing['message'] as string, /missing\.txt: cannot open the input: no such file or directory/);
+  // The summary is for people: on stderr, so stdout stays JSON Lines.
+  assert.match(r.err, /summary: 5 histories checked/);
+  assert.match(r.err, /exit code 2 \(the worst outcome: invalid input\)/);
+});
+
+test('several files on the command line; a file named there is never skipped, even if its format cannot be told', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const notes = join(dir, 'notes.md');
+  writeFileSync(notes, 'not a history\n');
+  const r = await run('check', BANK, notes, '--jobs', '1');
+  assert.equal(r.code, 2);
+  assert.match(r.out, new RegExp(`invalid {4}${notes.replace(/[.]/g, '\\.')}.*could not tell the format`));
+  assert.match(r.out, /valid {6}\S+bank-valid\.jsonl/);
+  assert.match(r.out, /on 1 worker thread\n/);
+});
+
+test('one path keeps the single report; a Cobra directory alone is one history, not a batch', async () => {
+  const one = await run('check', BANK);
+  assert.equal(one.code, 0);
+  assert.match(one.out, /^\S+bank-valid\.jsonl \(jsonl\): /);
+  assert.doesNotMatch(one.out, /summary:/);
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  cobraDir(dir);
+  const c = await run('check', dir);
+  assert.equal(c.code, 0);
+  assert.match(c.out, /\(cobra\): 1 sessions, 1 transactions/);
+  assert.doesNotMatch(c.out, /summary:/);
+});
+
+test('an empty directory checks nothing and exits 2; --jobs and drawings are checked', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const r = await run('check', empty);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /no histories found/);
+  const j = await run('check', BANK, LONG_FORK, '--jobs', '0');
+  assert.equal(j.code, 2);
+  assert.match(j.err, /--jobs takes a positive integer, got "0"/);
+  const d = await run('check', BANK, LONG_FORK, '--svg', join(empty, 'x.svg'));
+  assert.equal(d.code, 2);
+  assert.match(d.err, /give a single history path/);
+});
+
+test('the exit code is the worst outcome: internal 4 > invalid 2 > violation 1 > unknown 3 > valid 0; skipped counts for nothing', () => {
+  assert.deepEqual(SEVERITY, ['internal', 'invalid', 'violation', 'unknown', 'valid']);
+  const cases: [OutcomeStatus[], number][] = [
+    [['valid', 'valid'], 0],
+    [['valid', 'unknown'], 3],
+    [['unknown', 'violation', 'valid'], 1],
+    [['violation', 'invalid'], 2],
+    [['invalid', 'internal', 'violation'], 4],
+    [['skipped', 'valid'], 0],
+    [['skipped'], 2],
+    [[], 2],
+  ];
+  for (const [statuses, code] of cases) assert.equal(worstExit(statuses), code, statuses.join(','));
+  const o = (status: OutcomeStatus): Outcome => ({ path: 'p', status, exit: 0, line: '', ms: 0 });
+  assert.match(summaryTable([o('valid'), o('unknown'), o('skipped')], 1.25, 2), /summary: 2 histories checked in 1\.3 s on 2 worker threads[\s\S]*exit code 3 \(the worst outcome: unknown\)/);
+});
