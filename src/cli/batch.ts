@@ -40,7 +40,7 @@ export function worstExit(statuses: Iterable<OutcomeStatus>): number {
   return 2; // nothing was checked
 }
 
-export interface Entry { path: string; found: boolean; skip?: string }
+export interface Entry { path: string; found: boolean; skip?: string; /** Bytes, when a regular file (else 0). */ size?: number }
 
 /** Whether a single path on the command line is a batch (a directory that is not one history). */
 export async function isBatchDir(path: string, format: string): Promise<boolean> {
@@ -93,7 +93,7 @@ export async function collect(paths: readonly string[], format: string): Promise
         if (await isBatchDir(p, format)) await walk(p);
         else out.push({ path: p, found: true });
       } else if (st.isFile()) {
-        out.push({ path: p, found: true });
+        out.push({ path: p, found: true, size: st.size });
       } else {
         out.push({ path: p, found: true, skip: 'not a regular file' });
       }
@@ -101,7 +101,7 @@ export async function collect(paths: readonly string[], format: string): Promise
   };
   for (const p of paths) {
     if (await isBatchDir(p, format)) await walk(p);
-    else out.push({ path: p, found: false });
+    else out.push({ path: p, found: false, size: await stat(p).then((st) => (st.isFile() ? st.size : 0), () => 0) });
   }
   return out;
 }
@@ -127,7 +127,14 @@ export function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
-interface Slot { worker: Worker; job: Job | null }
+/**
+ * Histories smaller than this are sent to a worker two at a time, so that one is read (the
+ * asynchronous file reads leave the thread idle) while the other is checked. Larger ones go
+ * alone: two big histories in one thread would double its memory.
+ */
+export const PREFETCH_BYTES_MAX = 8 << 20;
+
+interface Slot { worker: Worker; jobs: Job[] }
 
 /**
  * Checks `entries` on `jobs` worker threads; `onOutcome` is called as each finishes (skipped ones
@@ -136,23 +143,25 @@ interface Slot { worker: Worker; job: Job | null }
 export async function runPool(entries: readonly Entry[], settings: CheckSettings, jobs: number, onOutcome: (o: Outcome) => void): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const emit = (o: Outcome) => { outcomes.push(o); onOutcome(o); };
-  const todo: Job[] = [];
+  const todo: (Job & { small: boolean })[] = [];
   entries.forEach((e, id) => {
     if (e.skip !== undefined) emit(other(e.path, 'skipped', e.skip, settings, 0));
-    else todo.push({ id, path: e.path, found: e.found });
+    else todo.push({ id, path: e.path, found: e.found, small: e.size !== undefined && e.size > 0 && e.size < PREFETCH_BYTES_MAX });
   });
   if (todo.length === 0) return outcomes;
   const spec = workerSpec();
   let next = 0, pending = todo.length;
   await new Promise<void>((resolve) => {
+    const send = (slot: Slot, job: Job & { small: boolean }) => {
+      next++;
+      slot.jobs.push(job);
+      slot.worker.postMessage({ id: job.id, path: job.path, found: job.found } satisfies Job);
+    };
+    // Keeps one job in each worker, or two when both are small.
     const feed = (slot: Slot) => {
-      if (next >= todo.length) {
-        slot.job = null;
-        void slot.worker.terminate();
-        return;
-      }
-      slot.job = todo[next++]!;
-      slot.worker.postMessage(slot.job);
+      if (slot.jobs.length === 0 && next < todo.length) send(slot, todo[next]!);
+      if (slot.jobs.length === 1 && next < todo.length && todo[next]!.small && (slot.jobs[0] as { small?: boolean }).small === true) send(slot, todo[next]!);
+      if (slot.jobs.length === 0) void slot.worker.terminate();
     };
     const done = (o: Outcome) => {
       emit(o);
@@ -160,18 +169,21 @@ export async function runPool(entries: readonly Entry[], settings: CheckSettings
     };
     const start = () => {
       const worker = new Worker(spec.entry, { workerData: settings, eval: spec.eval });
-      const slot: Slot = { worker, job: null };
+      const slot: Slot = { worker, jobs: [] };
       worker.on('message', (m: { id: number; outcome: Outcome }) => {
+        slot.jobs = slot.jobs.filter((j) => j.id !== m.id);
         done(m.outcome);
         feed(slot);
       });
-      // A thread that dies (out of memory, a crash in the runtime) takes only its history with it.
+      // A thread that dies (out of memory, a crash in the runtime) takes only its histories with it.
+      let dead = false;
       const died = (why: string) => {
-        const job = slot.job;
-        if (job === null) return;
-        slot.job = null;
-        done(other(job.path, 'internal', `internal error: the worker checking it died (${why}) (please report)`, settings, 0));
-        if (next < todo.length) feed(start());
+        if (dead) return;
+        dead = true;
+        const lost = slot.jobs;
+        slot.jobs = [];
+        for (const job of lost) done(other(job.path, 'internal', `internal error: the worker checking it died (${why}) (please report)`, settings, 0));
+        if (lost.length > 0 && next < todo.length) feed(start());
       };
       worker.on('error', (err) => died(err instanceof Error ? err.message.split('\n')[0]! : String(err)));
       worker.on('exit', (code) => died(`exit code ${code}`));

@@ -42,6 +42,8 @@ export const EXIT_INTERNAL = 4;
  * history ten of them cost more than the whole check. The output says when the search stopped.
  */
 export const EXPLAIN_MORE_MS = 25;
+/** In a batch each history gets one line: only its first anomaly is explained (unless --max-anomalies). */
+export const EXPLAIN_MORE_MS_BATCH = 0;
 
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
@@ -187,7 +189,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     const pr = progressTo(io, progressWanted(process.stderr.isTTY));
     return batch.runBatch(positionals, {
       format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
-      explainMoreMs: EXPLAIN_MORE_MS,
+      explainMoreMs: EXPLAIN_MORE_MS_BATCH,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
     }, jobs ?? batch.defaultJobs(), io, pr);
