@@ -14,7 +14,8 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,13 +28,20 @@ const dir = process.env['POLYSI_BENCH_DIR'] ?? join(tmpdir(), 'polysi-bench-smal
 
 const tg = performance.now();
 const inputs = ensureSmallInputs(dir, corpusSize);
+console.log(`node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (a shared machine: wall times vary, cpu times less)`);
 console.log(`inputs in ${dir} (${((performance.now() - tg) / 1000).toFixed(1)} s to make or find)`);
 
-interface Run { ms: number; code: number | null; out: string }
+interface Run { ms: number; cpuMs: number | null; code: number | null; out: string }
+// CPU time (user + sys) of the child, through GNU time when present: on a machine shared with
+// other builds it varies far less than the wall clock, and says what an idle machine would see.
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 function run(args: string[]): Run {
   const t = performance.now();
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, POLYSI_PROGRESS: '0' } });
-  return { ms: performance.now() - t, code: r.status, out: r.stdout };
+  const [cmd, argv] = GNU_TIME === null ? [process.execPath, args] : [GNU_TIME, ['-f', 'cpu %U %S', process.execPath, ...args]];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, POLYSI_PROGRESS: '0' } });
+  const ms = performance.now() - t;
+  const m = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr ?? '');
+  return { ms, cpuMs: m === null ? null : (Number(m[1]) + Number(m[2])) * 1000, code: r.status, out: r.stdout };
 }
 function stats(xs: number[]): string {
   const s = [...xs].sort((a, b) => a - b);
@@ -47,7 +55,8 @@ function measure(name: string, args: string[], expectCode: number, n = runs): Ru
     if (r.code !== expectCode) throw new Error(`${name}: expected exit ${expectCode}, got ${r.code}\n${r.out.slice(0, 2000)}`);
     rs.push(r);
   }
-  console.log(`${name.padEnd(44)} ${stats(rs.map((r) => r.ms))}`);
+  const cpu = rs.every((r) => r.cpuMs !== null) ? `; cpu ${stats(rs.map((r) => r.cpuMs!))}` : '';
+  console.log(`${name.padEnd(44)} wall ${stats(rs.map((r) => r.ms))}${cpu}`);
   return rs;
 }
 
@@ -66,5 +75,6 @@ for (const [name, path, code] of [['violation', inputs.violation, 1], ['valid', 
 for (let i = 0; i < corpusRuns; i++) {
   const r = run([bin, 'check', inputs.corpus]);
   const summary = r.out.slice(r.out.lastIndexOf('summary:'));
-  console.log(`polysi check corpus of ${corpusSize}: ${(r.ms / 1000).toFixed(1)} s end to end, exit ${r.code}\n${summary}`);
+  const cpu = r.cpuMs === null ? '' : `, cpu ${(r.cpuMs / 1000).toFixed(1)} s (user + sys, all threads)`;
+  console.log(`polysi check corpus of ${corpusSize}: ${(r.ms / 1000).toFixed(1)} s end to end${cpu}, exit ${r.code}, load average ${loadavg()[0]!.toFixed(1)}\n${summary}`);
 }

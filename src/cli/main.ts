@@ -11,6 +11,7 @@
  * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
+import { stat } from 'node:fs/promises';
 import { parseCommandArgs } from './args.ts';
 import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
@@ -179,8 +180,9 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   }
   // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
   // One history keeps the single report below, exactly as before.
-  const batch = await import('./batch.ts');
-  if (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format)) {
+  // (batch.ts and node:worker_threads are loaded only for a batch: a single check starts faster.)
+  const batch = positionals.length > 1 || await isDirectory(positionals[0]!) ? await import('./batch.ts') : null;
+  if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
     if (drawing) {
       io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
       return EXIT_INVALID;
@@ -259,6 +261,14 @@ async function writeDrawings(
 }
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
 async function asOption(opt: string, work: Promise<void>): Promise<void> {
