@@ -215,22 +215,24 @@ export function summaryTable(outcomes: readonly Outcome[], seconds: number, jobs
 export async function runBatch(paths: readonly string[], settings: CheckSettings, jobs: number, io: BatchIo, pr: Progress): Promise<number> {
   const t0 = performance.now();
   const entries = await collect(paths, settings.format);
+  // Candidates: what goes to the workers (a file whose format cannot be told is skipped there).
   const total = entries.filter((e) => e.skip === undefined).length;
+  const preSkipped = entries.length - total;
   const threads = Math.max(1, Math.min(jobs, total));
-  pr.line(`checking ${total} histor${total === 1 ? 'y' : 'ies'} on ${threads} worker thread${threads === 1 ? '' : 's'}`);
-  let finished = 0, violations = 0;
+  pr.line(`checking ${total} path${total === 1 ? '' : 's'} on ${threads} worker thread${threads === 1 ? '' : 's'}`);
+  let seen = 0, violations = 0;
   const outcomes = await runPool(entries, settings, threads, (o) => {
     io.stdout(o.line);
     if (o.detail !== undefined) io.stdout(`${o.detail}\n`);
-    if (o.status === 'skipped') return;
-    finished++;
+    if (++seen <= preSkipped) return; // runPool emits the skipped entries first
     if (o.status === 'violation') violations++;
-    pr.counter(`${finished} of ${total} histories checked (${violations} with a violation)`, finished === 1, finished === total);
+    const finished = seen - preSkipped;
+    pr.counter(`${finished} of ${total} done (${violations} with a violation)`, finished === 1, finished === total);
   });
   const table = summaryTable(outcomes, (performance.now() - t0) / 1000, threads);
   // With --json, stdout is only JSON Lines (one per history); the summary is for people.
   if (settings.json) io.stderr(table);
   else io.stdout(table);
-  if (total === 0) io.stderr('polysi check: no histories found');
+  if (outcomes.every((o) => o.status === 'skipped')) io.stderr('polysi check: no histories found');
   return worstExit(outcomes.map((o) => o.status));
 }

@@ -8,6 +8,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,4 +149,17 @@ test('the exit code is the worst outcome: internal 4 > invalid 2 > violation 1 >
   for (const [statuses, code] of cases) assert.equal(worstExit(statuses), code, statuses.join(','));
   const o = (status: OutcomeStatus): Outcome => ({ path: 'p', status, exit: 0, line: '', ms: 0 });
   assert.match(summaryTable([o('valid'), o('unknown'), o('skipped')], 1.25, 2), /summary: 2 histories checked in 1\.3 s on 2 worker threads[\s\S]*exit code 3 \(the worst outcome: unknown\)/);
+});
+
+test('the built CLI (dist/batch-worker.mjs) checks a directory, with progress on stderr when forced', () => {
+  // Spawns bin/polysi.mjs: the bundle's worker entry, not the sources' (`npm test` builds dist/).
+  const dir = corpus();
+  const env: NodeJS.ProcessEnv = { ...process.env, POLYSI_PROGRESS: '1' };
+  delete env['POLYSI_FROM_SOURCE'];
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'polysi.mjs'), 'check', dir, '--jobs', '2'], { encoding: 'utf8', env, timeout: 60_000 });
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /summary: 4 histories checked in [\d.]+ s on 2 worker threads/);
+  const err = r.stderr.split('\n').map((l) => l.replace(/^polysi: \[\d+\.\d s\] /, ''));
+  assert.equal(err[0], 'checking 5 paths on 2 worker threads');
+  assert.ok(err.includes('5 of 5 done (1 with a violation)'), r.stderr);
 });
