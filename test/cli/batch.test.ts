@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
@@ -79,6 +80,12 @@ test('--json: one JSON line per history, the same object as check --json on that
   assert.equal(r.code, 2, 'a missing file is invalid input, worse than a violation');
   const objs = r.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.equal(objs.length, 7);
+  // Every line follows one of the two schemas: a result, or an outcome without one.
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  const result = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schema', 'check-result.schema.json'), 'utf8')) as object);
+  const outcome = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schema', 'check-outcome.schema.json'), 'utf8')) as object);
+  for (const o of objs) assert.ok('verdict' in o ? result(o) : outcome(o), `${JSON.stringify(o).slice(0, 200)}: ${ajv.errorsText(result.errors ?? outcome.errors)}`);
+  assert.equal(objs.filter((o) => 'outcome' in o).length, 3);
   const byFile = new Map(objs.map((o) => [o['file'] as string, o]));
   for (const f of [join(dir, 'a-long-fork.txt'), join(dir, 'b-bank.jsonl'), join(dir, 'sub', 'cobra-run')]) {
     const single = JSON.parse((await run('check', f, '--json', '--max-anomalies', '10')).out) as Record<string, unknown>;
