@@ -9,6 +9,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkOne, type CheckSettings } from './check-one.ts';
+import { injectedWorkerExit } from './fault.ts';
 
 export interface Job { id: number; path: string; found: boolean }
 
@@ -16,5 +17,6 @@ if (parentPort === null) throw new Error('batch-worker: must run as a worker thr
 const port = parentPort;
 const settings = workerData as CheckSettings;
 port.on('message', (job: Job) => {
+  injectedWorkerExit(job.path);
   void checkOne(job.path, settings, job.found).then((outcome) => port.postMessage({ id: job.id, outcome }));
 });

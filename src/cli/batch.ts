@@ -150,17 +150,24 @@ export async function runPool(entries: readonly Entry[], settings: CheckSettings
   });
   if (todo.length === 0) return outcomes;
   const spec = workerSpec();
+  type Todo = Job & { small: boolean; retried?: boolean };
+  // Histories that were in flight beside one that killed its worker: checked again, alone.
+  const retry: Todo[] = [];
   let next = 0, pending = todo.length;
+  const take = (): Todo | undefined => retry.shift() ?? (next < todo.length ? todo[next++] : undefined);
+  const peekSmall = (): boolean => (retry.length === 0 && next < todo.length && todo[next]!.small);
   await new Promise<void>((resolve) => {
-    const send = (slot: Slot, job: Job & { small: boolean }) => {
-      next++;
+    const send = (slot: Slot, job: Todo) => {
       slot.jobs.push(job);
       slot.worker.postMessage({ id: job.id, path: job.path, found: job.found } satisfies Job);
     };
-    // Keeps one job in each worker, or two when both are small.
+    // Keeps one job in each worker, or two when both are small (never a retried one).
     const feed = (slot: Slot) => {
-      if (slot.jobs.length === 0 && next < todo.length) send(slot, todo[next]!);
-      if (slot.jobs.length === 1 && next < todo.length && todo[next]!.small && (slot.jobs[0] as { small?: boolean }).small === true) send(slot, todo[next]!);
+      if (slot.jobs.length === 0) {
+        const job = take();
+        if (job !== undefined) send(slot, job);
+      }
+      if (slot.jobs.length === 1 && (slot.jobs[0] as Todo).small && (slot.jobs[0] as Todo).retried !== true && peekSmall()) send(slot, take()!);
       if (slot.jobs.length === 0) void slot.worker.terminate();
     };
     const done = (o: Outcome) => {
@@ -175,15 +182,18 @@ export async function runPool(entries: readonly Entry[], settings: CheckSettings
         done(m.outcome);
         feed(slot);
       });
-      // A thread that dies (out of memory, a crash in the runtime) takes only its histories with it.
+      // A thread that dies (out of memory, a crash in the runtime) takes only its history with
+      // it: alone, that history is the cause (an internal error); with two in flight, neither is
+      // known to be, so both are checked again, each alone.
       let dead = false;
       const died = (why: string) => {
         if (dead) return;
         dead = true;
-        const lost = slot.jobs;
+        const lost = slot.jobs as Todo[];
         slot.jobs = [];
-        for (const job of lost) done(other(job.path, 'internal', `internal error: the worker checking it died (${why}) (please report)`, settings, 0));
-        if (lost.length > 0 && next < todo.length) feed(start());
+        if (lost.length === 1) done(other(lost[0]!.path, 'internal', `internal error: the worker checking it died (${why}) (please report)`, settings, 0));
+        else for (const job of lost) retry.push({ ...job, small: false, retried: true });
+        if (lost.length > 0 && (retry.length > 0 || next < todo.length)) feed(start());
       };
       worker.on('error', (err) => died(err instanceof Error ? err.message.split('\n')[0]! : String(err)));
       worker.on('exit', (code) => died(`exit code ${code}`));

@@ -170,3 +170,22 @@ test('the built CLI (dist/batch-worker.mjs) checks a directory, with progress on
   assert.equal(err[0], 'checking 5 paths on 2 worker threads');
   assert.ok(err.includes('5 of 5 done (1 with a violation)'), r.stderr);
 });
+
+test('a worker thread that dies costs only the histories it held (internal error, exit 4) and is replaced', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  for (let i = 0; i < 6; i++) copyFileSync(BANK, join(dir, `h${i}.jsonl`));
+  copyFileSync(BANK, join(dir, 'crash.jsonl'));
+  const saved = process.env['POLYSI_TEST_FAULT'];
+  process.env['POLYSI_TEST_FAULT'] = 'worker-exit';
+  try {
+    const r = await run('check', dir, '--jobs', '1');
+    assert.equal(r.code, 4, r.out + r.err);
+    assert.match(r.out, /ERROR {6}\S+crash\.jsonl: internal error: the worker checking it died \(exit code 70\)/);
+    // Everything else is still checked, on the thread started in its place.
+    for (let i = 0; i < 6; i++) assert.match(r.out, new RegExp(`valid {6}\\S+h${i}\\.jsonl`));
+    assert.match(r.out, /internal error +1\n/);
+  } finally {
+    if (saved === undefined) delete process.env['POLYSI_TEST_FAULT'];
+    else process.env['POLYSI_TEST_FAULT'] = saved;
+  }
+});
