@@ -13,7 +13,7 @@
 
 import { InputError } from '../history/errors.ts';
 import { checkHistory, type Level } from '../check/index.ts';
-import { readHistory } from '../formats/index.ts';
+import { detectFormat, readHistory } from '../formats/index.ts';
 import { renderText, resultJson, SCHEMA_VERSION } from './render.ts';
 
 export interface CheckSettings {
@@ -55,6 +55,9 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
   const t0 = performance.now();
   const ms = () => performance.now() - t0;
   try {
+    // A file found in a directory must look like a history even when --format names the format:
+    // otherwise a README beside the histories would be "invalid input" instead of skipped.
+    if (found && s.format !== 'auto') await detectFormat(path);
     const { history, format, notes } = await readHistory(path, s.format);
     const parseMs = performance.now() - t0;
     const r = checkHistory(history, {

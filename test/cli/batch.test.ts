@@ -104,6 +104,15 @@ test('--json: one JSON line per history, the same object as check --json on that
   assert.match(r.err, /exit code 2 \(the worst outcome: invalid input\)/);
 });
 
+test('with --format, files found in a directory that do not look like histories are still skipped', async () => {
+  const dir = corpus();
+  const r = await run('check', dir, '--format', 'jsonl', '--jobs', '2');
+  assert.equal(r.code, 2, 'long-fork.txt read as JSON Lines is invalid input');
+  assert.match(r.out, /skipped {4}\S+README\.md: not a history/);
+  assert.match(r.out, /invalid {4}\S+a-long-fork\.txt/);
+  assert.match(r.out, /valid {6}\S+b-bank\.jsonl/);
+});
+
 test('several files on the command line; a file named there is never skipped, even if its format cannot be told', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
   const notes = join(dir, 'notes.md');
