@@ -71,7 +71,7 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
     const took = ms();
     const what = `${path} (${format}, ${r.counts.transactions} transactions, ${took.toFixed(0)} ms)`;
     let line = `${STATUS_WORD[status]}  ${what}`;
-    if (r.verdict === 'violation') line += `: ${anomalyNames(r.anomalies.map((a) => (a.type === 'cycle' ? a.explanation?.name ?? 'cycle' : a.explanation?.name ?? a.name)), r.truncated)}`;
+    if (r.verdict === 'violation') line += `: ${anomalyNames(r.anomalies.map((a) => (a.type === 'cycle' ? a.explanation?.name ?? 'cycle' : a.explanation?.name ?? a.name)), r)}`;
     if (r.verdict === 'unknown') line += `: ${r.unknownReason ?? 'a limit was hit'}`;
     const out: Outcome = { path, status, exit, line, ms: took };
     if (s.explain) out.detail = renderText(history, r, path, format, notes, true);
@@ -86,12 +86,17 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
   }
 }
 
-/** "G-single, causality violation x2" and ", more not searched" when the search was cut. */
-function anomalyNames(names: readonly string[], truncated: boolean): string {
+/**
+ * "G-single, causality violation x2", then what the list leaves out: "(3 more not shown)" when
+ * more were found, "(at least 3 ...)" when that count is a lower bound, "(more not searched for:
+ * --max-anomalies N)" when the search stopped at its budget without knowing.
+ */
+function anomalyNames(names: readonly string[], r: { truncated: boolean; anomaliesNotShown: number; anomalySearchComplete: boolean }): string {
   const counts = new Map<string, number>();
   for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
   const list = [...counts].map(([n, c]) => (c === 1 ? n : `${n} x${c}`)).join(', ');
-  return truncated ? `${list} (maybe more: --max-anomalies N to search)` : list;
+  if (r.anomaliesNotShown > 0) return `${list} (${r.anomalySearchComplete ? '' : 'at least '}${r.anomaliesNotShown} more not shown)`;
+  return r.truncated ? `${list} (more not searched for: --max-anomalies N)` : list;
 }
 
 /** The outcome of a history that has no CheckResult: skipped, invalid or an internal error. */

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
 import { SEVERITY, summaryTable, worstExit } from '../../src/cli/batch.ts';
 import type { Outcome, OutcomeStatus } from '../../src/cli/check-one.ts';
+import { DATA_DIR, needsData } from '../support/requirements.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
@@ -67,7 +68,7 @@ test('a directory: one line per history, Cobra logs as one history, non-historie
     `valid ${join(dir, 'sub', 'c-bank.jsonl')}`,
     `valid ${join(dir, 'sub', 'cobra-run')}`,
   ].sort());
-  assert.match(r.out, /VIOLATION {2}\S+a-long-fork\.txt \(text, 6 transactions, \d+ ms\): long fork( \(maybe more: --max-anomalies N to search\))?\n/);
+  assert.match(r.out, /VIOLATION {2}\S+a-long-fork\.txt \(text, 6 transactions, \d+ ms\): long fork \(more not searched for: --max-anomalies N\)\n/);
   assert.match(r.out, /valid {6}\S+cobra-run \(cobra, 1 transactions/);
   assert.match(r.out, /summary: 4 histories checked in [\d.]+ s on 2 worker threads\n {2}valid +3\n {2}violation +1\n {2}unknown +0\n {2}invalid input +0\n {2}internal error +0\n {2}skipped +2\nexit code 1 \(the worst outcome: violation\)/);
 });
@@ -197,4 +198,13 @@ test('a worker thread that dies costs only the histories it held (internal error
     if (saved === undefined) delete process.env['POLYSI_TEST_FAULT'];
     else process.env['POLYSI_TEST_FAULT'] = saved;
   }
+});
+
+test('with --max-anomalies the batch line says how many more were found', { skip: needsData() }, async () => {
+  const yugabyte = join(DATA_DIR, 'polysi/violations/yugabyte-causality.txt');
+  const r = await run('check', yugabyte, LONG_FORK, '--max-anomalies', '1', '--jobs', '2');
+  assert.equal(r.code, 1);
+  assert.match(r.out, /VIOLATION {2}\S+yugabyte-causality\.txt \(text, 20 transactions, \d+ ms\): session guarantee violation \(4 more not shown\)\n/);
+  const all = await run('check', yugabyte, LONG_FORK, '--max-anomalies', '10', '--jobs', '2');
+  assert.match(all.out, /yugabyte-causality\.txt \(text, 20 transactions, \d+ ms\): [^(\n]+\n/, 'all five found: nothing left out');
 });
