@@ -119,3 +119,13 @@ test('non-cycle anomalies cut by --max-anomalies are counted exactly', () => {
   assert.deepEqual([r.anomalies.length, r.truncated, r.anomaliesNotShown, r.anomalySearchComplete], [1, true, 2, true]);
   assert.match(renderText(h, r, 'h', 'text', []), /1 anomaly shown \(2 more not shown; raise --max-anomalies\)/);
 });
+
+test('the public API takes explainMoreMs (a non-negative number) and rejects a bad one', async () => {
+  const api = await import('../../src/index.ts');
+  const h = tinyHistory(lostUpdates(3));
+  const r = api.checkHistory(h, { explainMoreMs: 0 });
+  assert.equal(r.anomalies.length, 1);
+  assert.equal(r.truncated, true);
+  assert.equal(api.checkHistory(h, {}).anomalies.length, 3, 'without it, the search runs to its end');
+  assert.throws(() => api.checkHistory(h, { explainMoreMs: -1 }), (e: unknown) => e instanceof TypeError && /explainMoreMs/.test(e.message));
+});
