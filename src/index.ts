@@ -51,7 +51,7 @@ const LEVELS: readonly Level[] = ['si', 'ser'];
  */
 const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
   level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
-  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true, pruneRoundsMax: true,
+  explain: true, maxAnomalies: true, explainTimeoutMs: true, explainMoreMs: true, neighbours: true, pruneRoundsMax: true,
   deadlineMs: true, constraintsMax: true, constraintEdgesMax: true,
 };
 
@@ -126,6 +126,8 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
   const explainTimeoutMs = limit(opts, 'explainTimeoutMs', false, 0);
   if (explainTimeoutMs !== undefined) out.explainTimeoutMs = explainTimeoutMs;
+  const explainMoreMs = limit(opts, 'explainMoreMs', false, 0);
+  if (explainMoreMs !== undefined) out.explainMoreMs = explainMoreMs;
   const conflictsMax = limit(opts, 'conflictsMax', true, 0);
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
   const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);

@@ -190,6 +190,7 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
     // The overall deadline bounds explaining too; cut short, the violation stands (it is proved)
     // and the first counterexample is reported as found (see explainCycles).
     deadlineMs: Math.min(deadlineMs, Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT)),
+    ...(opts.explainMoreMs === undefined ? {} : { moreDeadlineMs: Date.now() + opts.explainMoreMs }),
     neighbours: opts.neighbours === true,
   });
   result.timesMs.explain = performance.now() - t;
@@ -209,7 +210,9 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
   }));
   result.anomaliesNotShown = found.notShown;
   result.anomalySearchComplete = found.complete;
-  result.truncated = found.notShown > 0 || (!found.complete && found.shown.length >= maxAnomalies);
+  // A search stopped by a bound before it ran out of violations may have missed some: say so,
+  // whether the bound was the count, the time limit or the budget for more (explainMoreMs).
+  result.truncated = found.notShown > 0 || !found.complete;
   if (Date.now() > deadlineMs) {
     (result.notes ??= []).push('the time limit was reached while explaining: the violation stands; counterexamples are as found so far');
   }

@@ -11,15 +11,15 @@
  * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
+import { stat } from 'node:fs/promises';
 import { parseCommandArgs } from './args.ts';
 import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
-import { HistoryBuilder } from '../history/builder.ts';
 import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
-import { renderText, resultJson } from './render.ts';
+import { parseTimeoutJson, renderText, resultJson } from './render.ts';
 
 export interface Io {
   stdout(s: string): void;
@@ -37,9 +37,22 @@ export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
 export const EXIT_INTERNAL = 4;
 
+/**
+ * Without --max-anomalies, the CLI looks for anomalies beyond the first only while explaining has
+ * taken less than this (ms): each further one costs a recheck of the polygraph, and on a small
+ * history ten of them cost more than the whole check. The output says when the search stopped.
+ */
+export const EXPLAIN_MORE_MS = 25;
+/** In a batch each history gets one line: only its first anomaly is explained (unless --max-anomalies). */
+export const EXPLAIN_MORE_MS_BATCH = 0;
+
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
+  polysi check PATH PATH... | DIR [--jobs N] [same options, no drawings]
+               many histories on a pool of worker threads (one per core), directories walked
+               (a Cobra log directory is one history): one line per history (JSON Lines with
+               --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
@@ -52,21 +65,6 @@ that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: pl
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
-
-/**
- * The --json result when the time limit passed while parsing: the same schema as every check
- * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
- */
-function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
-  const empty = new HistoryBuilder(path).build();
-  const r = checkHistory(empty, { level, pruning: true });
-  r.verdict = 'unknown';
-  r.decidedBy = 'limit';
-  r.unknownReason = reason;
-  r.anomalySearchComplete = false;
-  r.notes = ['the input was not read to its end, so the counts are zero'];
-  return resultJson(empty, r, { file: path });
-}
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -140,9 +138,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     html: { type: 'string' },
     'max-anomalies': { type: 'string' },
     neighbours: { type: 'boolean', default: false },
+    jobs: { type: 'string', short: 'j' },
   });
-  if (positionals.length !== 1) {
-    io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
+  if (positionals.length === 0) {
+    io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
     return EXIT_INVALID;
   }
   const level = values.level;
@@ -173,6 +172,33 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // always carries them; the text prints the full argument only with --explain.
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
+  let jobs: number | undefined;
+  if (values.jobs !== undefined) {
+    const n = Number(values.jobs);
+    if (!Number.isInteger(n) || n < 1) {
+      io.stderr(`polysi check: --jobs takes a positive integer, got "${values.jobs}"`);
+      return EXIT_INVALID;
+    }
+    jobs = n;
+  }
+  // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
+  // One history keeps the single report below, exactly as before.
+  // (batch.ts and node:worker_threads are loaded only for a batch: a single check starts faster.)
+  const batch = positionals.length > 1 || await isDirectory(positionals[0]!) ? await import('./batch.ts') : null;
+  if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
+    if (drawing) {
+      io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
+      return EXIT_INVALID;
+    }
+    injectedFault('check');
+    const pr = progressTo(io, progressWanted(process.stderr.isTTY));
+    return batch.runBatch(positionals, {
+      format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
+      explainMoreMs: EXPLAIN_MORE_MS_BATCH,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    }, jobs ?? batch.defaultJobs(), io, pr);
+  }
   const path = positionals[0]!;
   // A drawing that cannot be written should fail now, not after a long check.
   for (const opt of DRAWINGS) {
@@ -222,7 +248,9 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     explain,
     neighbours: values.neighbours,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    // Explaining is proportional to what is asked for: the first anomaly always, more only
+    // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
+    ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
@@ -250,6 +278,14 @@ async function writeDrawings(
 }
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
 async function asOption(opt: string, work: Promise<void>): Promise<void> {

@@ -7,7 +7,9 @@
  */
 
 import { describeOp, txnWhere, type History } from '../history/model.ts';
-import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../result/types.ts';
+import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge, type Level } from '../result/types.ts';
+import { HistoryBuilder } from '../history/builder.ts';
+import { checkHistory } from '../check/index.ts';
 import { namedCycleText, namedCycleTxns, renderExplanationText, verdictLine } from '../render/text.ts';
 import { txnLabelDisplay } from '../explain/facts.ts';
 
@@ -122,4 +124,19 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
     });
   }
   return lines.join('\n');
+}
+
+/**
+ * The --json result when the time limit passed while parsing: the same schema as every check
+ * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
+ */
+export function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
+  const empty = new HistoryBuilder(path).build();
+  const r = checkHistory(empty, { level, pruning: true });
+  r.verdict = 'unknown';
+  r.decidedBy = 'limit';
+  r.unknownReason = reason;
+  r.anomalySearchComplete = false;
+  r.notes = ['the input was not read to its end, so the counts are zero'];
+  return resultJson(empty, r, { file: path });
 }

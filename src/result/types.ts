@@ -121,8 +121,9 @@ export interface CheckResult {
   /** Violations found; empty when valid. At least one when verdict is 'violation'. */
   anomalies: Anomaly[];
   /**
-   * True when `anomalies` is cut short by `maxAnomalies`: more distinct violations were found
-   * (`anomaliesNotShown` > 0), or the search stopped at that bound without knowing.
+   * True when `anomalies` may be cut short: more distinct violations were found
+   * (`anomaliesNotShown` > 0), or the search for more stopped at a bound (maxAnomalies, the
+   * explain time limit or budget) before it knew whether there are others.
    */
   truncated: boolean;
   /** Distinct violations found but not listed in `anomalies`; a lower bound unless `anomalySearchComplete`. */
@@ -200,6 +201,13 @@ export interface CheckOptions {
   maxAnomalies?: number;
   /** Wall-clock budget for explaining (default 30 s); past it, what was found so far is reported. */
   explainTimeoutMs?: number;
+  /**
+   * Budget for looking beyond the first counterexample (default: none, only explainTimeoutMs):
+   * the first is always explained in full; further ones are searched for only while explaining
+   * has taken less than this many milliseconds. When it stops the search, the result says so
+   * (`truncated`, `anomalySearchComplete: false`). The CLI sets it unless --max-anomalies is given.
+   */
+  explainMoreMs?: number;
   /** Add each counterexample's session neighbours (for drawing). */
   neighbours?: boolean;
 }
