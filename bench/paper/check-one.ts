@@ -3,7 +3,7 @@
  * own: reads the file with the library, checks it (no explanation: the paper times the verdict),
  * and prints one JSON object on stdout.
  *
- * Takes: argv [path, level]. Gives: { verdict, decidedBy, counts, timesMs, constraints, solver,
+ * Takes: argv [path, level], or [--baseline] (prints only maxRssKb, nothing checked). Gives: { verdict, decidedBy, counts, timesMs, constraints, solver,
  * wallMs, maxRssKb } where wallMs runs from before reading to after checking and maxRssKb is the
  * process's peak resident set (process.resourceUsage). Exit 0 whatever the verdict; non-zero
  * only when the check itself failed (bad input, internal error).
@@ -15,6 +15,11 @@ import { checkHistory, type Level } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 
 const [path, level] = process.argv.slice(2);
+if (path === '--baseline') {
+  // Node with the checker loaded and nothing checked: the floor under every peak RSS.
+  process.stdout.write(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS }) + '\n');
+  process.exit(0);
+}
 if (path === undefined || (level !== 'si' && level !== 'ser')) {
   process.stderr.write('usage: check-one PATH si|ser\n');
   process.exit(2);

@@ -42,21 +42,30 @@ export async function bundleChecker(): Promise<string> {
   return out;
 }
 
-export function checkInChild(bundle: string, path: string, level: 'si' | 'ser'): Promise<Measured> {
+export async function checkInChild(bundle: string, path: string, level: 'si' | 'ser'): Promise<Measured> {
+  const t0 = performance.now();
+  const m = await runChild<Omit<Measured, 'processMs'>>(bundle, [path, level], `checking ${path}`);
+  return { ...m, processMs: performance.now() - t0 };
+}
+
+/** Peak RSS (KB) of a child that loads the checker and checks nothing: Node's own share of every peak. */
+export async function baselineRssKb(bundle: string): Promise<number> {
+  return (await runChild<{ maxRssKb: number }>(bundle, ['--baseline'], 'the baseline process')).maxRssKb;
+}
+
+function runChild<T>(bundle: string, args: string[], what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, [bundle, path, level], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => { out += s; });
     child.stderr.setEncoding('utf8').on('data', (s: string) => { err += s; });
     child.on('error', reject);
     child.on('close', (code) => {
-      const processMs = performance.now() - t0;
-      if (code !== 0) { reject(new Error(`checking ${path} failed (exit ${code}): ${err.trim()}`)); return; }
+      if (code !== 0) { reject(new Error(`${what} failed (exit ${code}): ${err.trim()}`)); return; }
       try {
-        resolve({ ...(JSON.parse(out) as Omit<Measured, 'processMs'>), processMs });
+        resolve(JSON.parse(out) as T);
       } catch {
-        reject(new Error(`checking ${path} printed no JSON: ${out.slice(0, 200)} ${err.trim()}`));
+        reject(new Error(`${what} printed no JSON: ${out.slice(0, 200)} ${err.trim()}`));
       }
     });
   });

@@ -48,13 +48,15 @@ export interface Row {
   solver_variables: number;
   solver_conflicts: number;
   peak_rss_mb: number;
+  /** Peak RSS of a child that loads the checker and checks nothing (the same for every row of a run). */
+  baseline_rss_mb: number;
 }
 
 export const COLUMNS: readonly (keyof Row)[] = [
   'group', 'x', 'point', 'sessions', 'txns_per_session', 'ops_per_txn', 'read_fraction', 'keys', 'distribution', 'seed',
   'reps', 'committed', 'aborted', 'transactions', 'operations', 'verdict', 'decided_by',
   'parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms',
-  'constraints_before', 'constraints_after', 'prune_rounds', 'solver_variables', 'solver_conflicts', 'peak_rss_mb',
+  'constraints_before', 'constraints_after', 'prune_rounds', 'solver_variables', 'solver_conflicts', 'peak_rss_mb', 'baseline_rss_mb',
 ];
 
 export interface PointResult {
@@ -72,7 +74,7 @@ function median(xs: number[]): number {
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-export function makeRow(group: string, x: string, r: PointResult): Row {
+export function makeRow(group: string, x: string, r: PointResult, baselineRssKb: number): Row {
   if (r.reps.length === 0) throw new Error(`internal error: no measurement of ${r.point.id}`);
   const first = r.reps[0]!;
   // The same history every time: verdicts and counts cannot differ between repetitions.
@@ -97,6 +99,7 @@ export function makeRow(group: string, x: string, r: PointResult): Row {
     constraints_before: first.constraints.before, constraints_after: first.constraints.after, prune_rounds: first.constraints.pruneRounds,
     solver_variables: first.solver?.variables ?? 0, solver_conflicts: first.solver?.conflicts ?? 0,
     peak_rss_mb: med((m) => m.maxRssKb / 1024),
+    baseline_rss_mb: round(baselineRssKb / 1024),
   };
 }
 

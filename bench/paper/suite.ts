@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paperSuite, type Mode, type Point } from './configs.ts';
-import { bundleChecker, checkInChild, describeMachine, type Measured } from './harness.ts';
+import { baselineRssKb, bundleChecker, checkInChild, describeMachine, type Measured } from './harness.ts';
 import { recordHistory } from './record.ts';
 import { renderCharts, renderMarkdown } from './report.ts';
 import { makeRow, toCsv, type PointResult, type Row } from './rows.ts';
@@ -41,7 +41,9 @@ export async function runPaperSuite(o: SuiteOptions): Promise<SuiteResult> {
   const bundle = await bundleChecker();
   const results = new Map<string, PointResult>();
   let targetName = o.target;
+  let baseline = 0;
   try {
+    baseline = await baselineRssKb(bundle);
     let i = 0;
     for (const p of suite.points) {
       i++;
@@ -58,8 +60,8 @@ export async function runPaperSuite(o: SuiteOptions): Promise<SuiteResult> {
   }
   const got = (p: Point) => results.get(p.id)!;
   const rows: Row[] = [];
-  for (const s of suite.sweeps) s.points.forEach((p, k) => rows.push(makeRow(s.param, String(s.values[k]), got(p))));
-  for (const g of suite.general) rows.push(makeRow('general', g.name, got(g.point)));
+  for (const s of suite.sweeps) s.points.forEach((p, k) => rows.push(makeRow(s.param, String(s.values[k]), got(p), baseline)));
+  for (const g of suite.general) rows.push(makeRow('general', g.name, got(g.point), baseline));
 
   mkdirSync(o.outDir, { recursive: true });
   const files: Record<string, string> = {

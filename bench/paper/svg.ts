@@ -131,7 +131,12 @@ export function renderFigure(f: Figure): string {
   const cols = Math.max(1, Math.min(f.columns, f.panels.length));
   const rows = Math.ceil(f.panels.length / cols);
   const head = 72;
-  const width = cols * PANEL_W, height = head + rows * PANEL_H + 8;
+  // Wide enough for the title, subtitle and legend too (about 9, 6 and 7 px per character),
+  // the panels centred in it.
+  const itemW = f.series.map((s) => 28 + s.length * 7);
+  const width = Math.ceil(Math.max(cols * PANEL_W, f.title.length * 9 + 40, f.subtitle.length * 6 + 40, itemW.reduce((a, b) => a + b, 0) + 40));
+  const height = head + rows * PANEL_H + 8;
+  const left = (width - cols * PANEL_W) / 2;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
@@ -139,7 +144,6 @@ export function renderFigure(f: Figure): string {
     `<text x="${width / 2}" y="40" text-anchor="middle" font-size="11" fill="#555">${esc(f.subtitle)}</text>`,
   ];
   // The legend, centred on one line: a colour swatch and a name per series.
-  const itemW = f.series.map((s) => 28 + s.length * 7);
   let x = (width - itemW.reduce((a, b) => a + b, 0)) / 2;
   f.series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length]!;
@@ -148,7 +152,7 @@ export function renderFigure(f: Figure): string {
     x += itemW[i]!;
   });
   f.panels.forEach((p, i) => {
-    out.push(panelSvg(p, (i % cols) * PANEL_W, head + Math.floor(i / cols) * PANEL_H));
+    out.push(panelSvg(p, left + (i % cols) * PANEL_W, head + Math.floor(i / cols) * PANEL_H));
   });
   out.push('</svg>');
   return out.join('\n') + '\n';
