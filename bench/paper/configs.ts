@@ -114,7 +114,12 @@ const SHAPES: Record<Mode, Shape> = {
 
 const GENERAL_READS: Record<General['name'], number> = { GeneralRH: 0.95, GeneralRW: 0.5, GeneralWH: 0.3 };
 
-export function paperSuite(mode: Mode, seed = 1): Suite {
+/**
+ * `distribution` replaces the base's (zipfian, as the paper's text says) in every point but the
+ * distribution sweep's own: on the embedded store, whose scheduler interleaves every step of 20
+ * sessions, zipfian's hottest key makes most writers abort (docs/performance.md).
+ */
+export function paperSuite(mode: Mode, seed = 1, distribution?: KeyDistribution): Suite {
   const shape = SHAPES[mode];
   const byId = new Map<string, Point>();
   const point = (o: WorkloadOptions): Point => {
@@ -123,7 +128,7 @@ export function paperSuite(mode: Mode, seed = 1): Suite {
     if (p === undefined) { p = { id, options: o }; byId.set(id, p); }
     return p;
   };
-  const base = { ...shape.base, seed };
+  const base = { ...shape.base, seed, ...(distribution === undefined ? {} : { distribution }) };
   const sweeps: Sweep[] = (Object.keys(LABELS) as SweepParam[]).map((param) => {
     const values = shape.values[param];
     const points = values.map((v) => point(param === 'distribution'

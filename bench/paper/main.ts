@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- paper [--quick | --smoke] [--reps N] [--out DIR] [--seed N]`: the PolySI
+ * `npm run bench -- paper [--quick | --smoke] [--reps N] [--out DIR] [--seed N] [--distribution D]`: the PolySI
  * paper's experiments (suite.ts) from the command line.
  *
  * Takes: arguments after `paper`. Gives: the output folder (default bench/results/latest-MODE,
@@ -13,9 +13,11 @@ import { parseArgs } from 'node:util';
 import type { Mode } from './configs.ts';
 import { ROOT } from './harness.ts';
 import { runPaperSuite } from './suite.ts';
+import { TargetSpecError } from '../../src/run/targets.ts';
 
-export const PAPER_USAGE = 'usage: npm run bench -- paper [--quick | --smoke] [--reps N] [--out DIR] [--seed N]\n' +
-  '  full (default): the paper\'s sizes, 3 repetitions; --quick: about a minute, 1 repetition; --smoke: the smallest points';
+export const PAPER_USAGE = 'usage: npm run bench -- paper [--quick | --smoke] [--reps N] [--out DIR] [--seed N] [--distribution D]\n' +
+  '  full (default): the paper\'s sizes, 3 repetitions; --quick: about a minute, 1 repetition; --smoke: the smallest points\n' +
+  '  --distribution uniform|zipfian|hotspot: the base points\' key distribution (default zipfian, as in the paper)';
 
 export async function paperMain(args: string[]): Promise<number> {
   let v;
@@ -23,7 +25,7 @@ export async function paperMain(args: string[]): Promise<number> {
     v = parseArgs({
       args, allowPositionals: false, options: {
         quick: { type: 'boolean', default: false }, smoke: { type: 'boolean', default: false },
-        reps: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string', default: '1' },
+        reps: { type: 'string' }, distribution: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string', default: '1' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -39,10 +41,23 @@ export async function paperMain(args: string[]): Promise<number> {
     process.stderr.write(`bench paper: --reps takes a positive integer and --seed an integer ≥ 0\n${PAPER_USAGE}\n`);
     return 2;
   }
+  const distribution = v.distribution;
+  if (distribution !== undefined && distribution !== 'uniform' && distribution !== 'zipfian' && distribution !== 'hotspot') {
+    process.stderr.write(`bench paper: --distribution takes uniform, zipfian or hotspot, got "${distribution}"\n${PAPER_USAGE}\n`);
+    return 2;
+  }
   const outDir = v.out ?? join(ROOT, 'bench', 'results', `latest-${mode}`);
   const target = process.env['POLYSI_PG_URL'] || 'memory:snapshot';
   const t0 = performance.now();
-  const { files } = await runPaperSuite({ mode, outDir, reps, target, seed, log: (s) => process.stderr.write(s + '\n') });
+  let files: string[];
+  try {
+    ({ files } = await runPaperSuite({ mode, outDir, reps, target, seed, ...(distribution === undefined ? {} : { distribution }), log: (s) => process.stderr.write(s + '\n') }));
+  } catch (err) {
+    // A bad or unsupported POLYSI_PG_URL is the user's to fix, not a crash.
+    if (!(err instanceof TargetSpecError)) throw err;
+    process.stderr.write(`bench paper: POLYSI_PG_URL: ${err.message}\n`);
+    return 2;
+  }
   process.stdout.write(`bench paper (${mode}): ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote\n${files.map((f) => `  ${f}`).join('\n')}\n`);
   return 0;
 }

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paperSuite, type Mode, type Point } from './configs.ts';
+import type { KeyDistribution } from '../../src/workload/index.ts';
 import { baselineRssKb, bundleChecker, checkInChild, describeMachine, type Measured } from './harness.ts';
 import { recordHistory } from './record.ts';
 import { renderCharts, renderMarkdown } from './report.ts';
@@ -24,6 +25,8 @@ export interface SuiteOptions {
   /** `memory:snapshot` (default) or a database URL. */
   target: string;
   seed: number;
+  /** The base points' key distribution, instead of the paper's zipfian. */
+  distribution?: KeyDistribution;
   /** One line per point as it finishes. */
   log: (line: string) => void;
 }
@@ -35,7 +38,7 @@ export interface SuiteResult {
 
 export async function runPaperSuite(o: SuiteOptions): Promise<SuiteResult> {
   if (!Number.isInteger(o.reps) || o.reps < 1) throw new RangeError(`reps must be a positive integer, got ${o.reps}`);
-  const suite = paperSuite(o.mode, o.seed);
+  const suite = paperSuite(o.mode, o.seed, o.distribution);
   const machine = describeMachine();
   const work = mkdtempSync(join(tmpdir(), 'polysi-bench-paper-'));
   const bundle = await bundleChecker();
@@ -67,7 +70,7 @@ export async function runPaperSuite(o: SuiteOptions): Promise<SuiteResult> {
   const files: Record<string, string> = {
     'results.csv': toCsv(rows),
     'results.md': renderMarkdown(suite, rows, machine, targetName),
-    'machine.json': JSON.stringify({ ...machine, mode: o.mode, reps: o.reps, target: targetName, seed: o.seed }, null, 2) + '\n',
+    'machine.json': JSON.stringify({ ...machine, mode: o.mode, reps: o.reps, target: targetName, seed: o.seed, baseDistribution: suite.points[0]!.options.distribution }, null, 2) + '\n',
     ...renderCharts(suite, rows, machine),
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(o.outDir, name), text);
