@@ -27,6 +27,8 @@ export interface Measured {
   /** From reading the file to the verdict, inside the child. */
   wallMs: number;
   maxRssKb: number;
+  /** User + system CPU time of the child, Node's start-up included. */
+  cpuMs: number;
   /** Process start to exit, as seen by the parent (includes Node's start-up). */
   processMs: number;
 }

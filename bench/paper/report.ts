@@ -40,8 +40,8 @@ function transpose(m: (number | null)[][]): (number | null)[][] {
   return Array.from({ length: n }, (_, s) => m.map((row) => row[s] ?? null));
 }
 
-const stageValues = (r: Row): number[] => [r.parse_ms, r.validate_ms, r.construct_ms, r.prune_ms, r.solve_ms, r.total_ms];
-const STAGE_SERIES = [...STAGES, 'total (check)'];
+const stageValues = (r: Row): number[] => [r.parse_ms, r.validate_ms, r.construct_ms, r.prune_ms, r.solve_ms, r.total_ms, r.cpu_ms];
+const STAGE_SERIES = [...STAGES, 'total (wall)', 'process CPU'];
 
 export function renderCharts(suite: Suite, rows: readonly Row[], m: Machine): Record<string, string> {
   const sub = `${suite.mode} run · ${machineLine(m)}`;
@@ -49,7 +49,7 @@ export function renderCharts(suite: Suite, rows: readonly Row[], m: Machine): Re
   return {
     'fig5-time.svg': renderFigure({
       title: 'Checking time by stage (cf. PolySI Figure 5)', subtitle: sub, series: STAGE_SERIES, columns: 3,
-      panels: sweepPanels(suite, rows, 'time (ms, median)', stageValues),
+      panels: sweepPanels(suite, rows, 'ms (median)', stageValues),
     }),
     'fig6-memory.svg': renderFigure({
       title: 'Peak memory of the checking process (cf. PolySI Figure 6)', subtitle: sub, series: ['peak RSS of the check', 'Node + checker loaded, nothing checked'], columns: 3,
@@ -79,11 +79,11 @@ export function renderMarkdown(suite: Suite, rows: readonly Row[], m: Machine, t
     `fresh process each (times are medians of the repetitions; peak RSS includes Node itself: ${rows[0]?.baseline_rss_mb ?? '?'} MB with ` +
     'the checker loaded and nothing checked).', '');
   out.push('## General workloads (cf. Table 3 and Figure 8)', '');
-  out.push('| workload | sessions x txns x ops | % reads | txns (aborted) | verdict | constraints before → after | prune rounds | parse | validate | construct | prune | solve | total ms | peak MB |');
-  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  out.push('| workload | sessions x txns x ops | % reads | txns (aborted) | verdict | constraints before → after | prune rounds | parse | validate | construct | prune | solve | total ms | CPU ms | peak MB |');
+  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows.filter((x) => x.group === 'general')) {
     out.push(`| ${r.x} | ${r.sessions} x ${r.txns_per_session} x ${r.ops_per_txn} | ${Math.round(r.read_fraction * 100)} | ${n(r.transactions)} (${n(r.aborted)}) | ${r.verdict} | ` +
-      `${n(r.constraints_before)} → ${n(r.constraints_after)} | ${r.prune_rounds} | ${r.parse_ms} | ${r.validate_ms} | ${r.construct_ms} | ${r.prune_ms} | ${r.solve_ms} | ${r.total_ms} | ${r.peak_rss_mb} |`);
+      `${n(r.constraints_before)} → ${n(r.constraints_after)} | ${r.prune_rounds} | ${r.parse_ms} | ${r.validate_ms} | ${r.construct_ms} | ${r.prune_ms} | ${r.solve_ms} | ${r.total_ms} | ${r.cpu_ms} | ${r.peak_rss_mb} |`);
   }
   out.push('');
   for (const s of suite.sweeps) {
@@ -92,7 +92,7 @@ export function renderMarkdown(suite: Suite, rows: readonly Row[], m: Machine, t
     out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rows.filter((x) => x.group === s.param)) {
       out.push(`| ${r.x} | ${n(r.transactions)} (${n(r.aborted)}) | ${n(r.operations)} | ${r.verdict} | ${n(r.constraints_before)} → ${n(r.constraints_after)} | ` +
-        `${r.parse_ms} | ${r.validate_ms} | ${r.construct_ms} | ${r.prune_ms} | ${r.solve_ms} | ${r.total_ms} | ${r.process_ms} | ${r.peak_rss_mb} |`);
+        `${r.parse_ms} | ${r.validate_ms} | ${r.construct_ms} | ${r.prune_ms} | ${r.solve_ms} | ${r.total_ms} | ${r.process_ms} | ${r.cpu_ms} | ${r.peak_rss_mb} |`);
     }
     out.push('');
   }

@@ -42,6 +42,8 @@ export interface Row {
   total_ms: number;
   /** Child process start to exit (Node's start-up included). */
   process_ms: number;
+  /** User + system CPU time of the child process (start-up included): less disturbed by a loaded machine than wall times. */
+  cpu_ms: number;
   constraints_before: number;
   constraints_after: number;
   prune_rounds: number;
@@ -55,7 +57,7 @@ export interface Row {
 export const COLUMNS: readonly (keyof Row)[] = [
   'group', 'x', 'point', 'sessions', 'txns_per_session', 'ops_per_txn', 'read_fraction', 'keys', 'distribution', 'seed',
   'reps', 'committed', 'aborted', 'transactions', 'operations', 'verdict', 'decided_by',
-  'parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms',
+  'parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms', 'cpu_ms',
   'constraints_before', 'constraints_after', 'prune_rounds', 'solver_variables', 'solver_conflicts', 'peak_rss_mb', 'baseline_rss_mb',
 ];
 
@@ -96,6 +98,7 @@ export function makeRow(group: string, x: string, r: PointResult, baselineRssKb:
     parse_ms: stage('parse'), validate_ms: stage('validate'), construct_ms: stage('construct'), prune_ms: stage('prune'), solve_ms: stage('solve'),
     total_ms: med((m) => STAGES.reduce((s, k) => s + (m.timesMs[k] ?? 0), 0)),
     process_ms: med((m) => m.processMs),
+    cpu_ms: med((m) => m.cpuMs),
     constraints_before: first.constraints.before, constraints_after: first.constraints.after, prune_rounds: first.constraints.pruneRounds,
     solver_variables: first.solver?.variables ?? 0, solver_conflicts: first.solver?.conflicts ?? 0,
     peak_rss_mb: med((m) => m.maxRssKb / 1024),

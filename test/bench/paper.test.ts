@@ -20,7 +20,7 @@ import { runPaperSuite } from '../../bench/paper/suite.ts';
 const EXPECTED_COLUMNS = [
   'group', 'x', 'point', 'sessions', 'txns_per_session', 'ops_per_txn', 'read_fraction', 'keys', 'distribution', 'seed',
   'reps', 'committed', 'aborted', 'transactions', 'operations', 'verdict', 'decided_by',
-  'parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms',
+  'parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms', 'cpu_ms',
   'constraints_before', 'constraints_after', 'prune_rounds', 'solver_variables', 'solver_conflicts', 'peak_rss_mb', 'baseline_rss_mb',
 ];
 
@@ -109,7 +109,7 @@ test('the smallest suite runs end to end: CSV columns, one row per sweep point a
       assert.equal(num('committed') + num('aborted'), num('sessions') * num('txns_per_session'));
       assert.equal(num('transactions'), num('sessions') * num('txns_per_session'));
       assert.ok(num('constraints_after') <= num('constraints_before'));
-      for (const k of ['parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms', 'solver_variables', 'prune_rounds']) num(k);
+      for (const k of ['parse_ms', 'validate_ms', 'construct_ms', 'prune_ms', 'solve_ms', 'total_ms', 'process_ms', 'cpu_ms', 'solver_variables', 'prune_rounds']) num(k);
       assert.ok(num('peak_rss_mb') > 0 && num('baseline_rss_mb') > 0);
       assert.equal(col(r, 'point'), pointId({
         ...suite.points[0]!.options, sessions: num('sessions'), txnsPerSession: num('txns_per_session'), opsPerTxn: num('ops_per_txn'),
