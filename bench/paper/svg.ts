@@ -30,7 +30,7 @@ export interface Figure {
 
 const PANEL_W = 380, PANEL_H = 270;
 const M = { left: 64, right: 16, top: 30, bottom: 48 };
-const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#111111', '#8c564b', '#17becf'];
+const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#111111', '#17becf', '#8c564b'];
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
