@@ -88,8 +88,8 @@ export function renderMarkdown(suite: Suite, rows: readonly Row[], m: Machine, t
   out.push('');
   for (const s of suite.sweeps) {
     out.push(`## Sweep: ${s.label} (cf. Figures 5-6)`, '');
-    out.push(`| ${s.label} | txns (aborted) | ops | verdict | constraints before → after | parse | validate | construct | prune | solve | total ms | process ms | peak MB |`);
-    out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    out.push(`| ${s.label} | txns (aborted) | ops | verdict | constraints before → after | parse | validate | construct | prune | solve | total ms | process ms | CPU ms | peak MB |`);
+    out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const r of rows.filter((x) => x.group === s.param)) {
       out.push(`| ${r.x} | ${n(r.transactions)} (${n(r.aborted)}) | ${n(r.operations)} | ${r.verdict} | ${n(r.constraints_before)} → ${n(r.constraints_after)} | ` +
         `${r.parse_ms} | ${r.validate_ms} | ${r.construct_ms} | ${r.prune_ms} | ${r.solve_ms} | ${r.total_ms} | ${r.process_ms} | ${r.cpu_ms} | ${r.peak_rss_mb} |`);

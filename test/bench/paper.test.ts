@@ -130,6 +130,14 @@ test('the smallest suite runs end to end: CSV columns, one row per sweep point a
     for (const w of suite.sweeps) assert.ok(fig5.includes(w.label), `fig5 lacks the panel of ${w.label}`);
     const md = readFileSync(join(out, 'results.md'), 'utf8');
     assert.match(md, /Node v\d+/);
+    // Every markdown table row has as many cells as its header.
+    let cells = -1;
+    for (const line of md.split('\n')) {
+      if (!line.startsWith('|')) { cells = -1; continue; }
+      const n = line.split(' | ').length;
+      if (cells < 0) cells = n;
+      else assert.equal(n, cells, `table row "${line}" has ${n} cells, its header ${cells}`);
+    }
     assert.match(md, /commit [0-9a-f]{10}|commit unknown/);
     const machine = JSON.parse(readFileSync(join(out, 'machine.json'), 'utf8')) as Record<string, unknown>;
     for (const k of ['cores', 'cpuModel', 'memoryGb', 'node', 'commit']) assert.ok(k in machine, `machine.json lacks ${k}`);
