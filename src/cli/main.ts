@@ -33,6 +33,7 @@ const USAGE = `usage:
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json]
+  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS]
 
 check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
@@ -45,6 +46,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'check': return await runCheck(rest, io);
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case 'analyze': return await (await import('./analyze.ts')).runAnalyze(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
