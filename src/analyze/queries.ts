@@ -83,7 +83,10 @@ function readWitness(Z: Z3, enc: Encoding, model: ReturnType<InstanceType<Z3['So
     const j = (i + 1) % m;
     const kinds = (['WW', 'WR', 'RW'] as const).filter((k) => bool(enc.rel[k][i]![j]!));
     const kind = kinds[0]!;
-    const cause = enc.causes.find((c) => c.kind === kind && c.from === i && c.to === j && bool(c.cond))!;
+    // The model makes some disjunct of R(i,j)'s necessary condition true; fall back to the first
+    // candidate if evaluation leaves it symbolic.
+    const candidates = enc.causes.filter((c) => c.kind === kind && c.from === i && c.to === j);
+    const cause = candidates.find((c) => bool(c.cond)) ?? candidates[0]!;
     cycle.push({
       from: i, to: j, kind, stmtFrom: cause.stmtFrom, stmtTo: cause.stmtTo, table: cause.table,
       key: cause.key.map((k) => int(k)), fields: cause.fields,
