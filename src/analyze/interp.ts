@@ -135,8 +135,9 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
       const seen = new Map<string, number>();
       for (const key of candidates(table, where)) {
         const alive = get(table, key, ALIVE, exact);
-        const row = rowOf(table, key, [...whereFields, ...extra], exact);
+        // A looked-up record's WHERE fields are read; its other fields only if it matches.
         if (exact) for (const f of whereFields) get(table, key, f, true);
+        const row = rowOf(table, key, [...whereFields, ...extra], false);
         if (alive === 1 && evalPred(where, env, row)) {
           out.push({ key, row });
           for (const f of [ALIVE, ...whereFields, ...extra]) get(table, key, f, true);
@@ -147,7 +148,7 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
         const snapshot = new Map(env);
         const viewNow = new Map(view);
         preds.push({
-          reader: me, table, fields: [ALIVE, ...whereFields, ...extra],
+          reader: me, table, fields: [ALIVE, ...whereFields],
           test: (row) => evalPred(where, snapshot, row), seen,
         });
         for (const item of viewNow.keys()) if (item.startsWith(`${table.name}|`)) seen.set(item, viewNow.get(item)!.writer);

@@ -15,7 +15,7 @@
 
 import type { Arith, Bool } from 'z3-solver';
 import type { Access, ProgramInfo } from '../lang/access.ts';
-import { ALIVE, fieldsOfPred } from '../lang/access.ts';
+import { keyOnly } from '../lang/access.ts';
 import type { Expr, Pred, Transaction } from '../lang/ast.ts';
 import type { Axiom, ModelSpec } from '../models.ts';
 import type { Z3 } from './z3.ts';
@@ -103,7 +103,7 @@ export class Encoding {
   private freshBool(): B { return this.Z.Bool.const(`freshb_${this.fresh++}`); }
 
   /** A variable's value is tracked per slot only if it is assigned once, outside loops. */
-  private tracked(txn: Transaction, v: string): boolean {
+  tracked(txn: Transaction, v: string): boolean {
     const info = txn.vars.get(v)!;
     return info.kind === 'param' || (info.kind !== 'row' && info.depth === 0 && info.assignments === 1);
   }
@@ -242,22 +242,29 @@ export class Encoding {
       for (const t2 of this.txns) {
         for (const a1 of this.accesses(t1)) {
           for (const a2 of this.accesses(t2)) {
-            const fields = this.conflicts(kind, a1, a2);
-            if (fields.length === 0) continue;
-            const key = a1.table.key.map(() => this.freshInt());
-            const rec1 = new Map(a1.table.fields.map((f) => [f, a1.table.key.includes(f) ? key[a1.table.key.indexOf(f)]! : this.freshInt()]));
-            const rec2 = new Map(a2.table.fields.map((f) => [f, a2.table.key.includes(f) ? key[a2.table.key.indexOf(f)]! : this.freshInt()]));
-            const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
-            const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
-            const parts = [this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), this.where(a1, c1, rec1), this.where(a2, c2, rec2)];
-            parts.push(...c1.side, ...c2.side);
-            // Read-modify-write: a reader that certainly writes back what it read also writes the
-            // record, so the two instances are WW-related one way or the other.
+            const all = this.conflicts(kind, a1, a2);
+            if (all.length === 0) continue;
             const reader = kind === 'RW' ? a1 : kind === 'WR' ? a2 : null;
-            if (reader !== null && fields.every((f) => reader.rmw.has(f))) parts.push(Z.Or(this.rel.WW[i]![j]!, this.rel.WW[j]![i]!));
-            const cond = Z.And(...parts);
-            this.causes.push({ kind, from: i, to: j, stmtFrom: a1.stmt.id, stmtTo: a2.stmt.id, table: a1.table.name, fields, key, cond });
-            ors.push(cond);
+            const writer = kind === 'RW' ? a2 : kind === 'WR' ? a1 : null;
+            // 'where' fields (existence and the WHERE's) are read on every record looked at, found
+            // or not; the others only on found records.
+            const groups: { fields: string[]; found: boolean }[] = reader === null ? [{ fields: all, found: false }] : [
+              { fields: all.filter((f) => reader.whereFields.has(f)), found: false },
+              { fields: all.filter((f) => !reader.whereFields.has(f)), found: true },
+            ].filter((g) => g.fields.length > 0);
+            for (const group of groups) {
+              const key = a1.table.key.map(() => this.freshInt());
+              const rec1 = new Map(a1.table.fields.map((f) => [f, a1.table.key.includes(f) ? key[a1.table.key.indexOf(f)]! : this.freshInt()]));
+              const rec2 = new Map(a2.table.fields.map((f) => [f, a2.table.key.includes(f) ? key[a2.table.key.indexOf(f)]! : this.freshInt()]));
+              const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
+              const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+              const parts = [this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), this.where(a1, c1, rec1), this.where(a2, c2, rec2)];
+              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, reader === a1 ? c1 : c2, group.found, i, j));
+              parts.push(...c1.side, ...c2.side);
+              const cond = Z.And(...parts);
+              this.causes.push({ kind, from: i, to: j, stmtFrom: a1.stmt.id, stmtTo: a2.stmt.id, table: a1.table.name, fields: group.fields, key, cond });
+              ors.push(cond);
+            }
           }
         }
       }
@@ -265,24 +272,75 @@ export class Encoding {
     this.constraints.push(Z.Implies(this.rel[kind][i]![j]!, ors.length === 0 ? Z.Bool.val(false) : Z.Or(...ors)));
   }
 
-  /** Two unconditional (outside loops) writes of the same field of the same pinned record: WW in ar order. */
+  /**
+   * Read-modify-write: when the reader found the record, each statement of its instance that
+   * writes the record back (access.ts, writeBacks) makes the two instances WW-related, one way
+   * or the other, if its guard holds. A key-only SELECT into a tracked row set found the record
+   * iff the set is not empty, which also covers conflicts on existence.
+   */
+  private writeBack(reader: Access, writer: Access, rc: Ctx, found: boolean, i: number, j: number): B {
+    const Z = this.Z;
+    const probe = this.foundProbe(reader, rc);
+    const emptyVar = probe === null ? null : this.bool(`${rc.txn.name}_${rc.slot}_${probe}_null`);
+    const ww = (): B[] => reader.writeBacks
+      .filter((wb) => [...wb.fields].some((f) => writer.writes.has(f)))
+      .map((wb) => Z.Implies(this.guard(this.info.access[wb.stmt]!, rc), Z.Or(this.rel.WW[i]![j]!, this.rel.WW[j]![i]!)));
+    if (found) return Z.And(...(emptyVar === null ? [] : [Z.Not(emptyVar)]), ...ww());
+    if (emptyVar === null) return Z.Bool.val(true);
+    return Z.Or(emptyVar, Z.And(Z.Not(emptyVar), ...ww()));
+  }
+
+  /**
+   * A tracked row-set variable that is empty iff `a` does not find its record: `a` itself when it
+   * is a key-only SELECT, or an earlier key-only SELECT with the same WHERE in the same loops,
+   * with no INSERT or DELETE on the table in between.
+   */
+  private foundProbe(a: Access, ctx: Ctx): string | null {
+    if (!keyOnly(a.stmt.k === 'insert' ? { k: 'true' } : a.stmt.where, a.table) || a.loops.length > 0 || a.stmt.k === 'insert') return null;
+    const where = JSON.stringify(a.stmt.where);
+    const sibs = this.accesses(ctx.txn).filter((b) => b.stmt.k === 'select' && b.stmt.agg === null && b.table === a.table && b.stmt.id <= a.stmt.id
+      && b.loops.length === 0 && JSON.stringify(b.stmt.where) === where && this.tracked(ctx.txn, b.stmt.target));
+    for (const b of sibs.reverse()) {
+      const between = this.accesses(ctx.txn).some((c) => c.table === a.table && c.stmt.id > b.stmt.id && c.stmt.id < a.stmt.id && (c.stmt.k === 'insert' || c.stmt.k === 'delete'));
+      if (!between && b.stmt.k === 'select') return b.stmt.target;
+    }
+    return null;
+  }
+
+  /**
+   * Two writes of the same field of the same pinned record, outside loops, each certain when its
+   * guard holds (an INSERT; an UPDATE of a static table; an UPDATE or DELETE that finds its record,
+   * known from a tracked SELECT with the same WHERE): WW in arbitration order.
+   */
   private forcedWW(i: number, j: number): void {
     const Z = this.Z;
     for (const t1 of this.txns) {
       for (const t2 of this.txns) {
         for (const a1 of this.accesses(t1)) {
           for (const a2 of this.accesses(t2)) {
-            if (!certainWrite(a1, this.info) || !certainWrite(a2, this.info) || a1.table !== a2.table) continue;
-            if (!this.conflicts('WW', a1, a2).some((f) => f !== ALIVE || (a1.stmt.k === 'insert' && a2.stmt.k === 'insert'))) continue;
+            if (a1.table !== a2.table || this.conflicts('WW', a1, a2).length === 0) continue;
             const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
             const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+            const sure1 = this.certainWrite(a1, c1);
+            const sure2 = this.certainWrite(a2, c2);
+            if (sure1 === null || sure2 === null) continue;
             const same = a1.table.key.map((k) => this.expr(a1.exactKey!.get(k)!, c1, null).eq(this.expr(a2.exactKey!.get(k)!, c2, null)));
-            const premise = Z.And(this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), ...same, this.ar(i, j));
+            const premise = Z.And(this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), sure1, sure2, ...same, this.ar(i, j));
             this.constraints.push(Z.Implies(premise, this.rel.WW[i]![j]!));
           }
         }
       }
     }
+  }
+
+  /** When `a` certainly writes its pinned record (given its guard), or null if it never certainly does. */
+  private certainWrite(a: Access, ctx: Ctx): B | null {
+    if (a.loops.length > 0 || a.exactKey === null) return null;
+    if (a.stmt.k === 'insert') return this.Z.Bool.val(true);
+    if (a.stmt.k === 'select' || !keyOnly(a.stmt.where, a.table)) return null;
+    if (a.stmt.k === 'update' && this.info.staticTables.has(a.table.name)) return this.Z.Bool.val(true);
+    const probe = this.foundProbe(a, ctx);
+    return probe === null ? null : this.Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${probe}_null`));
   }
 
   private accesses(t: Transaction): Access[] {
@@ -331,16 +389,5 @@ export class Encoding {
 
 /** WHERE is a conjunction of key equalities only (no other condition can make it miss). */
 export function onlyKeyEqualities(a: Access): boolean {
-  if (a.exactKey === null || a.stmt.k === 'insert') return a.stmt.k === 'insert';
-  const where = a.stmt.where;
-  const fields = fieldsOfPred(where, new Set());
-  const conj = (p: Pred): boolean => p.k === 'and' ? conj(p.l) && conj(p.r) : p.k === 'cmp' && p.op === '=' && (p.l.k === 'field' || p.r.k === 'field');
-  return conj(where) && [...fields].every((f) => a.table.key.includes(f));
-}
-
-/** Certainly writes its pinned record whenever its IF conditions hold. */
-function certainWrite(a: Access, info: ProgramInfo): boolean {
-  if (a.loops.length > 0 || a.exactKey === null) return false;
-  if (a.stmt.k === 'insert') return true;
-  return a.stmt.k === 'update' && info.staticTables.has(a.table.name) && onlyKeyEqualities(a);
+  return a.stmt.k === 'insert' || keyOnly(a.stmt.where, a.table);
 }

@@ -25,8 +25,14 @@ export interface Access {
   writes: Set<string>;
   /** Key field → expression (without fields) when the statement addresses exactly one record. */
   exactKey: Map<string, Expr> | null;
-  /** Fields read here that the same instance certainly writes to the same record right after (or here). */
-  rmw: Set<string>;
+  /**
+   * Statements of the same instance that write every record this one found (itself for an
+   * UPDATE; an UPDATE or DELETE with the same WHERE, later, in the same loops) and the fields
+   * they write: when this statement found a record, each of them writes it if its guard holds.
+   */
+  writeBacks: { stmt: number; fields: Set<string> }[];
+  /** Existence and the WHERE's fields: read on every record looked at, matching or not (phantoms). */
+  whereFields: Set<string>;
 }
 
 export interface ProgramInfo {
@@ -78,26 +84,28 @@ export function analyzeProgram(program: Program): ProgramInfo {
   const access: Access[] = new Array(program.stmts.length);
   for (const txn of program.txns) {
     const visit = (block: Stmt[], guards: Access['guards'], loops: string[]): void => {
-      block.forEach((s, i) => {
+      block.forEach((s) => {
         if (s.k === 'if') {
           visit(s.then, [...guards, { cond: s.cond, pos: true }], loops);
           visit(s.else, [...guards, { cond: s.cond, pos: false }], loops);
         } else if (s.k === 'foreach') visit(s.body, guards, [...loops, s.target]);
         else if (s.k === 'select' || s.k === 'update' || s.k === 'insert' || s.k === 'delete') {
-          access[s.id] = describe(s, txn.name, tables.get(s.table)!, guards, loops, block.slice(i + 1));
+          access[s.id] = describe(s, txn.name, tables.get(s.table)!, guards, loops);
         }
       });
     };
     visit(txn.body, [], []);
   }
+  for (const a of access) linkWriteBacks(a, access);
   return { program, access, tables, staticTables };
 }
 
-function describe(s: SqlStmt, txn: string, table: Table, guards: Access['guards'], loops: string[], rest: Stmt[]): Access {
+function describe(s: SqlStmt, txn: string, table: Table, guards: Access['guards'], loops: string[]): Access {
   const reads = new Set<string>();
   const writes = new Set<string>();
   let exactKey: Map<string, Expr> | null = null;
-  const rmw = new Set<string>();
+  const writeBacks: Access['writeBacks'] = [];
+  let whereFields = new Set<string>();
   if (s.k === 'insert') {
     for (const f of table.fields) if (!table.key.includes(f)) writes.add(f);
     writes.add(ALIVE);
@@ -107,23 +115,39 @@ function describe(s: SqlStmt, txn: string, table: Table, guards: Access['guards'
     fieldsOfPred(s.where, reads);
     exactKey = exactKeyOf(s.where, table);
     if (s.k === 'select') for (const f of s.fields) reads.add(f);
-    if (s.k === 'update') {
-      for (const set of s.sets) { writes.add(set.field); fieldsOfExpr(set.e, reads); }
-      for (const f of reads) if (writes.has(f)) rmw.add(f);
-    }
+    whereFields = fieldsOfPred(s.where, new Set([ALIVE]));
+    if (s.k === 'update') for (const set of s.sets) { writes.add(set.field); fieldsOfExpr(set.e, reads); }
     if (s.k === 'delete') writes.add(ALIVE);
-    if (s.k === 'select' && exactKey !== null) {
-      // SELECT then, unconditionally in the same block, UPDATE of the same record: the instance
-      // writes back what it read (TPC-C's district and stock updates).
-      const key = JSON.stringify(s.where);
-      for (const n of rest) {
-        if (n.k === 'update' && n.table === s.table && JSON.stringify(n.where) === key) {
-          for (const set of n.sets) if (reads.has(set.field)) rmw.add(set.field);
-        }
-        if (n.k === 'let') break; // a later assignment could change what the WHERE means
-      }
-    }
   }
   for (const k of table.key) { reads.delete(k); writes.delete(k); }
-  return { stmt: s, txn, table, guards, loops, reads, writes, exactKey, rmw };
+  for (const k of table.key) whereFields.delete(k);
+  return { stmt: s, txn, table, guards, loops, reads, writes, exactKey, writeBacks, whereFields };
+}
+
+/** WHERE is a conjunction of equalities on key fields pinning every key field, and nothing else. */
+export function keyOnly(where: Pred, table: Table): boolean {
+  if (exactKeyOf(where, table) === null) return false;
+  const conj = (p: Pred): boolean => p.k === 'and' ? conj(p.l) && conj(p.r)
+    : p.k === 'cmp' && p.op === '=' && ((p.l.k === 'field' && table.key.includes(p.l.name) && fieldsOfExpr(p.r, new Set()).size === 0)
+      || (p.r.k === 'field' && table.key.includes(p.r.name) && fieldsOfExpr(p.l, new Set()).size === 0));
+  return conj(where);
+}
+
+/**
+ * Read-modify-write: an UPDATE writes every record it matched; a statement followed (later in
+ * its transaction, in the same loops) by an UPDATE or DELETE with the same WHERE has those
+ * records written too, when the later statement's guard holds. The later UPDATE must not change
+ * the WHERE's fields, and the transaction must not insert into the table.
+ */
+function linkWriteBacks(a: Access, all: Access[]): void {
+  if (a.stmt.k === 'insert') return;
+  const where = JSON.stringify(a.stmt.where);
+  const predFields = fieldsOfPred(a.stmt.where, new Set());
+  const inserts = all.some((b) => b.txn === a.txn && b.table === a.table && b.stmt.k === 'insert');
+  for (const b of all) {
+    if (b.txn !== a.txn || b.table !== a.table || (b.stmt.k !== 'update' && b.stmt.k !== 'delete')) continue;
+    if (b.stmt.id < a.stmt.id || JSON.stringify(b.stmt.where) !== where || b.loops.join() !== a.loops.join() || inserts) continue;
+    if (b.stmt.k === 'update' && b.stmt.sets.some((x) => predFields.has(x.field))) continue;
+    a.writeBacks.push({ stmt: b.stmt.id, fields: new Set([...b.writes]) });
+  }
 }
