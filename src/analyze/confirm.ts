@@ -7,7 +7,7 @@
  * on which initial database, and the real run. Invariant: shares no code with the encoding.
  */
 
-import type { ProgramInfo } from './lang/access.ts';
+import { ALIVE, type ProgramInfo } from './lang/access.ts';
 import type { ModelSpec } from './models.ts';
 import { runExecution, type InitialDb, type Run } from './interp.ts';
 import type { Witness } from './queries.ts';
@@ -24,17 +24,42 @@ export interface Confirmation {
 
 export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): Confirmation {
   const values = [...new Set([100, 0, 1, 10, ...w.locals.flatMap((l) => Object.values(l))])].slice(0, 12);
-  const rowSets: { table: string; values: Record<string, number | null> }[][] = [[], initialRowsOf(info, w)];
   let reason = 'no initial database reproduced the cycle';
-  for (const rows of rowSets) {
+  // Initial databases tried: no rows, the cycle's records, and every record some instance looked
+  // up (so that guards like "the course exists" can hold); unwritten fields hold v, or v plus or
+  // minus the field's position (so that two fields can differ, e.g. a count below a capacity).
+  const base = initialRowsOf(info, w);
+  const lookedUp = (run: Run): { table: string; values: Record<string, number | null> }[] => {
+    const out = [...base];
+    run.reads.forEach((rs) => {
+      for (const item of rs.keys()) {
+        const [table, key, field] = item.split('|');
+        if (field !== ALIVE || info.staticTables.has(table!)) continue;
+        const t = info.tables.get(table!)!;
+        const ks = key!.split(',').map(Number);
+        if (out.some((r) => r.table === table && t.key.every((k, i) => r.values[k] === ks[i]))) continue;
+        out.push({ table: table!, values: Object.fromEntries(t.fields.map((f) => [f, t.key.includes(f) ? ks[t.key.indexOf(f)]! : null])) });
+      }
+    });
+    return out;
+  };
+  for (const slope of [0, 1, -1]) {
     for (const v of values) {
-      const db: InitialDb = { value: () => v, rows: rows.map((r) => ({ table: r.table, values: Object.fromEntries(Object.entries(r.values).map(([f, x]) => [f, x ?? v])) })) };
-      const run = runExecution(info, w.execution, db);
-      const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to && x.kind === e.kind));
-      if (missing !== undefined) { reason = `edge ${e2s(missing)} does not arise`; continue; }
-      const broken = violatedAxiom(info, spec, w, run);
-      if (broken !== null) { reason = broken; continue; }
-      return { reproduced: true, initialValue: v, initialRows: db.rows, run, reason: '' };
+      let rows: { table: string; values: Record<string, number | null> }[] = [];
+      for (let round = 0; round < 4; round++) {
+        const db: InitialDb = {
+          value: (table, field) => v + slope * info.tables.get(table)!.fields.indexOf(field),
+          rows: rows.map((r) => ({ table: r.table, values: Object.fromEntries(Object.entries(r.values).map(([f, x]) => [f, x ?? v + slope * info.tables.get(r.table)!.fields.indexOf(f)])) })),
+        };
+        const run = runExecution(info, w.execution, db);
+        const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
+        const broken = missing === undefined ? violatedAxiom(info, spec, w, run) : null;
+        if (missing === undefined && broken === null) return { reproduced: true, initialValue: v, initialRows: db.rows, run, reason: '' };
+        reason = missing !== undefined ? `edge ${e2s(missing)} does not arise` : broken!;
+        const next = round === 0 ? base : lookedUp(run);
+        if (next.length === rows.length && round > 0) break;
+        rows = next;
+      }
     }
   }
   return { reproduced: false, initialValue: null, initialRows: [], run: null, reason };

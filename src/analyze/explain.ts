@@ -21,6 +21,7 @@ export function instanceLabel(info: ProgramInfo, w: Witness, i: number): string 
 }
 
 export function recordLabel(info: ProgramInfo, e: WitnessEdge): string {
+  if (e.item !== undefined) return e.item;
   const t = info.tables.get(e.table)!;
   const key = t.key.map((k, i) => `${k}=${e.key[i]}`).join(',');
   const fields = e.fields.map((f) => (f === ALIVE ? 'exists' : f)).join('/');
@@ -40,7 +41,7 @@ export function classify(edges: readonly { kind: string }[]): CycleClass {
 export function nameAnomaly(w: Witness): AnomalyName {
   const c = w.cycle;
   const cls = classify(c);
-  const items = (e: WitnessEdge) => `${e.table}|${e.key.join(',')}|${e.fields.join()}`;
+  const items = (e: WitnessEdge) => e.item ?? `${e.table}|${e.key.join(',')}|${e.fields.join()}`;
   if (c.length === 2 && c.some((e) => e.kind === 'RW') && c.some((e) => e.kind === 'WW' || e.kind === 'RW')
     && items(c[0]!) === items(c[1]!) && c.every((e) => e.kind !== 'WR')) return 'lost update';
   if (c.length === 4 && cls === 'G-nonadjacent' && c.filter((e) => e.kind === 'WR').length === 2) return 'long fork';

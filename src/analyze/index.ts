@@ -89,6 +89,16 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
       if (r.answer === 'unsat') break;
       const w = r.witness!;
       const conf = confirmWitness(info, spec, w);
+      if (conf.reproduced) {
+        // Report the real dependencies: the kind the run produced (the model's if it is among
+        // them) and the item.
+        for (const e of w.cycle) {
+          const real = conf.run!.edges.filter((x) => x.from === e.from && x.to === e.to);
+          const pick = real.find((x) => x.kind === e.kind) ?? real[0]!;
+          e.kind = pick.kind;
+          e.item = pick.item;
+        }
+      }
       if (conf.reproduced || attempt === (opts.confirmTries ?? 6) - 1) {
         return result('anomaly', { anomaly: { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) } });
       }

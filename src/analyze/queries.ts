@@ -30,6 +30,8 @@ export interface WitnessEdge {
   table: string;
   key: number[];
   fields: string[];
+  /** After confirmation: the item of the real dependency (e.g. `Account[0].Balance`). */
+  item?: string;
 }
 
 export interface Witness {
