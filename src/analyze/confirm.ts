@@ -23,7 +23,7 @@ export interface Confirmation {
 }
 
 export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): Confirmation {
-  const values = [...new Set([100, 0, 1, 10, ...w.locals.flatMap((l) => Object.values(l))])].slice(0, 12);
+  const values = [...new Set([100, 0, 1, 10, ...w.locals.flatMap((l) => Object.values(l)), ...w.execution.instances.flatMap((x) => x.args)])].slice(0, 16);
   let reason = 'no initial database reproduced the cycle';
   // Initial databases tried: no rows, the cycle's records, and every record some instance looked
   // up (so that guards like "the course exists" can hold); unwritten fields hold v, or v plus or
@@ -43,13 +43,16 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
     });
     return out;
   };
+  const hint = (table: string, field: string): number | undefined => w.fieldValues.find((x) => x.table === table && x.field === field)?.value;
+  for (const useHints of [true, false]) {
   for (const slope of [0, 1, -1]) {
     for (const v of values) {
+      const fill = (table: string, field: string): number => (useHints ? hint(table, field) : undefined) ?? v + slope * info.tables.get(table)!.fields.indexOf(field);
       let rows: { table: string; values: Record<string, number | null> }[] = [];
       for (let round = 0; round < 4; round++) {
         const db: InitialDb = {
-          value: (table, field) => v + slope * info.tables.get(table)!.fields.indexOf(field),
-          rows: rows.map((r) => ({ table: r.table, values: Object.fromEntries(Object.entries(r.values).map(([f, x]) => [f, x ?? v + slope * info.tables.get(r.table)!.fields.indexOf(f)])) })),
+          value: fill,
+          rows: rows.map((r) => ({ table: r.table, values: Object.fromEntries(Object.entries(r.values).map(([f, x]) => [f, x ?? fill(r.table, f)])) })),
         };
         const run = runExecution(info, w.execution, db);
         const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
@@ -61,6 +64,7 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
         rows = next;
       }
     }
+  }
   }
   return { reproduced: false, initialValue: null, initialRows: [], run: null, reason };
 }

@@ -80,10 +80,14 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
     queries, timesMs: { z3Load: Math.round(z3Load), total: Math.round(performance.now() - t0) }, ...rest,
   });
 
+  // The shortest confirmed cycle; failing that, the shortest predicted one (reported as not
+  // confirmed: a refuted witness never turns into "none").
   let unknown = false;
+  let unconfirmed: NonNullable<AnalysisResult['anomaly']> | null = null;
+  const tries = opts.confirmTries ?? 8;
   for (let m = 2; m <= opts.bound; m++) {
     const tried: Witness[] = [];
-    for (let attempt = 0; attempt < (opts.confirmTries ?? 6); attempt++) {
+    for (let attempt = 0; attempt < tries; attempt++) {
       const r = await ask(`cycle of length ${m}`, () => findCycle(Z, info, spec, m, budget, tried));
       if (r.answer === 'unknown') { unknown = true; break; }
       if (r.answer === 'unsat') break;
@@ -98,14 +102,14 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
           e.kind = pick.kind;
           e.item = pick.item;
         }
-      }
-      if (conf.reproduced || attempt === (opts.confirmTries ?? 6) - 1) {
         return result('anomaly', { anomaly: { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) } });
       }
+      unconfirmed ??= { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) };
       tried.push(w);
     }
     if (unknown) break;
   }
+  if (unconfirmed !== null) return result('anomaly', { anomaly: unconfirmed });
   if (unknown) return result('unknown');
   if (!opts.prove) return result('none');
   const proof = await prove(Z, info, spec, describeSpec(spec, opts.model), opts.bound, budget, ask);

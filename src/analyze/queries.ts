@@ -30,6 +30,9 @@ export interface WitnessEdge {
   table: string;
   key: number[];
   fields: string[];
+  /** The kind and fields as the model chose them (kind and item may be replaced by the real ones). */
+  modelKind: EdgeKindA;
+  modelFields: string[];
   /** After confirmation: the item of the real dependency (e.g. `Account[0].Balance`). */
   item?: string;
 }
@@ -40,6 +43,8 @@ export interface Witness {
   cycle: WitnessEdge[];
   /** Values of tracked locals per instance, for reading the model (e.g. bal = 3). */
   locals: Record<string, number>[];
+  /** Field values the model's instances read through tracked row sets (hints for confirmation). */
+  fieldValues: { table: string; field: string; value: number }[];
 }
 
 export interface QueryBudget { deadline: number }
@@ -48,29 +53,74 @@ function remaining(b: QueryBudget): number {
   return Math.max(1, Math.floor(b.deadline - performance.now()));
 }
 
-async function check(Z: Z3, enc: Encoding, goal: Bool<'main'>, b: QueryBudget, block: Bool<'main'>[] = []): Promise<{ answer: SatAnswer; solver: InstanceType<Z3['Solver']> }> {
-  const solver = new Z.Solver();
+type Solver = InstanceType<Z3['Solver']>;
+
+/**
+ * Encodings are built once per (transactions, slots) and kept with a solver that holds their
+ * constraints; each query pushes its goal and pops it again, so the cycle search, the
+ * shortest-path proof and the inductive steps share the work of building and internalising.
+ */
+const cache = new WeakMap<ProgramInfo, Map<string, { enc: Encoding; solver: Solver }>>();
+
+function encodingFor(Z: Z3, info: ProgramInfo, spec: ModelSpec, txns: Transaction[], n: number): { enc: Encoding; solver: Solver } {
+  let m = cache.get(info);
+  if (m === undefined) { m = new Map(); cache.set(info, m); }
+  const key = `${[...spec.models].join()}|${spec.serializablePairs.join()}|${txns.map((t) => t.name).join()}|${n}`;
+  let e = m.get(key);
+  if (e === undefined) {
+    const enc = new Encoding(Z, info, spec, txns, n);
+    const solver = new Z.Solver();
+    solver.add(...enc.constraints);
+    e = { enc, solver };
+    m.set(key, e);
+  }
+  return e;
+}
+
+async function check(solver: Solver, goal: Bool<'main'>, b: QueryBudget, block: Bool<'main'>[] = []): Promise<{ answer: SatAnswer; model: ReturnType<Solver['model']> | null }> {
   solver.set('timeout', remaining(b));
-  solver.add(...enc.constraints, goal, ...block);
-  const r = await solver.check();
-  return { answer: r === 'unknown' ? 'unknown' : r, solver };
+  solver.push();
+  try {
+    solver.add(goal, ...block);
+    const r = await solver.check();
+    return { answer: r === 'unknown' ? 'unknown' : r, model: r === 'sat' ? solver.model() : null };
+  } finally {
+    solver.pop();
+  }
 }
 
 /** A cycle through exactly m instances: slot 0 → 1 → ... → m-1 → 0. */
 export async function findCycle(
   Z: Z3, info: ProgramInfo, spec: ModelSpec, m: number, b: QueryBudget, exclude: Witness[] = [],
 ): Promise<{ answer: SatAnswer; witness: Witness | null }> {
-  const enc = new Encoding(Z, info, spec, info.program.txns, m);
+  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, m);
   const goal = Z.And(...Array.from({ length: m }, (_, i) => enc.dep(i, (i + 1) % m)));
-  const block = exclude.map((w) => Z.Not(Z.And(...w.execution.instances.flatMap((inst, i) => [
-    enc.isType(i, inst.txn), ...inst.args.map((a, p) => enc.param(i, inst.txn, info.program.txns.find((t) => t.name === inst.txn)!.params[p]!).eq(a)),
-  ]))));
-  const { answer, solver } = await check(Z, enc, goal, b, block);
+  // Refuted witnesses: exclude their instances, and, once a pattern (transactions and the
+  // statement pairs behind each edge) has been refuted twice, the pattern itself, so that the
+  // search moves on to other explanations (index.ts never reports "none" because of this).
+  const seen = new Map<string, number>();
+  const block: Bool<'main'>[] = [];
+  for (const w of exclude) {
+    const types = w.execution.instances.map((inst, i) => enc.isType(i, inst.txn));
+    block.push(Z.Not(Z.And(...types, ...w.execution.instances.flatMap((inst, i) =>
+      inst.args.map((a, p) => enc.param(i, inst.txn, info.program.txns.find((t) => t.name === inst.txn)!.params[p]!).eq(a))))));
+    const pattern = patternKey(w);
+    seen.set(pattern, (seen.get(pattern) ?? 0) + 1);
+    if (seen.get(pattern) === 2) {
+      const conds = w.cycle.map((e) => enc.causes.find((c) => c.kind === e.modelKind && c.from === e.from && c.to === e.to && c.stmtFrom === e.stmtFrom && c.stmtTo === e.stmtTo && c.fields.join() === e.modelFields.join())!.cond);
+      block.push(Z.Not(Z.And(...types, ...conds)));
+    }
+  }
+  const { answer, model } = await check(solver, goal, b, block);
   if (answer !== 'sat') return { answer, witness: null };
-  return { answer, witness: readWitness(Z, enc, solver.model(), m) };
+  return { answer, witness: readWitness(Z, enc, model!, m) };
 }
 
-function readWitness(Z: Z3, enc: Encoding, model: ReturnType<InstanceType<Z3['Solver']>['model']>, m: number): Witness {
+export function patternKey(w: Witness): string {
+  return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();
+}
+
+function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m: number): Witness {
   const int = (e: Parameters<typeof model.eval>[0]): number => Number((model.eval(e as never, true) as unknown as { value(): bigint }).value());
   const bool = (e: Parameters<typeof model.eval>[0]): boolean => Z.isTrue(model.eval(e as never, true));
   const txns = enc.txns;
@@ -91,7 +141,7 @@ function readWitness(Z: Z3, enc: Encoding, model: ReturnType<InstanceType<Z3['So
     const cause = candidates.find((c) => bool(c.cond)) ?? candidates[0]!;
     cycle.push({
       from: i, to: j, kind, stmtFrom: cause.stmtFrom, stmtTo: cause.stmtTo, table: cause.table,
-      key: cause.key.map((k) => int(k)), fields: cause.fields,
+      key: cause.key.map((k) => int(k)), fields: cause.fields, modelKind: kind, modelFields: cause.fields,
     });
   }
   const locals = instances.map((inst, i) => {
@@ -103,16 +153,25 @@ function readWitness(Z: Z3, enc: Encoding, model: ReturnType<InstanceType<Z3['So
     }
     return out;
   });
-  return { execution: { instances, ar, vis }, cycle, locals };
+  const fieldValues: Witness['fieldValues'] = [];
+  instances.forEach((inst, i) => {
+    const t = txns.find((x) => x.name === inst.txn)!;
+    for (const [v, vi] of t.vars) {
+      if (vi.kind !== 'rows' || vi.depth !== 0 || vi.assignments !== 1) continue;
+      if (bool(Z.Bool.const(`${t.name}_${i}_${v}_null`))) continue;
+      for (const f of vi.fields) fieldValues.push({ table: vi.table, field: f, value: int(Z.Int.const(`${t.name}_${i}_${v}.${f}`)) });
+    }
+  });
+  return { execution: { instances, ar, vis }, cycle, locals, fieldValues };
 }
 
 /** φ_ShortestPath,k: k+1 distinct instances on a path with no chord. unsat ⇒ no shortest path of length ≥ k. */
 export async function shortestPath(Z: Z3, info: ProgramInfo, spec: ModelSpec, k: number, b: QueryBudget): Promise<SatAnswer> {
-  const enc = new Encoding(Z, info, spec, info.program.txns, k + 1);
+  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, k + 1);
   const parts: Bool<'main'>[] = [];
   for (let i = 0; i < k; i++) parts.push(enc.dep(i, i + 1));
   for (let i = 0; i < k; i++) for (let j = i + 2; j <= k; j++) parts.push(Z.Not(enc.dep(i, j)));
-  return (await check(Z, enc, Z.And(...parts), b)).answer;
+  return (await check(solver, Z.And(...parts), b)).answer;
 }
 
 /**
@@ -121,16 +180,16 @@ export async function shortestPath(Z: Z3, info: ProgramInfo, spec: ModelSpec, k:
  * execution of `among` with an instance of T' has a cycle through it (Theorem 12).
  */
 export async function inductiveStep(Z: Z3, info: ProgramInfo, spec: ModelSpec, among: Transaction[], tPrime: Transaction[], b: QueryBudget): Promise<SatAnswer> {
-  const e2 = new Encoding(Z, info, spec, among, 2);
-  const first = await check(Z, e2, Z.And(Z.Or(...tPrime.map((t) => e2.isType(0, t.name))), e2.dep(0, 1), Z.Not(e2.ar(0, 1))), b);
+  const { enc: e2, solver: s2 } = encodingFor(Z, info, spec, among, 2);
+  const first = await check(s2, Z.And(Z.Or(...tPrime.map((t) => e2.isType(0, t.name))), e2.dep(0, 1), Z.Not(e2.ar(0, 1))), b);
   if (first.answer !== 'unsat') return first.answer;
-  const e3 = new Encoding(Z, info, spec, among, 3);
-  const second = await check(Z, e3, Z.And(e3.dep(0, 1), e3.dep(1, 2), Z.Not(e3.ar(0, 2)), Z.Not(e3.ar(1, 2))), b);
+  const { enc: e3, solver: s3 } = encodingFor(Z, info, spec, among, 3);
+  const second = await check(s3, Z.And(e3.dep(0, 1), e3.dep(1, 2), Z.Not(e3.ar(0, 2)), Z.Not(e3.ar(1, 2))), b);
   return second.answer;
 }
 
 /** Whether any two instances of `among` can be dependent at all. */
 export async function anyDependency(Z: Z3, info: ProgramInfo, spec: ModelSpec, among: Transaction[], b: QueryBudget): Promise<SatAnswer> {
-  const e2 = new Encoding(Z, info, spec, among, 2);
-  return (await check(Z, e2, e2.dep(0, 1), b)).answer;
+  const { enc: e2, solver } = encodingFor(Z, info, spec, among, 2);
+  return (await check(solver, e2.dep(0, 1), b)).answer;
 }
