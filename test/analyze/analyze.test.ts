@@ -44,7 +44,7 @@ test('withdraw: lost update under EC at k=2, confirmed; none under PSI, proved f
   assert.equal(ec.anomaly!.explanation.name, 'lost update');
   assert.equal(ec.anomaly!.confirmation.reproduced, true);
   const psi = await analyzeProgram(p, { model: 'psi', bound: 4, prove: true, timeoutMs: 60_000 });
-  assert.equal(psi.verdict, 'proved');
+  assert.equal(psi.verdict, 'proved', JSON.stringify(psi.queries));
   assert.equal(psi.proof!.method, 'shortest-path');
   assert.equal(psi.proof!.k, 4);
 });
@@ -54,6 +54,27 @@ test('TPC-C: an anomaly between two instances under EC (k=2), confirmed', async 
   assert.equal(r.verdict, 'anomaly');
   assert.equal(r.anomaly!.length, 2);
   assert.equal(r.anomaly!.confirmation.reproduced, true);
+});
+
+test('TPC-C under PSI: no cycle of 2 or 3 instances, a long fork of 4 through New-Order and Order-Status, confirmed', async () => {
+  const r = await analyzeProgram(load('tpcc.anode'), { model: 'psi', bound: 4, prove: false, timeoutMs: 60_000 });
+  assert.equal(r.verdict, 'anomaly');
+  assert.equal(r.anomaly!.length, 4);
+  assert.equal(r.anomaly!.explanation.name, 'long fork');
+  assert.equal(r.anomaly!.confirmation.reproduced, true);
+  const txns = new Set(r.anomaly!.witness.execution.instances.map((x) => x.txn));
+  assert.ok(txns.has('NewOrder') && txns.has('OrderStatus'), [...txns].join());
+  assert.deepEqual(r.queries.filter((q) => q.query.startsWith('cycle of length 2') || q.query.startsWith('cycle of length 3')).map((q) => q.answer), ['unsat', 'unsat']);
+});
+
+test('TPC-C under SI: serializable for all executions, by induction on {NewOrder, Payment} first', async () => {
+  const r = await analyzeProgram(load('tpcc.anode'), { model: 'si', bound: 4, prove: true, timeoutMs: 60_000 });
+  assert.equal(r.verdict, 'proved');
+  assert.equal(r.proof!.method, 'inductive');
+  assert.deepEqual(r.proof!.steps![0], ['NewOrder', 'Payment']);
+  // Induction does not hold under PSI (the long fork above).
+  const psi = await analyzeProgram(load('tpcc.anode'), { model: 'psi', bound: 2, prove: true, timeoutMs: 60_000 });
+  assert.notEqual(psi.verdict, 'proved');
 });
 
 test('Courseware: an anomaly between two instances under EC (k=2), confirmed', async () => {
