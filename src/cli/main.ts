@@ -3,7 +3,7 @@
  *
  * Takes: argv (without node and script). Gives: an exit code:
  *   0 the history satisfies the level, 1 violation, 2 invalid input or usage, 3 unknown.
- * Commands: check (default), convert, stat, help.
+ * Commands: check (default), convert, stat, run, help.
  */
 
 import { parseArgs } from 'node:util';
@@ -34,6 +34,8 @@ const USAGE = `usage:
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json]
   polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS]
+  polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
+             [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
 
 check exit codes: 0 valid, 1 violation, 2 invalid input or usage, 3 unknown (a limit was hit)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
@@ -47,6 +49,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
       case 'analyze': return await (await import('./analyze.ts')).runAnalyze(rest, io);
+      case 'run': return await (await import('./run.ts')).runRun(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;

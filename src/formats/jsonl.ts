@@ -6,6 +6,8 @@
  * then one transaction per line, a session's transactions in session order:
  *   {"session":"s1","txn":"t1","status":"committed","ops":[["w","x",1],["r","y",null],
  *    ["append","l",3],["r","l",[1,2,3]]]}
+ * with optional per-txn "start" / "end" (invocation / completion, ms of a monotonic clock) and
+ * "error" (the database's error code), as `polysi run` records them.
  *
  * Takes: the file's text. Gives: a History with locUnit 'line' (1-based); `null` is the initial
  * value; values are safe integers, strings or {"int":"<decimal>"} for integers beyond 2^53;
@@ -34,7 +36,7 @@ export const JSONL_VERSION = 1;
 
 const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
-const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops']);
+const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error']);
 const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
 const BIG_INT = /^-?[0-9]+$/;
 
@@ -79,6 +81,21 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     }
     return fail(`expected ${where} to be null, a string, an integer within ±2^53 or {"int":"<decimal>"}, ` +
       `found ${show(v)}`);
+  };
+
+  /** Optional "start" / "end" (ms, finite, start ≤ end, both or neither) and "error" (a string). */
+  const readTimesAndError = (o: Record<string, unknown>, t: number): void => {
+    const start = o['start'], end = o['end'], error = o['error'];
+    if (start !== undefined || end !== undefined) {
+      if (typeof start !== 'number' || !Number.isFinite(start)) fail(`expected "start" to be a time in ms (a finite number) alongside "end", found ${show(start)}`);
+      if (typeof end !== 'number' || !Number.isFinite(end)) fail(`expected "end" to be a time in ms (a finite number) alongside "start", found ${show(end)}`);
+      if ((end as number) < (start as number)) fail(`"end" (${end}) is before "start" (${start})`, 'inconsistent');
+      b.setTimes(t, start as number, end as number);
+    }
+    if (error !== undefined) {
+      if (typeof error !== 'string') fail(`expected "error" to be a string (the database's error code), found ${show(error)}`);
+      b.setError(t, error as string);
+    }
   };
 
   // Sessions declared by the header, if any: then every txn must name one of them.
@@ -131,7 +148,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     sawContent = true;
 
     for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops`);
+      if (!TXN_FIELDS.has(f)) fail(`unknown field ${show(f)}; expected session, txn, status, ops, start, end, error`);
     }
     const sess = o['session'];
     if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
@@ -162,6 +179,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     const ops = o['ops'];
     if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${show(ops)}`);
     const t = b.beginTxn(b.session(sessLabel), label, status, line);
+    readTimesAndError(o, t);
     const list = ops as unknown[];
     for (let i = 0; i < list.length; i++) {
       const op = list[i];
@@ -196,6 +214,16 @@ function valueJson(label: string, v: number): string | null {
   if (label.charCodeAt(0) === 34) return label; // '"': the builder stored JSON.stringify(string)
   if (!CANONICAL_INT.test(label)) return null;
   return Number.isSafeInteger(Number(label)) ? label : `{"int":"${label}"}`;
+}
+
+/** The optional `,"start":..,"end":..,"error":..` fields of txn t ('' when it has none). */
+function timesAndErrorJson(h: History, t: number): string {
+  let s = '';
+  const start = h.txnStart?.[t] ?? NaN, end = h.txnEnd?.[t] ?? NaN;
+  if (!Number.isNaN(start) && !Number.isNaN(end)) s += `,"start":${start},"end":${end}`;
+  const err = h.txnError?.[t] ?? '';
+  if (err !== '') s += `,"error":${JSON.stringify(err)}`;
+  return s;
 }
 
 /**
@@ -246,7 +274,7 @@ export function writeJsonl(h: History): string {
       }
     }
     out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
-      `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]}`);
+      `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]${timesAndErrorJson(h, t)}}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -53,6 +53,10 @@ export class HistoryBuilder {
   private readonly listStartArr = new GrowableInt32();
   private readonly listElemsArr = new GrowableInt32();
   private readonly omitted = new Set<number>();
+  // Optional per-txn columns (model.ts), allocated on first use; indexed by builder txn id.
+  private txnStartArr: number[] | null = null;
+  private txnEndArr: number[] | null = null;
+  private txnErrorArr: string[] | null = null;
 
   constructor(
     readonly source: string = '<memory>',
@@ -103,6 +107,21 @@ export class HistoryBuilder {
 
   txnLabel(txn: number): string {
     return this.txnLabelArr[txn]!;
+  }
+
+  /** Records txn's invocation and completion times (ms, monotonic); NaN for "not recorded". */
+  setTimes(txn: number, start: number, end: number): void {
+    if (this.txnStartArr === null) { this.txnStartArr = []; this.txnEndArr = []; }
+    while (this.txnStartArr.length <= txn) { this.txnStartArr.push(NaN); this.txnEndArr!.push(NaN); }
+    this.txnStartArr[txn] = start;
+    this.txnEndArr![txn] = end;
+  }
+
+  /** Records the database's error code for an aborted or unknown txn. */
+  setError(txn: number, code: string): void {
+    if (this.txnErrorArr === null) this.txnErrorArr = [];
+    while (this.txnErrorArr.length <= txn) this.txnErrorArr.push('');
+    this.txnErrorArr[txn] = code;
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -205,9 +224,14 @@ export class HistoryBuilder {
     const txnStatus = new Uint8Array(nTxn);
     const txnLoc = new Float64Array(nTxn);
     const txnLabels: string[] = new Array<string>(nTxn);
+    const txnStart = this.txnStartArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnEnd = this.txnEndArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
     for (let t = 0; t < nTxnAll; t++) {
       const nt = txnNewId[t]!;
       if (nt < 0) continue;
+      if (txnStart !== undefined && t < this.txnStartArr!.length) { txnStart[nt] = this.txnStartArr![t]!; txnEnd![nt] = this.txnEndArr![t]!; }
+      if (txnError !== undefined && t < this.txnErrorArr!.length) txnError[nt] = this.txnErrorArr![t]!;
       txnSession[nt] = sessionNewId[this.txnSessionArr.get(t)]!;
       txnStatus[nt] = this.txnStatusArr.get(t);
       txnLoc[nt] = this.txnLocArr.get(t);
@@ -257,6 +281,8 @@ export class HistoryBuilder {
       valueLabels: this.valueLabels.slice(),
       listStart: this.listStartArr.toArray(),
       listElems: this.listElemsArr.toArray(),
+      ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
+      ...(txnError === undefined ? {} : { txnError }),
     };
     assertHistory(h);
     return h;

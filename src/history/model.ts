@@ -76,6 +76,16 @@ export interface History {
   /** `valueLabels[v]`: the value as the user wrote it; `valueLabels[0]` names the initial value. */
   readonly valueLabels: readonly string[];
 
+  /**
+   * Optional per-txn columns, present when the source recorded them (`polysi run`, JSONL
+   * `"start"` / `"end"` / `"error"`): `txnStart[t]` / `txnEnd[t]` are the invocation and completion
+   * times in milliseconds of the recorder's monotonic clock (NaN when not recorded for t), and
+   * `txnError[t]` the database's error code for an aborted or unknown txn ('' when none).
+   */
+  readonly txnStart?: Float64Array;
+  readonly txnEnd?: Float64Array;
+  readonly txnError?: readonly string[];
+
   /** CSR over lists read by OP_READ_LIST: list l is `listElems[listStart[l] .. listStart[l+1]-1]`. */
   readonly listStart: Int32Array;
   readonly listElems: Int32Array;
@@ -135,6 +145,7 @@ export function assertHistory(h: History): void {
     const v = h.opValue[op]!;
     if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
   }
+  for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
   for (let i = 0; i < h.listElems.length; i++) {
     if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
   }
