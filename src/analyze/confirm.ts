@@ -18,6 +18,8 @@ export interface Confirmation {
   initialValue: number | null;
   initialRows: InitialDb['rows'];
   run: Run | null;
+  /** The initial database of the reproducing run (for --confirm --db). */
+  db: InitialDb | null;
   /** Why not, when it did not reproduce. */
   reason: string;
 }
@@ -57,7 +59,7 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
         const run = runExecution(info, w.execution, db);
         const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
         const broken = missing === undefined ? violatedAxiom(info, spec, w, run) : null;
-        if (missing === undefined && broken === null) return { reproduced: true, initialValue: v, initialRows: db.rows, run, reason: '' };
+        if (missing === undefined && broken === null) return { reproduced: true, initialValue: v, initialRows: db.rows, run, db, reason: '' };
         reason = missing !== undefined ? `edge ${e2s(missing)} does not arise` : broken!;
         const next = round === 0 ? base : lookedUp(run);
         if (next.length === rows.length && round > 0) break;
@@ -66,7 +68,7 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
     }
   }
   }
-  return { reproduced: false, initialValue: null, initialRows: [], run: null, reason };
+  return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason };
 }
 
 function e2s(e: { from: number; to: number; kind: string }): string {

@@ -12,7 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
 import type { Io } from './main.ts';
 
-const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]';
+const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
 const MODELS = ['ec', 'cc', 'pc', 'psi', 'si', 'ser'];
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
@@ -28,6 +28,11 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       explain: { type: 'boolean', default: false },
       dot: { type: 'string' },
       svg: { type: 'string' },
+      confirm: { type: 'boolean', default: false },
+      db: { type: 'string', default: 'memory:lost-update' },
+      isolation: { type: 'string' },
+      rounds: { type: 'string', default: '50' },
+      seed: { type: 'string', default: '1' },
     },
   });
   if (positionals.length !== 1) {
@@ -48,6 +53,17 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi analyze: --timeout takes a positive number of seconds, got "${values.timeout}"`);
     return 2;
   }
+  const rounds = Number(values.rounds);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(seed)) {
+    io.stderr(`polysi analyze: --rounds takes a positive integer and --seed an integer`);
+    return 2;
+  }
+  const isolations = ['read-uncommitted', 'read-committed', 'repeatable-read', 'snapshot', 'serializable'];
+  if (values.isolation !== undefined && !isolations.includes(values.isolation)) {
+    io.stderr(`polysi analyze: --isolation must be one of ${isolations.join(', ')}`);
+    return 2;
+  }
   const path = positionals[0]!;
   let text: string;
   try {
@@ -58,8 +74,29 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   const { parseProgram, analyzeProgram } = await import('../analyze/index.ts');
   const program = parseProgram(text, path);
   const r = await analyzeProgram(program, { model: values.model as 'ec', bound, prove: values.prove, timeoutMs: timeout * 1000 });
+  // --confirm: run the confirmed anomaly's instances against the store and check the histories.
+  let dynamic: unknown = null;
+  let dynamicText = '';
+  if (values.confirm && r.anomaly !== null && r.anomaly.confirmation.db !== null) {
+    const { confirmOnDb, NotRunnableError } = await import('../analyze/confirm-db.ts');
+    const { analyzeProgram: access } = await import('../analyze/lang/access.ts');
+    try {
+      const d = await confirmOnDb(access(program), r.anomaly.witness, r.anomaly.confirmation.db, {
+        db: values.db, rounds, seed, ...(values.isolation === undefined ? {} : { isolation: values.isolation as 'snapshot' }),
+      });
+      dynamic = { ...d, reproduced: d.violations > 0 };
+      dynamicText = d.violations > 0
+        ? `  REPRODUCED on ${d.target} (${d.isolation}): ${d.violations} of ${d.rounds} rounds violate serializability, first in round ${d.firstViolationRound} (${d.anomalyNames.join(', ')}); ${d.committed} commits, ${d.aborted} aborts`
+        : `  not reproduced on ${d.target} (${d.isolation}) in ${d.rounds} rounds; ${d.committed} commits, ${d.aborted} aborts`;
+    } catch (err) {
+      if (!(err instanceof NotRunnableError) && !(err instanceof Error && err.constructor.name === 'TargetSpecError')) throw err;
+      io.stderr(`polysi analyze --confirm: ${err.message}`);
+      return 2;
+    }
+  } else if (values.confirm) dynamicText = '  --confirm: nothing to run (no anomaly confirmed on the interpreter)';
   if (values.json) {
     io.stdout(JSON.stringify({
+      dynamic,
       verdict: r.verdict, model: r.model, bound: r.bound, file: path,
       anomaly: r.anomaly === null ? null : {
         length: r.anomaly.length,
@@ -75,7 +112,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       proof: r.proof, proofNote: r.proofNote, queries: r.queries, timesMs: r.timesMs,
     }));
   } else {
-    io.stdout(await renderAnalysis(r, path, values.explain));
+    io.stdout(await renderAnalysis(r, path, values.explain) + (dynamicText === '' ? '' : `\n${dynamicText}`));
   }
   if (r.anomaly !== null && (values.dot !== undefined || values.svg !== undefined)) {
     const render = await import('../render/index.ts');

@@ -95,3 +95,19 @@ test('polysi analyze: exit codes 1 (anomaly), 0 (proved), 2 (bad input)', async 
   assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'xx'], io), 2);
   assert.equal(await main(['analyze', 'examples/long-fork.txt', '--model', 'ec'], io), 2);
 });
+
+test('--confirm: the withdraw lost update reproduces on the embedded store\'s lost-update mode, not under snapshot', async () => {
+  const out: string[] = [];
+  const io = { stdout: (s: string) => { out.push(s); }, stderr: (s: string) => { out.push(s); } };
+  assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'ec', '--json', '--confirm', '--db', 'memory:lost-update', '--rounds', '20'], io), 1);
+  const lost = JSON.parse(out.at(-1)!);
+  assert.equal(lost.dynamic.reproduced, true);
+  assert.ok(lost.dynamic.anomalyNames.includes('lost update'), lost.dynamic.anomalyNames.join());
+  assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'ec', '--json', '--confirm', '--db', 'memory:snapshot', '--rounds', '20'], io), 1);
+  const snap = JSON.parse(out.at(-1)!);
+  assert.equal(snap.dynamic.reproduced, false);
+  assert.ok(snap.dynamic.aborted > 0, 'first-committer-wins aborts one of the two withdraws');
+  // Programs that scan tables cannot run on a key-value store: a clear refusal, exit 2.
+  assert.equal(await main(['analyze', 'examples/anode/tpcc.anode', '--model', 'ec', '--bound', '2', '--confirm'], io), 2);
+  assert.match(out.at(-1)!, /tpcc\.anode line \d+: --confirm runs only statements that address one record/);
+});
