@@ -81,7 +81,7 @@ function permutations(n: number): number[][] {
 }
 
 /** Brute force: is there an execution of k instances with a dependency cycle that the model allows? */
-function bruteForce(program: Program, model: ModelName, k: number): boolean {
+function bruteForce(program: Program, model: ModelName, k: number, values: readonly number[] = [0, 1, 2]): boolean {
   const txns = program.txns;
   const insts = (m: number): { txn: string; args: number[] }[][] => {
     if (m === 0) return [[]];
@@ -98,7 +98,7 @@ function bruteForce(program: Program, model: ModelName, k: number): boolean {
       for (let mask = 0; mask < 1 << forward.length; mask++) {
         const vis = Array.from({ length: k }, () => new Array<boolean>(k).fill(false));
         forward.forEach(([i, j], b) => { vis[i]![j] = (mask & (1 << b)) !== 0; });
-        for (const v of [0, 1, 2]) {
+        for (const v of values) {
           const run = runExecution(program, { instances, ar, vis }, { value: () => v, rows: [] });
           if (cyclic(k, run) && allowed(model, k, pos, vis, run)) return true;
         }
@@ -136,4 +136,19 @@ test('bounded search agrees with brute force on random one-table programs (k = 2
     }
   }
   assert.ok(tally.anomalies > 0 && tally.none > 0, JSON.stringify(tally));
+});
+
+test('bounded search agrees with brute force at k = 3 (ec, psi; initial value 0)', async () => {
+  const rng = mulberry32(33);
+  for (let n = 0; n < Math.max(2, PROGRAMS / 4); n++) {
+    const text = randomProgram(rng);
+    const program = parseProgram(text, `random3-${n}`);
+    for (const model of ['ec', 'psi'] as const) {
+      const brute = bruteForce(program, model, 3, [0]);
+      const r = await analyzeProgram(program, { model, bound: 3, prove: false, timeoutMs: 60_000 });
+      assert.notEqual(r.verdict, 'unknown', text);
+      if (brute) assert.equal(r.verdict, 'anomaly', `brute force finds a cycle of 3 under ${model} that the search misses:\n${text}`);
+      if (brute) assert.equal(r.anomaly!.confirmation.reproduced, true, `unconfirmed anomaly under ${model}:\n${text}`);
+    }
+  }
 });
