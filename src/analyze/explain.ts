@@ -62,9 +62,13 @@ export function toCounterexample(info: ProgramInfo, w: Witness, conf: Confirmati
     focus: [],
     role: 'core',
   }));
+  const str = (v: number | undefined): string | null => (v === undefined ? null : String(v));
   const edges: CxEdge[] = w.cycle.map((e, id) => ({
     id, from: e.from, to: e.to, kind: e.kind, key: id, keyLabel: recordLabel(info, e), status: 'certain',
-    constraint: -1, side: null, step: -1, readFrom: null, readValue: null, writtenValue: null, toValue: null,
+    constraint: -1, side: null, step: -1, readFrom: e.kind === 'WR' ? e.from : null,
+    readValue: e.kind === 'WW' ? null : str(e.fromValue),
+    writtenValue: e.kind === 'RW' ? str(e.toValue) : str(e.fromValue),
+    toValue: e.kind === 'WW' ? str(e.toValue) : null,
   }));
   const cls = classify(w.cycle);
   const name = nameAnomaly(w);
@@ -91,8 +95,8 @@ function opsOf(info: ProgramInfo, w: Witness, conf: Confirmation | null, i: numb
   }
   if (conf?.run) {
     const fmt = (item: string) => { const [t, k, f] = item.split('|'); return `${t}[${k}].${f === ALIVE ? 'exists' : f}`; };
-    const r = [...conf.run.reads[i]!].filter(([item]) => !item.endsWith(`|${ALIVE}`) || true).map(([item, from]) => `r ${fmt(item)} from ${from < 0 ? 'init' : `#${from + 1}`}`);
-    const wr = [...conf.run.writes[i]!].map((item) => `w ${fmt(item)}`);
+    const r = [...conf.run.reads[i]!].map(([item, from]) => `r ${fmt(item)} = ${conf.run!.readValues[i]!.get(item)} (${from < 0 ? 'initial' : `from #${from + 1}`})`);
+    const wr = [...conf.run.writes[i]!].map((item) => `w ${fmt(item)} = ${conf.run!.writeValues[i]!.get(item)}`);
     out.push(...r.slice(0, 6), ...wr.slice(0, 6));
   }
   return out;

@@ -109,6 +109,8 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
           const pick = real.find((x) => x.kind === e.kind) ?? real[0]!;
           e.kind = pick.kind;
           e.item = pick.item;
+          e.fromValue = pick.fromValue;
+          e.toValue = pick.toValue;
         }
         return result('anomaly', { anomaly: { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) } });
       }

@@ -37,13 +37,26 @@ export interface InitialDb {
 }
 
 export type DepKind = 'WR' | 'WW' | 'RW';
-export interface DepEdge { from: number; to: number; kind: DepKind; item: string }
+export interface DepEdge {
+  from: number;
+  to: number;
+  kind: DepKind;
+  /** `Table[key].field` for people. */
+  item: string;
+  /** WR: the value read (written by `from`); RW: the value `from` read; WW: the value `from` wrote. */
+  fromValue: number;
+  /** WR: = fromValue; RW and WW: the value `to` wrote. */
+  toValue: number;
+}
 
 export interface Run {
   edges: DepEdge[];
   /** Per instance: items read (table/key/field → writer, -1 = initial) and written. */
   reads: Map<string, number>[];
   writes: Set<string>[];
+  /** Per instance: the value of each item it read first, and the last value it wrote. */
+  readValues: Map<string, number>[];
+  writeValues: Map<string, number>[];
 }
 
 type Row = Map<string, number>; // field → value, ALIVE → 0/1
@@ -65,6 +78,8 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
   const rowAfter = new Map<string, Map<number, Row>>(); // table|key → writer → row
   const reads: Map<string, number>[] = Array.from({ length: n }, () => new Map());
   const writes: Set<string>[] = Array.from({ length: n }, () => new Set());
+  const readValues: Map<string, number>[] = Array.from({ length: n }, () => new Map());
+  const writeValues: Map<string, number>[] = Array.from({ length: n }, () => new Map());
   const preds: { reader: number; table: Table; test: (row: Row) => boolean; fields: string[]; seen: Map<string, number> }[] = [];
   const initRows = new Map<string, Row>();
   for (const r of db.rows) {
@@ -102,12 +117,15 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
       const item = `${table.name}|${key}|${field}`;
       if (own.has(item)) return own.get(item)!;
       const v = view.get(item);
-      if (record && !reads[me]!.has(item)) reads[me]!.set(item, v === undefined ? INIT : v.writer);
-      if (v !== undefined) return v.value;
-      if (info.staticTables.has(table.name)) return field === ALIVE ? 1 : table.key.includes(field) ? Number(key.split(',')[table.key.indexOf(field)]) : db.value(table.name, field);
-      const r = initRows.get(`${table.name}|${key}`);
-      if (table.key.includes(field)) return Number(key.split(',')[table.key.indexOf(field)]);
-      return r === undefined ? 0 : r.get(field) ?? 0;
+      const value = v !== undefined ? v.value
+        : table.key.includes(field) ? Number(key.split(',')[table.key.indexOf(field)])
+        : info.staticTables.has(table.name) ? (field === ALIVE ? 1 : db.value(table.name, field))
+        : initRows.get(`${table.name}|${key}`)?.get(field) ?? 0;
+      if (record && !table.key.includes(field) && !reads[me]!.has(item)) {
+        reads[me]!.set(item, v === undefined ? INIT : v.writer);
+        readValues[me]!.set(item, value);
+      }
+      return value;
     };
     const rowOf = (table: Table, key: string, fields: Iterable<string>, record: boolean): Row => {
       const row: Row = new Map();
@@ -208,6 +226,7 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
     };
     exec1((txn as Transaction).body);
     for (const [item, value] of own) {
+      writeValues[me]!.set(item, value);
       if (!written.has(item)) written.set(item, []);
       written.get(item)!.push({ writer: me, value });
       const [t, k] = item.split('|');
@@ -233,14 +252,20 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
       if (!versions.some((r) => r.get(ALIVE) === 1 && p.test(r))) continue;
       for (const f of p.fields) {
         const item = `${p.table.name}|${key}|${f}`;
-        if (!reads[p.reader]!.has(item) && !writes[p.reader]!.has(item)) reads[p.reader]!.set(item, p.seen.get(item) ?? INIT);
+        if (p.table.key.includes(f) || reads[p.reader]!.has(item) || writes[p.reader]!.has(item)) continue;
+        const from = p.seen.get(item) ?? INIT;
+        reads[p.reader]!.set(item, from);
+        const init = initRows.get(`${p.table.name}|${key}`);
+        readValues[p.reader]!.set(item, from === INIT ? (f === ALIVE ? (init === undefined ? 0 : 1) : init?.get(f) ?? 0) : writeValues[from]!.get(item) ?? 0);
       }
     }
   }
-  return { edges: dependencies(n, pos, reads, writes), reads, writes };
+  return { edges: dependencies(n, pos, reads, writes, readValues, writeValues), reads, writes, readValues, writeValues };
 }
 
-function dependencies(n: number, pos: number[], reads: Map<string, number>[], writes: Set<string>[]): DepEdge[] {
+function dependencies(
+  n: number, pos: number[], reads: Map<string, number>[], writes: Set<string>[], readValues: Map<string, number>[], writeValues: Map<string, number>[],
+): DepEdge[] {
   const edges: DepEdge[] = [];
   const label = (item: string): string => {
     const [t, k, f] = item.split('|');
@@ -248,15 +273,18 @@ function dependencies(n: number, pos: number[], reads: Map<string, number>[], wr
   };
   for (let t = 0; t < n; t++) {
     for (const [item, w] of reads[t]!) {
-      if (w !== INIT && w !== t) edges.push({ from: w, to: t, kind: 'WR', item: label(item) });
+      const rv = readValues[t]!.get(item) ?? 0;
+      if (w !== INIT && w !== t) edges.push({ from: w, to: t, kind: 'WR', item: label(item), fromValue: rv, toValue: rv });
       for (let u = 0; u < n; u++) {
         if (u === t || !writes[u]!.has(item)) continue;
-        if (w === INIT || pos[w]! < pos[u]!) edges.push({ from: t, to: u, kind: 'RW', item: label(item) });
+        if (w === INIT || pos[w]! < pos[u]!) edges.push({ from: t, to: u, kind: 'RW', item: label(item), fromValue: rv, toValue: writeValues[u]!.get(item) ?? 0 });
       }
     }
     for (const item of writes[t]!) {
       for (let u = 0; u < n; u++) {
-        if (u !== t && writes[u]!.has(item) && pos[t]! < pos[u]!) edges.push({ from: t, to: u, kind: 'WW', item: label(item) });
+        if (u !== t && writes[u]!.has(item) && pos[t]! < pos[u]!) {
+          edges.push({ from: t, to: u, kind: 'WW', item: label(item), fromValue: writeValues[t]!.get(item) ?? 0, toValue: writeValues[u]!.get(item) ?? 0 });
+        }
       }
     }
   }

@@ -33,8 +33,10 @@ export interface WitnessEdge {
   /** The kind and fields as the model chose them (kind and item may be replaced by the real ones). */
   modelKind: EdgeKindA;
   modelFields: string[];
-  /** After confirmation: the item of the real dependency (e.g. `Account[0].Balance`). */
+  /** After confirmation: the item of the real dependency (e.g. `Account[0].Balance`) and its values (interp.ts DepEdge). */
   item?: string;
+  fromValue?: number;
+  toValue?: number;
 }
 
 export interface Witness {
