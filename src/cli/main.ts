@@ -55,6 +55,7 @@ const USAGE = `usage:
                --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
+  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS]
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
@@ -84,6 +85,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case 'check': return await runCheck(rest, io);
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case 'analyze': return await (await import('./analyze.ts')).runAnalyze(rest, io);
       case 'run': return await (await import('./run.ts')).runRun(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);

@@ -6,7 +6,7 @@
  *   - the installed `polysi` command (dist present, tsx absent) prints its version and checks;
  *   - tsc type-checks a consumer file against the shipped .d.ts, including lines that must NOT
  *     compile (`@ts-expect-error`), so types that degrade to `any` fail the test.
- * Installing needs the runtime dependencies (@viz-js/viz, pg, mysql2): npm takes them from its cache
+ * Installing needs the runtime dependencies (@viz-js/viz, pg, mysql2, z3-solver): npm takes them from its cache
  * (--prefer-offline), which `npm ci` of the checkout has filled.
  */
 
@@ -58,10 +58,10 @@ test('the packed tarball installs into a scratch project and works as a library,
   assert.ok(existsSync(join(app, 'node_modules', 'polysi', 'dist', 'index.mjs')));
   assert.ok(!existsSync(join(app, 'node_modules', 'tsx')), 'tsx was installed as a runtime dependency');
   assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'esbuild was installed as a runtime dependency');
-  // Runtime dependencies: Graphviz as WebAssembly and the two database drivers (loaded only by
-  // `polysi run` against a database); no build or test tool.
+  // Runtime dependencies: Graphviz as WebAssembly, the two database drivers (loaded only by
+  // `polysi run` against a database) and Z3 (loaded only by `polysi analyze`); no build or test tool.
   const deps = JSON.parse(readFileSync(join(app, 'node_modules', 'polysi', 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-  assert.deepEqual(Object.keys(deps.dependencies ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg']);
+  assert.deepEqual(Object.keys(deps.dependencies ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg', 'z3-solver']);
   for (const tool of ['typescript', 'playwright-core', 'ajv', '@types']) {
     assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} was installed as a runtime dependency`);
   }
