@@ -10,7 +10,7 @@
  * RangeError for a malformed option.
  */
 
-import type { History } from '../history/model.ts';
+import { TXN_ABORTED, TXN_UNKNOWN, type History } from '../history/model.ts';
 import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
@@ -51,8 +51,9 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
 
   const progress = opts.onProgress ?? (() => {});
   progress({ stage: 'validate' });
-  const v = validate(h);
-  // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0).
+  // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0), so
+  // a txn of unknown outcome may as well have aborted even when read: the most permissive choice.
+  const v = validate(opts.level === 'ru' ? unknownAsAborted(h) : h);
   if (opts.level === 'ru') v.anomalies = v.anomalies.filter((a) => !RU_ALLOWS.has(a.name));
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
@@ -142,6 +143,11 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
     }
   }
   return result;
+}
+
+function unknownAsAborted(h: History): History {
+  const txnStatus = h.txnStatus.map((s) => (s === TXN_UNKNOWN ? TXN_ABORTED : s));
+  return { ...h, txnStatus };
 }
 
 const RU_ALLOWS: ReadonlySet<NonCycleAnomaly['name']> = new Set(['G1a', 'G1b']);

@@ -104,7 +104,10 @@ function sawWriteOf(h: History, t: number, key: number, writer: number): boolean
     const w = written(h, writer, key);
     return w.length > 0 && w[w.length - 1] === v;
   }
-  const elems = h.listElems.subarray(h.listStart[v]!, h.listStart[v + 1]!);
+  // The reader's own appends before the read end the list; what precedes them is the version read.
+  let own = 0;
+  for (let o = h.txnOpStart[t]!; o < op; o++) if (h.opKey[o] === key && h.opKind[o] === OP_APPEND) own++;
+  const elems = h.listElems.subarray(h.listStart[v]!, Math.max(h.listStart[v]!, h.listStart[v + 1]! - own));
   if (writer === INIT_TXN) return elems.length === 0;
   return written(h, writer, key).some((x) => elems.includes(x));
 }
