@@ -15,6 +15,7 @@
  */
 
 import { TXN_COMMITTED } from '../history/model.ts';
+import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import { buildBase, csr, type LevelBase } from './base.ts';
 import { outcomeOf, type LevelOutcome } from './outcome.ts';
@@ -91,8 +92,11 @@ function chainCover(b: LevelBase): Chains {
 }
 
 /**
- * Writers of each key grouped by chain, in chain order: `seg*` lists, per key, the segments
- * (chain, range of `writers`), so a read visits only the chains that write its key.
+ * Writers of each key in txn order, cut into segments of one chain each: `seg*` lists, per key,
+ * the segments (chain, range of `writers`), so a read visits only the chains that write its key.
+ * Within a session txn ids follow session order, so a segment is in chain order; a session's
+ * writers may be cut in two by an unknown-outcome txn of the session (its own chain), which only
+ * means two lookups in that chain, the earlier one giving a redundant edge.
  */
 interface WriterSegments {
   keySegStart: Int32Array;
@@ -107,22 +111,27 @@ function writerSegments(b: LevelBase, ch: Chains): WriterSegments {
   const m = b.writeKey.length;
   const txnOfW = new Int32Array(m);
   for (let t = 0; t < b.n; t++) for (let k = b.writeStart[t]!; k < b.writeStart[t + 1]!; k++) txnOfW[k] = t;
-  // Stable counting sorts: by position, then chain, then key (LSD radix).
-  const byPos = csr(b.n, m, (i) => ch.posOf[txnOfW[i]!]!).items;
-  const byChain = csr(ch.count, m, (i) => ch.chainOf[txnOfW[byPos[i]!]!]!).items.map((i) => byPos[i]!);
-  const { start: keyStart, items: byKey0 } = csr(nKeys, m, (i) => b.writeKey[byChain[i]!]!);
-  const writers = byKey0.map((i) => txnOfW[byChain[i]!]!);
+  // One stable counting sort by key of the writes, which are in txn order.
+  const keyStart = new Int32Array(nKeys + 1);
+  for (let i = 0; i < m; i++) keyStart[b.writeKey[i]! + 1]!++;
+  for (let x = 0; x < nKeys; x++) keyStart[x + 1]! += keyStart[x]!;
+  const fill = keyStart.slice(0, nKeys);
+  const writers = new Int32Array(m);
+  for (let i = 0; i < m; i++) writers[fill[b.writeKey[i]!]!++] = txnOfW[i]!;
+  const newSeg = (x: number, i: number) => i === keyStart[x] || ch.chainOf[writers[i - 1]!] !== ch.chainOf[writers[i]!];
+  let segs = 0;
+  for (let x = 0; x < nKeys; x++) for (let i = keyStart[x]!; i < keyStart[x + 1]!; i++) if (newSeg(x, i)) segs++;
   const keySegStart = new Int32Array(nKeys + 1);
-  const segChain: number[] = [], segLo: number[] = [], segHi: number[] = [];
+  const segChain = new Int32Array(segs), segLo = new Int32Array(segs), segHi = new Int32Array(segs);
+  let s = -1;
   for (let x = 0; x < nKeys; x++) {
     for (let i = keyStart[x]!; i < keyStart[x + 1]!; i++) {
-      if (i === keyStart[x] || ch.chainOf[writers[i - 1]!] !== ch.chainOf[writers[i]!]) {
-        segChain.push(ch.chainOf[writers[i]!]!); segLo.push(i); segHi.push(i + 1);
-      } else segHi[segHi.length - 1]!++;
+      if (newSeg(x, i)) { s++; segChain[s] = ch.chainOf[writers[i]!]!; segLo[s] = i; }
+      segHi[s] = i + 1;
     }
-    keySegStart[x + 1] = segChain.length;
+    keySegStart[x + 1] = s + 1;
   }
-  return { keySegStart, segChain: Int32Array.from(segChain), segLo: Int32Array.from(segLo), segHi: Int32Array.from(segHi), writers };
+  return { keySegStart, segChain, segLo, segHi, writers };
 }
 
 function deriveTcc(b: LevelBase, g: SatGraph, order: Int32Array, ch: Chains): boolean {
@@ -131,16 +140,14 @@ function deriveTcc(b: LevelBase, g: SatGraph, order: Int32Array, ch: Chains): bo
   const clock = new Int32Array(b.n * C).fill(-1);
   const past = new Int32Array(C);
   const ws = writerSegments(b, ch);
-  const join = (p: number) => {
-    const base = p * C;
-    for (let c = 0; c < C; c++) if (clock[base + c]! > past[c]!) past[c] = clock[base + c]!;
-  };
-  for (const t3 of order) {
+  for (let o = 0; o < order.length; o++) {
+    const t3 = order[o]!;
     past.fill(-1);
-    if (b.soPrev[t3]! >= 0) join(b.soPrev[t3]!);
+    const sp = b.soPrev[t3]!;
+    if (sp >= 0) joinClock(past, clock, sp * C, C);
     for (let i = b.readStart[t3]!; i < b.readStart[t3 + 1]!; i++) {
       const r = b.readIdx[i]!;
-      for (let j = b.obsStart[r]!; j < b.obsStart[r + 1]!; j++) join(b.obs[j]!);
+      for (let j = b.obsStart[r]!; j < b.obsStart[r + 1]!; j++) joinClock(past, clock, b.obs[j]! * C, C);
     }
     for (let i = b.readStart[t3]!; i < b.readStart[t3 + 1]!; i++) {
       const r = b.readIdx[i]!, x = v.reads.key[r]!;
@@ -154,11 +161,23 @@ function deriveTcc(b: LevelBase, g: SatGraph, order: Int32Array, ch: Chains): bo
           if (ch.posOf[ws.writers[mid]!]! <= p) lo = mid + 1; else hi = mid;
         }
         if (lo === ws.segLo[s]) continue;
-        if (!g.derive(ws.writers[lo - 1]!, r, VIA_HB)) return false;
+        const w = ws.writers[lo - 1]!, t1 = v.reads.writer[r]!;
+        // Already w -hb-> t1 (t1's clock is final: it precedes t3 in the order): nothing to add.
+        // In a valid history almost every edge is of this kind, and skipping it keeps the graph small.
+        if (t1 !== INIT_TXN && t1 !== w && clock[t1 * C + ch.chainOf[w]!]! >= ch.posOf[w]!) continue;
+        if (!g.derive(w, r, VIA_HB)) return false;
       }
     }
     past[ch.chainOf[t3]!] = ch.posOf[t3]!;
     clock.set(past, t3 * C);
   }
   return true;
+}
+
+/** past = max(past, clock[base .. base+C-1]), pointwise. */
+function joinClock(past: Int32Array, clock: Int32Array, base: number, C: number): void {
+  for (let c = 0; c < C; c++) {
+    const x = clock[base + c]!;
+    if (x > past[c]!) past[c] = x;
+  }
 }
