@@ -4,7 +4,8 @@
  * ops) and generated SI-valid histories of 125k, 250k, 500k and 1M transactions in the fig8
  * shape (25 sessions, 8 ops per txn, 50% reads, keys = txns), checked in-process. Prints, per
  * history and level, the verdict and the validate and saturate (construct) times, plus the heap
- * and RSS high-water mark, so near-linear growth can be read off the column.
+ * and RSS high-water mark, and the CPU time of the whole check (less sensitive than the wall clock
+ * to other load on the machine), so near-linear growth can be read off the columns.
  *
  * Usage: npm run bench:levels [-- TXNS ...]   (default 125000 250000 500000 1000000)
  *        POLYSI_BENCH_LEVELS=rc,ra,tcc (default) selects the levels.
@@ -24,12 +25,16 @@ const LEVELS = (process.env['POLYSI_BENCH_LEVELS'] ?? 'rc,ra,tcc').split(',') as
 function measure(label: string, h: History, parseMs: number): void {
   for (const level of LEVELS) {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const r = checkHistory(h, { level, pruning: true });
     const wall = performance.now() - t0;
+    // CPU time of this process (user + system): on a shared, loaded machine it says more than the wall clock.
+    const c1 = process.cpuUsage(c0);
+    const cpuMs = (c1.user + c1.system) / 1000;
     const rssMb = process.memoryUsage().rss / 2 ** 20;
     console.log(`${label.padEnd(34)} ${level.padEnd(4)} ${r.verdict.padEnd(9)} parse ${parseMs.toFixed(0).padStart(6)} ms  ` +
       `validate ${r.timesMs.validate.toFixed(0).padStart(6)} ms  saturate ${r.timesMs.construct.toFixed(0).padStart(6)} ms  ` +
-      `total ${wall.toFixed(0).padStart(6)} ms  rss ${rssMb.toFixed(0)} MB`);
+      `total ${wall.toFixed(0).padStart(6)} ms  cpu ${cpuMs.toFixed(0).padStart(6)} ms  rss ${rssMb.toFixed(0)} MB`);
   }
 }
 

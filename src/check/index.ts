@@ -167,9 +167,10 @@ function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opt
   result.verdict = 'violation';
   // Saturation finds one violation; further distinct ones are not searched for.
   result.anomalySearchComplete = false;
-  const t = performance.now();
-  const cx = explainSaturation(v, out);
   if (opts.explain === true) opts.onProgress?.({ stage: 'explain' });
+  const t = performance.now();
+  // Built even when not asked for: its cycle is the anomaly's, and its certificate guards the verdict.
+  const cx = explainSaturation(v, out);
   const cycle = cx.cycle!.edges.map((id) => cx.edges[id]!).map((e) => ({ from: e.from, to: e.to, kind: e.kind, key: e.key }));
   if (cx.certificate.status === 'failed') {
     // Never report a violation whose evidence did not survive the independent check.
