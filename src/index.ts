@@ -43,7 +43,9 @@ export { SCHEMA_VERSION };
  */
 export type CheckOptions = Partial<FullCheckOptions>;
 
-const LEVELS: readonly Level[] = ['si', 'ser'];
+/** Every level checkHistory decides; a record so that a level added to `Level` must be listed here. */
+const LEVEL_SET: Record<Level, true> = { ru: true, rc: true, ra: true, tcc: true, si: true, ser: true };
+const LEVELS = Object.keys(LEVEL_SET) as Level[];
 
 /**
  * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
@@ -114,7 +116,7 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
     if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
   }
   const level = opts['level'] ?? 'si';
-  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be 'si' or 'ser', got ${show(level)}`);
+  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be one of ${LEVELS.map((l) => `'${l}'`).join(', ')}, got ${show(level)}`);
   const out: FullCheckOptions = {
     level: level as Level,
     pruning: bool(opts, 'pruning', true),

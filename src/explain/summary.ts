@@ -7,7 +7,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import type { Level } from '../result/types.ts';
+import { LEVEL_TITLES, type Level } from '../result/types.ts';
 import { K_RW, KIND_NAMES } from '../graph/edges.ts';
 import { keyDisplay, txnDisplay, type FactIndex } from './facts.ts';
 import type { AnomalyName } from '../result/counterexample.ts';
@@ -41,7 +41,7 @@ function endingWithRw(cycle: readonly SummaryEdge[]): SummaryEdge[] {
 export function summarize(h: History, facts: FactIndex, level: Level, name: AnomalyName, cycle: readonly SummaryEdge[]): string {
   const T = (t: number) => txnDisplay(h, t);
   const K = (k: number) => keyDisplay(h, k);
-  const levelName = level === 'si' ? 'snapshot isolation' : 'serializability';
+  const levelName = LEVEL_TITLES[level];
   const c = endingWithRw(cycle);
   const rws = c.filter((e) => e.kind === K_RW);
   const readText = (t: number, k: number) => {

@@ -8,7 +8,7 @@
 
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import { INIT_TXN, type CheckResult } from '../result/types.ts';
+import { INIT_TXN, LEVEL_TITLES as LEVEL_NAMES, type CheckResult, type Level } from '../result/types.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -17,8 +17,6 @@ export interface TextOptions {
   /** Prefix of every line. */
   indent?: string;
 }
-
-const LEVEL_NAMES = { si: 'snapshot isolation', ser: 'serializability' } as const;
 
 class Namer {
   private readonly labels = new Map<number, string>();
@@ -178,7 +176,7 @@ function consequence(nm: Namer, e: CxEdge): string {
 
 function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: string[]): void {
   const level = LEVEL_NAMES[nm.cx.level];
-  const forbids = nm.cx.level === 'si' ? 'a cycle without two consecutive RW edges, which snapshot isolation forbids' : 'a cycle, which serializability forbids';
+  const forbids = forbiddenText(nm.cx.level);
   for (const s of steps) {
     switch (s.kind) {
       case 'forced': {
@@ -215,5 +213,20 @@ function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: st
 }
 
 function cycleWord(nm: Namer): string {
-  return nm.cx.level === 'si' ? 'a forbidden cycle' : 'a cycle';
+  switch (nm.cx.level) {
+    case 'si': return 'a forbidden cycle';
+    case 'ser': return 'a cycle';
+    case 'ru': case 'rc': case 'ra': case 'tcc': return `a cycle ${LEVEL_NAMES[nm.cx.level]} forbids`;
+  }
+}
+
+/** What the level forbids, for the final step of an argument. */
+function forbiddenText(level: Level): string {
+  switch (level) {
+    case 'si': return 'a cycle without two consecutive RW edges, which snapshot isolation forbids';
+    case 'ser': return 'a cycle, which serializability forbids';
+    case 'ru': return 'a cycle of session order and write order (G0), which read uncommitted forbids';
+    case 'rc': case 'ra': case 'tcc':
+      return `a cycle in the order the versions must have been committed in, which ${LEVEL_NAMES[level]} forbids`;
+  }
 }

@@ -22,6 +22,8 @@ export type AnomalyName =
   | 'read skew'
   | 'session guarantee violation'
   | 'causality violation'
+  | 'fractured read'
+  | 'non-monotonic read'
   | 'write skew'
   | 'G-single'
   | 'G-nonadjacent'

@@ -24,8 +24,18 @@ export type LevelName = (typeof LEVEL_NAMES)[number];
  * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
  * implemented. Code that switches on a Level must handle every member (no `else` = SER).
  */
-export type Level = 'si' | 'ser';
+export type Level = 'ru' | 'rc' | 'ra' | 'tcc' | 'si' | 'ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
+
+/** Each level's name for people (docs/levels.md). */
+export const LEVEL_TITLES: Record<Level, string> = {
+  ru: 'read uncommitted',
+  rc: 'read committed',
+  ra: 'read atomic',
+  tcc: 'transactional causal consistency',
+  si: 'snapshot isolation',
+  ser: 'serializability',
+};
 
 /** The implicit initial transaction. */
 export const INIT_TXN = -1;
@@ -93,9 +103,11 @@ export interface StageTimesMs {
  *   every constraint and the known graph stayed acyclic (valid);
  * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them
  *   without pruning); `solver.conflicts` says how hard it had to work;
+ * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
+ *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;

@@ -80,7 +80,7 @@ assert.ok(r.anomalies[0].explanation, 'explained by default');
 assert.match(renderExplanationText(r.anomalies[0].explanation), /long fork/);
 assert.equal(resultJson(history, r).schemaVersion, SCHEMA_VERSION);
 assert.equal(checkHistory(history, { level: 'ser', pruning: false }).verdict, 'violation');
-assert.throws(() => checkHistory(history, { level: 'rc' }), TypeError);
+assert.throws(() => checkHistory(history, { level: 'read-committed' }), TypeError);
 assert.throws(() => checkHistory(history, { timeoutMs: -1 }), TypeError);
 await assert.rejects(readHistory(example + '.missing'), InputError);
 const b = new HistoryBuilder();
@@ -122,7 +122,7 @@ const v: 'valid' | 'violation' | 'unknown' = r.verdict;
 const cx: Counterexample | undefined = r.anomalies[0]?.explanation;
 export const out = [v, cx?.name, InputError.name];
 // @ts-expect-error: not a level
-checkHistory(history, { level: 'rc' });
+checkHistory(history, { level: 'read-committed' });
 // @ts-expect-error: verdicts are a closed set
 export const bad: 'ok' = r.verdict;
 `);

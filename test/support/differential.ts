@@ -10,7 +10,9 @@
  */
 
 import type { History } from '../../src/history/model.ts';
-import type { CheckOptions, CheckResult, Level } from '../../src/result/types.ts';
+import type { CheckOptions, CheckResult } from '../../src/result/types.ts';
+/** The levels the polygraph pipeline decides, which these oracles check (the weak levels have their own tests). */
+type Level = 'si' | 'ser';
 import { bruteForceCheck } from '../oracle/brute-force.ts';
 import {
   caseSeed,
