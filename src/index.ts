@@ -11,7 +11,7 @@
  * See docs/api.md.
  */
 
-import { checkHistory as runCheck, type CheckOptions as FullCheckOptions, type CheckResult, type Level } from './check/index.ts';
+import { checkHistory as runCheck, IMPLEMENTED_LEVELS, isImplementedLevel, type CheckOptions as FullCheckOptions, type CheckResult } from './check/index.ts';
 import { FORMATS, readHistory as readAny, type ReadResult } from './formats/index.ts';
 import type { History } from './history/model.ts';
 import { resultJson as cliResultJson, SCHEMA_VERSION } from './cli/render.ts';
@@ -40,8 +40,6 @@ export { SCHEMA_VERSION };
  * explain on (as in the CLI), no time limit.
  */
 export type CheckOptions = Partial<FullCheckOptions>;
-
-const LEVELS: readonly Level[] = ['si', 'ser'];
 
 /**
  * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
@@ -104,9 +102,9 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
     if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
   }
   const level = opts['level'] ?? 'si';
-  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be 'si' or 'ser', got ${show(level)}`);
+  if (!isImplementedLevel(level)) throw new TypeError(`checkHistory: level must be one of ${IMPLEMENTED_LEVELS.map((l) => `'${l}'`).join(', ')}, got ${show(level)}`);
   const out: FullCheckOptions = {
-    level: level as Level,
+    level,
     pruning: bool(opts, 'pruning', true),
     explain: bool(opts, 'explain', true),
     neighbours: bool(opts, 'neighbours', false),

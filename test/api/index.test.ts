@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import {
   checkHistory, FORMAT_NAMES, HistoryBuilder, InputError, readHistory, resultJson, SCHEMA_VERSION, TXN_ABORTED,
 } from '../../src/index.ts';
+import { IMPLEMENTED_LEVELS, LEVEL_NAMES } from '../../src/check/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
@@ -38,7 +39,9 @@ test('levels: si and ser differ on the bank example (write skew)', async () => {
 test('bad options are TypeErrors that name the option', async () => {
   const { history } = await readHistory(BANK);
   const cases: [unknown, RegExp][] = [
-    [{ level: 'rc' }, /level must be 'si' or 'ser', got "rc"/],
+    [{ level: 'snapshot' }, /level must be one of .*'si', 'ser'.*, got "snapshot"/],
+    // Every level of the ladder that checkHistory does not decide yet is refused, never run as another.
+    ...LEVEL_NAMES.filter((l) => !(IMPLEMENTED_LEVELS as readonly string[]).includes(l)).map((l): [unknown, RegExp] => [{ level: l }, new RegExp(`got "${l}"`)]),
     [{ level: 'SI' }, /level/],
     [{ level: 1 }, /level/],
     [{ timeoutMs: -1 }, /timeoutMs must be a finite number >= 0, got -1/],
