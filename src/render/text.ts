@@ -9,6 +9,7 @@
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
 import { INIT_TXN, type CheckResult } from '../result/types.ts';
+import { LEVELS } from '../result/lattice.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -18,7 +19,8 @@ export interface TextOptions {
   indent?: string;
 }
 
-const LEVEL_NAMES = { si: 'snapshot isolation', ser: 'serializability' } as const;
+/** Each level's name for people, from the lattice (so a new level needs no edit here). */
+const LEVEL_NAMES = Object.fromEntries(Object.values(LEVELS).map((i) => [i.name, i.title])) as Record<keyof typeof LEVELS, string>;
 
 class Namer {
   private readonly labels = new Map<number, string>();
