@@ -5,6 +5,8 @@
  * whole ladder). Gives: a LevelsResult, one row per level (satisfied, violated, unknown or not
  * checked, and on what basis), and the strongest levels satisfied: the maximal elements of the
  * satisfied set, which is a set because the levels form a lattice, not a chain.
+ * Throws the InputError of checkHistory when no level can use the input (one that only some
+ * levels refuse leaves those 'not checked', with the reason).
  * Invariant: a level is 'satisfied' only when checkHistory said so for it or for a stronger
  * level it is implied by (never for a level checkHistory does not decide); 'violated' only when
  * checkHistory found a violation of it, or of a weaker level (then its counterexample is that
@@ -19,6 +21,7 @@
  */
 
 import type { History } from '../history/model.ts';
+import { InputError } from '../history/errors.ts';
 import { implies, strongestOf } from '../result/lattice.ts';
 import { LEVEL_NAMES, type CheckOptions, type CheckResult, type LevelName } from '../result/types.ts';
 import { checkHistory, isImplementedLevel, notImplementedReason } from './index.ts';
@@ -71,6 +74,7 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
     level: l, status: 'not checked', basis: 'none', from: null, result: null, reason: notImplementedReason(l),
   }]));
   const checked: LevelName[] = [];
+  const refused: InputError[] = [];
   let counts: CheckResult['counts'] | null = null;
 
   for (let i = LEVEL_NAMES.length - 1; i >= 0; i--) {
@@ -79,12 +83,22 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
     if (row.status === 'satisfied' || !isImplementedLevel(level)) continue;
     onLevel?.(level);
     const remainingMs = Math.max(0, deadlineMs - Date.now());
-    const result = checkHistory(h, {
-      ...common,
-      level,
-      maxAnomalies: common.maxAnomalies ?? LADDER_MAX_ANOMALIES_DEFAULT,
-      ...(Number.isFinite(remainingMs) ? { timeoutMs: remainingMs } : {}),
-    }, parseMs);
+    let result: CheckResult;
+    try {
+      result = checkHistory(h, {
+        ...common,
+        level,
+        maxAnomalies: common.maxAnomalies ?? LADDER_MAX_ANOMALIES_DEFAULT,
+        ...(Number.isFinite(remainingMs) ? { timeoutMs: remainingMs } : {}),
+      }, parseMs);
+    } catch (err) {
+      // Input one level cannot use (e.g. a real-time level on a history without times) leaves
+      // that level unchecked; input no level can use is the caller's error, as for one level.
+      if (!(err instanceof InputError)) throw err;
+      refused.push(err);
+      row.reason = err.detail;
+      continue;
+    }
     checked.push(level);
     counts ??= result.counts;
     row.result = result;
@@ -100,6 +114,7 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
       }
     }
   }
+  if (checked.length === 0 && refused.length > 0) throw refused[0]!;
   inheritViolations(rows);
   const all = [...rows.values()];
   assertConsistent(all);

@@ -12,6 +12,7 @@
 import type { History } from '../history/model.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import { COVERS, incomparable, LEVELS } from '../result/lattice.ts';
+import { isImplementedLevel } from '../check/index.ts';
 import type { Anomaly, CheckResult, LevelName } from '../result/types.ts';
 import { renderExplanationText, verdictLine } from '../render/text.ts';
 import { anomalyLines, cycleName, resultJson, SCHEMA_VERSION } from './render.ts';
@@ -77,7 +78,7 @@ function detail(lr: LevelsResult, row: LevelRow): string {
       const size = a.explanation === undefined ? '' : ` (${a.explanation.size.txns} txns, ${a.explanation.size.edges} edges)`;
       return `${cx!.name}${size}`;
     }
-    case 'none': return 'not implemented yet';
+    case 'none': return isImplementedLevel(row.level) ? `not checked: ${row.reason}` : 'not implemented yet';
   }
 }
 
@@ -110,7 +111,7 @@ export function renderLevelsText(h: History, lr: LevelsResult, file: string, for
     lines.push(`${pad(row.level, width)}${pad(LEVELS[row.level].title, titleWidth)}${pad(STATUS_TEXT[row.status], 13)}${detail(lr, row)}`);
   }
   lines.push(strongestLine(lr));
-  const notChecked = lr.rows.filter((r) => r.basis === 'none' || (r.basis === 'inherited' && r.result === null)).map((r) => r.level);
+  const notChecked = lr.rows.filter((r) => !isImplementedLevel(r.level)).map((r) => r.level);
   lines.push(`levels checked (strongest first): ${lr.checked.join(', ') || 'none'}` +
     (notChecked.length === 0 ? '' : `; not implemented yet: ${notChecked.join(', ')}`));
   lines.push(`time (ms): parse ${lr.timesMs.parse.toFixed(0)}, total ${lr.timesMs.total.toFixed(0)}`);

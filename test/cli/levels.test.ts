@@ -10,7 +10,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { main } from '../../src/cli/main.ts';
@@ -41,7 +42,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-interface Row { level: LevelName; status: string; basis: string; from: LevelName | null; counterexample: { level: string; name: string } | null; result: Record<string, unknown> | null }
+interface Row { level: LevelName; status: string; basis: string; from: LevelName | null; reason: string; counterexample: { level: string; name: string } | null; result: Record<string, unknown> | null }
 
 async function levelsJsonOf(path: string, ...extra: string[]): Promise<{ code: number; j: Record<string, unknown>; rows: Map<LevelName, Row> }> {
   const { code, out } = await run(path, '--levels', '--json', ...extra);
@@ -55,7 +56,8 @@ function assertTableShape(j: Record<string, unknown>, rows: Map<LevelName, Row>,
   assertSchema(j, what);
   assert.deepEqual([...rows.keys()], [...LEVEL_NAMES], `${what}: one row per level, weakest first`);
   for (const [l, r] of rows) {
-    if (isImplementedLevel(l)) assert.ok(r.basis === 'checked' || r.basis === 'implied', `${what}: ${l} is decided by checkHistory, so it is checked or implied (${r.basis})`);
+    // A level checkHistory decides is checked or implied, unless it refused this input (then it says why).
+    if (isImplementedLevel(l)) assert.ok(r.basis === 'checked' || r.basis === 'implied' || (r.basis === 'none' && r.reason !== ''), `${what}: ${l} is decided by checkHistory, so it is checked or implied (${r.basis})`);
     else assert.ok(r.status === 'not checked' || (r.status === 'violated' && r.basis === 'inherited'), `${what}: ${l} is not implemented, never ${r.status}`);
     if (r.basis === 'implied') assert.ok(implies(r.from!, l) && rows.get(r.from!)!.status === 'satisfied', `${what}: ${l} implied by ${r.from}`);
     if (r.basis === 'inherited') assert.ok(implies(l, r.from!) && rows.get(r.from!)!.basis === 'checked', `${what}: ${l} inherits from ${r.from}`);
@@ -142,6 +144,16 @@ test('--level takes every level name; those not implemented yet are refused with
   const bad = await run(LONG_FORK, '--level', 'snapshot');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--level must be one of ru, rc, ra, tcc, pc, psi, rr, si, ser, strict-si, strict-ser; got "snapshot"/);
+});
+
+test('input no level can check (two writes of one value) is an input error for --levels too: exit 2, no table', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-levels-'));
+  const f = join(dir, 'dup.jsonl');
+  writeFileSync(f, '{"session":"a","txn":"t1","ops":[["w","x",1]]}\n{"session":"b","txn":"t2","ops":[["w","x",1]]}\n');
+  const { code, out, err } = await run(f, '--levels');
+  assert.equal(code, 2);
+  assert.equal(out, '');
+  assert.match(err, /dup\.jsonl/);
 });
 
 test('usage errors: --levels with --level, or with a drawing', async () => {

@@ -1,0 +1,48 @@
+/**
+ * `polysi check --levels` on the fig8 histories of ../shared/data (25 sessions x 400 txns x 8
+ * ops, PostgreSQL REPEATABLE READ): each file in a fresh `polysi` process, as a user runs it.
+ * Issue 9's budget: the three files under 5 s in total (wall time, startup and parsing
+ * included). Prints one line per file (wall time, the levels checked in order with their
+ * times, the strongest levels satisfied) and the total; exits 1 when the total is over budget.
+ *
+ * Usage: npm run bench:ladder [-- FILE ...]   (default: the fig8 histories)
+ */
+
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATA_DIR } from '../test/support/requirements.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'polysi.mjs');
+const BUDGET_MS = 5000;
+
+interface Row { level: string; status: string; basis: string; result: { timesMs: Record<string, number> } | null }
+
+function fig8(): string[] {
+  const dir = join(DATA_DIR, 'polysi/valid/fig8');
+  return readdirSync(dir).filter((f) => f.endsWith('.bincode')).sort().map((f) => join(dir, f));
+}
+
+const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : fig8();
+let totalMs = 0;
+for (const file of files) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [BIN, 'check', file, '--levels', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const wallMs = performance.now() - t0;
+  totalMs += wallMs;
+  if (r.status !== 0) throw new Error(`polysi check ${file} --levels exited ${r.status}: ${r.stderr}`);
+  const j = JSON.parse(r.stdout) as { levels: Row[]; checked: string[]; strongest: string[]; timesMs: { parse: number; total: number } };
+  const byLevel = new Map(j.levels.map((row) => [row.level, row]));
+  const checked = j.checked.map((l) => {
+    const t = byLevel.get(l)!.result!.timesMs;
+    const ms = Object.entries(t).filter(([k]) => k !== 'parse').reduce((s, [, v]) => s + v, 0);
+    return `${l} ${byLevel.get(l)!.status} ${ms.toFixed(0)} ms`;
+  });
+  const implied = j.levels.filter((row) => row.basis === 'implied').length;
+  console.log(`${file.split('/').pop()}: wall ${wallMs.toFixed(0)} ms (parse ${j.timesMs.parse.toFixed(0)}); checked: ${checked.join(', ')}; ` +
+    `${implied} implied; strongest: ${j.strongest.join(', ') || 'none'}`);
+}
+const over = totalMs > BUDGET_MS;
+console.log(`total ${totalMs.toFixed(0)} ms for ${files.length} histories (budget ${BUDGET_MS} ms): ${over ? 'OVER' : 'ok'}`);
+process.exitCode = over ? 1 : 0;
