@@ -6,11 +6,13 @@
  * times, the strongest levels satisfied) and the total; exits 1 when the total is over budget.
  *
  * Usage: npm run bench:ladder [-- FILE ...]   (default: the fig8 histories)
+ *        npm run bench:ladder -- --table       every shared history: a Markdown table of which
+ *                                              levels each satisfies and violates (the README's)
  */
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { DATA_DIR } from '../test/support/requirements.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -22,6 +24,38 @@ interface Row { level: string; status: string; basis: string; result: { timesMs:
 function fig8(): string[] {
   const dir = join(DATA_DIR, 'polysi/valid/fig8');
   return readdirSync(dir).filter((f) => f.endsWith('.bincode')).sort().map((f) => join(dir, f));
+}
+
+/** Every history under DATA_DIR (a directory of Cobra logs is one history), in path order. */
+function allHistories(d = DATA_DIR): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(d).sort()) {
+    const p = join(d, n);
+    if (statSync(p).isDirectory()) {
+      if (readdirSync(p).some((x) => x.endsWith('.log'))) out.push(p); else out.push(...allHistories(p));
+    } else if (!n.endsWith('.md')) out.push(p);
+  }
+  return out;
+}
+
+interface Table { levels: (Row & { counterexample: { level: string; name: string } | null })[]; checked: string[]; strongest: string[]; timesMs: { total: number } }
+
+/** One Markdown row: the history, the strongest levels satisfied, and each violated level checked with its counterexample. */
+function tableRow(file: string): string {
+  const r = spawnSync(process.execPath, [BIN, 'check', file, '--levels', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0 && r.status !== 3) return `| ${relative(DATA_DIR, file)} | exit ${r.status}: ${r.stderr.split('\n')[0]} | | |`;
+  const j = JSON.parse(r.stdout) as Table;
+  const violated = j.levels.filter((row) => row.status === 'violated' && row.basis === 'checked')
+    .map((row) => `${row.level}: ${row.counterexample!.name}`);
+  const unknown = j.levels.filter((row) => row.status === 'unknown').map((row) => row.level);
+  return `| ${relative(DATA_DIR, file)} | ${j.strongest.join(', ') || 'none'} | ${violated.join('; ') || '-'}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''} | ${(j.timesMs.total / 1000).toFixed(1)} s |`;
+}
+
+if (process.argv[2] === '--table') {
+  console.log('| history | strongest satisfied | violated (own counterexample) | time |');
+  console.log('| --- | --- | --- | --- |');
+  for (const f of allHistories()) console.log(tableRow(f));
+  process.exit(0);
 }
 
 const files = process.argv.slice(2).length > 0 ? process.argv.slice(2) : fig8();
