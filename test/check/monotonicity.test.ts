@@ -39,7 +39,7 @@ test('a violation of a weaker level is a violation of every stronger one; --leve
   // relation "a<b": how often a violated (so b had to be), and how often b held (so a had to).
   const upward = new Map<string, number>(), downward = new Map<string, number>();
   const verdictCounts = new Map<string, number>();
-  let tables = 0;
+  let tables = 0, skipped = 0;
   for (const src of SOURCES) {
     const cases = Math.max(1, Math.round(src.cases * SCALE));
     for (let i = 0; i < cases; i++) {
@@ -80,6 +80,12 @@ test('a violation of a weaker level is a violation of every stronger one; --leve
           assert.equal(row.status, expected, `${where}: --levels says ${row.level} is ${row.status} (${row.basis}), its own check says ${own}`);
         }
         assert.deepEqual(lr.strongest, strongestOf(satisfied), `${where}: strongest`);
+        // No wasted work: a level below a satisfied level is never checked again.
+        const held = lr.rows.filter((r) => r.basis === 'checked' && r.status === 'satisfied').map((r) => r.level);
+        for (const l of lr.checked) {
+          assert.ok(!held.some((m) => m !== l && implies(m, l)), `${where}: ${l} was checked below the satisfied ${held.join(', ')}`);
+        }
+        skipped += lr.rows.filter((r) => r.basis === 'implied').length;
         tables++;
       }
     }
@@ -88,7 +94,8 @@ test('a violation of a weaker level is a violation of every stronger one; --leve
   console.log(`verdicts: ${show(verdictCounts)}`);
   console.log(`weaker violated => stronger violated: ${show(upward)}`);
   console.log(`stronger satisfied => weaker satisfied: ${show(downward)}`);
-  console.log(`--levels tables compared: ${tables}`);
+  console.log(`--levels tables compared: ${tables}, levels settled by a stronger satisfied level: ${skipped}`);
+  if (levels.length > 1) assert.ok(skipped > 0, 'the ladder never skipped a level');
   for (const a of levels) {
     for (const b of levels) {
       if (a === b || !implies(b, a)) continue;
