@@ -13,10 +13,13 @@
  * (a long fork is allowed by PSI and forbidden by PC; a lost update the other way round), and
  * both lie between causal consistency and SI (Cerone, Bernardi and Gotsman, CONCUR 2015:
  * SI = PREFIX ∧ NOCONFLICT, PSI = TRANSVIS ∧ NOCONFLICT, PC = PREFIX, TCC = TRANSVIS).
- * Repeatable read (Adya's PL-2.99) lies above read atomic and below serializability, as in
- * Elle's lattice; we claim nothing between it and TCC, PC, PSI or SI. A claimed order is a
- * promise the checker relies on (`--levels` infers verdicts from it), so it holds only what is
- * true under every level's definition; the monotonicity test holds the checks to it.
+ * Repeatable read (Adya's PL-2.99: no G1, no G2-item over WR, WW and RW, without session order)
+ * lies below serializability and is incomparable with every other level: a write skew is
+ * allowed by SI and forbidden by RR; a stale read in one session the other way round (and it
+ * separates RR from RC up, which count session order; a write cycle closed by session order
+ * separates it from RU). So the order has two minimal levels, ru and rr. A claimed order is a promise the
+ * checker relies on (`--levels` infers verdicts from it), so it holds only what is true under
+ * every level's definition; the monotonicity test holds the checks to it.
  */
 
 import { LEVEL_NAMES, type LevelName } from './types.ts';
@@ -39,7 +42,10 @@ export const LEVELS: Readonly<Record<LevelName, LevelInfo>> = {
   'tcc': { name: 'tcc', title: 'transactional causal consistency', abbrev: 'TCC', weaker: ['ra'] },
   'pc': { name: 'pc', title: 'prefix consistency', abbrev: 'PC', weaker: ['tcc'] },
   'psi': { name: 'psi', title: 'parallel snapshot isolation', abbrev: 'PSI', weaker: ['tcc'] },
-  'rr': { name: 'rr', title: 'repeatable read', abbrev: 'PL-2.99', weaker: ['ra'] },
+  // Adya's graph has no session order, so RR is not strong-session like the others: a client
+  // that misses its own earlier write violates RC through TCC but not RR, and a write cycle
+  // closed by session order violates RU but not RR. Only SER (and above) implies it.
+  'rr': { name: 'rr', title: 'repeatable read', abbrev: 'PL-2.99', weaker: [] },
   'si': { name: 'si', title: 'snapshot isolation', abbrev: 'SI', weaker: ['pc', 'psi'] },
   'ser': { name: 'ser', title: 'serializability', abbrev: 'SER', weaker: ['si', 'rr'] },
   'strict-si': { name: 'strict-si', title: 'strict snapshot isolation', abbrev: 'strict SI', weaker: ['si'] },
