@@ -6,8 +6,9 @@
  * times, the strongest levels satisfied) and the total; exits 1 when the total is over budget.
  *
  * Usage: npm run bench:ladder [-- FILE ...]   (default: the fig8 histories)
- *        npm run bench:ladder -- --table       every shared history: a Markdown table of which
- *                                              levels each satisfies and violates (the README's)
+ *        npm run bench:ladder -- --table [SECONDS]   every shared history: a Markdown table of
+ *                                              which levels each satisfies and violates (the README's);
+ *                                              SECONDS bounds each history's ladder (--timeout)
  */
 
 import { spawnSync } from 'node:child_process';
@@ -42,8 +43,8 @@ function allHistories(d = DATA_DIR): string[] {
 interface Table { levels: (Row & { counterexample: { level: string; name: string } | null })[]; checked: string[]; strongest: string[]; timesMs: { total: number } }
 
 /** One Markdown row: the history, the strongest levels satisfied, and each violated level checked with its counterexample. */
-function tableRow(file: string): string {
-  const r = spawnSync(process.execPath, [BIN, 'check', file, '--levels', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+function tableRow(file: string, timeout: string[]): string {
+  const r = spawnSync(process.execPath, [BIN, 'check', file, '--levels', '--json', ...timeout], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0 && r.status !== 3) return `| ${relative(DATA_DIR, file)} | exit ${r.status}: ${r.stderr.split('\n')[0]} | | |`;
   const j = JSON.parse(r.stdout) as Table;
   const violated = j.levels.filter((row) => row.status === 'violated' && row.basis === 'checked')
@@ -55,7 +56,8 @@ function tableRow(file: string): string {
 if (process.argv[2] === '--table') {
   console.log('| history | strongest satisfied | violated (own counterexample) | time |');
   console.log('| --- | --- | --- | --- |');
-  for (const f of allHistories()) console.log(tableRow(f));
+  const timeout = process.argv[3] === undefined ? [] : ['--timeout', process.argv[3]];
+  for (const f of allHistories()) console.log(tableRow(f, timeout));
   process.exit(0);
 }
 
