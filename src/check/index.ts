@@ -20,11 +20,33 @@ import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '.
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
-import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, NonCycleAnomaly, StageTimesMs } from '../result/types.ts';
+import {
+  LEVEL_NAMES, type Anomaly, type CheckOptions, type CheckResult, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
+} from '../result/types.ts';
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
 
 export * from '../result/types.ts';
+
+/**
+ * The levels checkHistory decides, one entry per member of `Level`: a level added to that union
+ * is a compile error here until it is listed, so `IMPLEMENTED_LEVELS` (what the CLI's --level
+ * and --levels, and the public API, accept) never lags behind the dispatch.
+ */
+const DECIDED: Record<Level, true> = { ru: true, rc: true, ra: true, tcc: true, si: true, ser: true };
+
+/** The levels of the ladder (LEVEL_NAMES, weakest first) that checkHistory decides today. */
+export const IMPLEMENTED_LEVELS: readonly Level[] = LEVEL_NAMES.filter((l): l is Level => Object.hasOwn(DECIDED, l));
+
+/** True when checkHistory decides `level` (a LevelName or any string from a user). */
+export function isImplementedLevel(level: unknown): level is Level {
+  return typeof level === 'string' && Object.hasOwn(DECIDED, level) && (LEVEL_NAMES as readonly string[]).includes(level);
+}
+
+/** Why a level of the ladder cannot be checked yet ('' when it can). */
+export function notImplementedReason(level: LevelName): string {
+  return isImplementedLevel(level) ? '' : `checking ${level} is not implemented yet (implemented: ${IMPLEMENTED_LEVELS.join(', ')})`;
+}
 
 /** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
 export const PRUNE_ROUNDS_MAX = 1000;
@@ -34,6 +56,8 @@ export const PRUNE_ROUNDS_MAX = 1000;
  * `opts.timeoutMs`): past it the verdict is 'unknown' with `unknownReason` naming the stage.
  */
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
+  // A level this pipeline does not decide must never fall through to another level's check.
+  if (!isImplementedLevel(opts.level)) throw new RangeError(`level must be one of ${IMPLEMENTED_LEVELS.join(', ')}, got ${String(opts.level)}`);
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }

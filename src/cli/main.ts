@@ -17,7 +17,10 @@ import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
-import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
+import {
+  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
+  type ProgressEvent,
+} from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { parseTimeoutJson, renderText, resultJson } from './render.ts';
 
@@ -47,7 +50,7 @@ export const EXPLAIN_MORE_MS = 25;
 export const EXPLAIN_MORE_MS_BATCH = 0;
 
 const USAGE = `usage:
-  polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
+  polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi check PATH PATH... | DIR [--jobs N] [same options, no drawings]
                many histories on a pool of worker threads (one per core), directories walked
@@ -60,6 +63,11 @@ const USAGE = `usage:
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
+
+levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')})
+--levels checks the whole ladder: a table of every level, the strongest ones satisfied, and a
+counterexample for each violated level; it exits 0 when the table is complete, 3 when a
+level's check hit a limit (a violation is a finding there, not a failure)
 
 exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
 that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
@@ -130,7 +138,8 @@ export function internalErrorMessage(err: unknown, debug: boolean): string {
 async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     format: { type: 'string', default: 'auto' },
-    level: { type: 'string', default: 'si' },
+    level: { type: 'string' },
+    levels: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     timeout: { type: 'string' },
     'no-pruning': { type: 'boolean', default: false },
@@ -146,9 +155,17 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
     return EXIT_INVALID;
   }
-  const level = values.level;
-  if (level !== 'si' && level !== 'ser') {
-    io.stderr(`polysi check: --level must be si or ser, got "${level}"`);
+  if (values.levels && values.level !== undefined) {
+    io.stderr('polysi check: --levels checks every level; give it or --level, not both');
+    return EXIT_INVALID;
+  }
+  const level = values.level ?? 'si';
+  if (!(LEVEL_NAMES as readonly string[]).includes(level)) {
+    io.stderr(`polysi check: --level must be one of ${LEVEL_NAMES.join(', ')}; got "${level}"`);
+    return EXIT_INVALID;
+  }
+  if (!isImplementedLevel(level)) {
+    io.stderr(`polysi check: --level ${level}: ${notImplementedReason(level as LevelName)}`);
     return EXIT_INVALID;
   }
   let timeoutMs: number | undefined;
@@ -174,6 +191,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // always carries them; the text prints the full argument only with --explain.
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
+  if (drawing && values.levels) {
+    io.stderr('polysi check: --dot, --svg and --html draw the counterexamples of one level: use --level LEVEL with them, not --levels');
+    return EXIT_INVALID;
+  }
   let jobs: number | undefined;
   if (values.jobs !== undefined) {
     const n = Number(values.jobs);
@@ -190,6 +211,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
     if (drawing) {
       io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
+      return EXIT_INVALID;
+    }
+    if (values.levels) {
+      io.stderr('polysi check: --levels checks one history: give a single history path');
       return EXIT_INVALID;
     }
     injectedFault('check');
@@ -243,8 +268,19 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       : e.stage === 'solve' ? 'solving' : e.stage === 'explain' ? 'explaining the violation' : 'validating';
     pr.line(`${what}${left}`);
   };
+  if (values.levels) {
+    return (await import('./ladder.ts')).runLadder(history, { path, format, notes, parseMs }, {
+      ...(pr.on ? { onProgress } : {}),
+      onLevel: (l) => pr.line(`checking ${l}`),
+      pruning: !values['no-pruning'],
+      explain,
+      neighbours: values.neighbours,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    }, { json: values.json, explain: values.explain }, io);
+  }
   const result = checkHistory(history, {
-    level: level as Level,
+    level,
     ...(pr.on ? { onProgress } : {}),
     pruning: !values['no-pruning'],
     explain,

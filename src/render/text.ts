@@ -8,7 +8,8 @@
 
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import { INIT_TXN, LEVEL_TITLES as LEVEL_NAMES, type CheckResult, type Level } from '../result/types.ts';
+import { INIT_TXN, type CheckResult, type Level } from '../result/types.ts';
+import { LEVELS } from '../result/lattice.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -17,6 +18,9 @@ export interface TextOptions {
   /** Prefix of every line. */
   indent?: string;
 }
+
+/** Each level's name for people, from the lattice (so a new level needs no edit here). */
+const LEVEL_NAMES = Object.fromEntries(Object.values(LEVELS).map((i) => [i.name, i.title])) as Record<keyof typeof LEVELS, string>;
 
 class Namer {
   private readonly labels = new Map<number, string>();

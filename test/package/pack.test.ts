@@ -69,7 +69,7 @@ test('the packed tarball installs into a scratch project and works as a library,
   // 3. The library from plain JavaScript.
   writeFileSync(join(app, 'use.mjs'), `
 import assert from 'node:assert/strict';
-import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText } from 'polysi';
+import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS } from 'polysi';
 const example = new URL('./node_modules/polysi/examples/long-fork.txt', import.meta.url).pathname;
 const { history, format } = await readHistory(example);
 assert.equal(format, 'text');
@@ -80,7 +80,11 @@ assert.ok(r.anomalies[0].explanation, 'explained by default');
 assert.match(renderExplanationText(r.anomalies[0].explanation), /long fork/);
 assert.equal(resultJson(history, r).schemaVersion, SCHEMA_VERSION);
 assert.equal(checkHistory(history, { level: 'ser', pruning: false }).verdict, 'violation');
-assert.throws(() => checkHistory(history, { level: 'read-committed' }), TypeError);
+assert.throws(() => checkHistory(history, { level: 'snapshot' }), TypeError);
+const ladder = checkLevels(history);
+assert.equal(ladder.rows.find((row) => row.level === 'si').status, 'violated');
+assert.ok(implies('ser', 'si') && !implies('pc', 'psi') && LEVEL_NAMES.length === 11 && IMPLEMENTED_LEVELS.includes('si'));
+assert.equal(levelsResultJson(history, ladder).levels.length, 11);
 assert.throws(() => checkHistory(history, { timeoutMs: -1 }), TypeError);
 await assert.rejects(readHistory(example + '.missing'), InputError);
 const b = new HistoryBuilder();
@@ -91,6 +95,8 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/check-result.schema.json'), 'utf8'));
 assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
+const levelsSchema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/levels-result.schema.json'), 'utf8'));
+assert.equal(levelsSchema.properties.schemaVersion.const, SCHEMA_VERSION);
 console.log('library ok');
 `);
   assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
@@ -114,7 +120,7 @@ console.log('library ok');
 
   // 5. The shipped types: a consumer must compile, and misuse must not.
   writeFileSync(join(app, 'consumer.ts'), `
-import { readHistory, checkHistory, type CheckResult, type CheckOptions, type Counterexample, InputError } from 'polysi';
+import { readHistory, checkHistory, checkLevels, type CheckResult, type CheckOptions, type Counterexample, type LevelName, type LevelsResult, InputError } from 'polysi';
 const { history } = await readHistory('h.txt', 'auto');
 const opts: CheckOptions = { level: 'ser', timeoutMs: 1000 };
 const r: CheckResult = checkHistory(history, opts);
@@ -122,7 +128,9 @@ const v: 'valid' | 'violation' | 'unknown' = r.verdict;
 const cx: Counterexample | undefined = r.anomalies[0]?.explanation;
 export const out = [v, cx?.name, InputError.name];
 // @ts-expect-error: not a level
-checkHistory(history, { level: 'read-committed' });
+checkHistory(history, { level: 'snapshot' });
+const table: LevelsResult = checkLevels(history, { timeoutMs: 1000 });
+export const strongest: LevelName[] = table.strongest;
 // @ts-expect-error: verdicts are a closed set
 export const bad: 'ok' = r.verdict;
 `);
