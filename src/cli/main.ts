@@ -39,6 +39,7 @@ export const EXIT_INTERNAL = 4;
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
+               [--max-memory MB]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
   polysi --version | polysi COMMAND --help
@@ -48,7 +49,8 @@ exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, 
 that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
-write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
+write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)
+check --max-memory MB answers unknown (naming the stage) instead of running out of memory`;
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -114,6 +116,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     level: { type: 'string', default: 'si' },
     json: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    'max-memory': { type: 'string' },
     'no-pruning': { type: 'boolean', default: false },
     explain: { type: 'boolean', default: false },
     dot: { type: 'string' },
@@ -139,6 +142,15 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       return EXIT_INVALID;
     }
     timeoutMs = s * 1000;
+  }
+  let maxMemoryMb: number | undefined;
+  if (values['max-memory'] !== undefined) {
+    const mb = Number(values['max-memory']);
+    if (!Number.isFinite(mb) || mb < 1) {
+      io.stderr(`polysi check: --max-memory takes a number of megabytes (at least 1), got "${values['max-memory']}"`);
+      return EXIT_INVALID;
+    }
+    maxMemoryMb = mb;
   }
   let maxAnomalies: number | undefined;
   if (values['max-anomalies'] !== undefined) {
@@ -203,6 +215,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     explain,
     neighbours: values.neighbours,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    ...(maxMemoryMb === undefined ? {} : { maxMemoryMb }),
     ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);
