@@ -26,16 +26,8 @@ import {
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { SqlTarget } from './sql-target.ts';
-import type { IsolationLevel, Target } from './types.ts';
-
-const ISOLATION_SQL: Record<IsolationLevel, string> = {
-  'read-uncommitted': 'READ UNCOMMITTED',
-  'read-committed': 'READ COMMITTED',
-  'repeatable-read': 'REPEATABLE READ',
-  'snapshot': 'REPEATABLE READ',
-  'serializable': 'SERIALIZABLE',
-};
+import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
+import type { Target } from './types.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
 const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
@@ -110,7 +102,6 @@ class MysqlTarget extends SqlTarget {
         append: `UPDATE ${list} SET v = CONCAT(v, ?) WHERE k = ?`,
         readList: `SELECT v FROM ${list} WHERE k = ?`,
       },
-      appendParam: (e) => `${e},`,
       classify: classifyMysql,
     }));
   }

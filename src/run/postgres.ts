@@ -23,17 +23,8 @@ import {
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { SqlTarget } from './sql-target.ts';
-import type { IsolationLevel, Target } from './types.ts';
-
-const ISOLATION_SQL: Record<IsolationLevel, string> = {
-  'read-uncommitted': 'READ UNCOMMITTED',
-  'read-committed': 'READ COMMITTED',
-  'repeatable-read': 'REPEATABLE READ',
-  // PostgreSQL's REPEATABLE READ is snapshot isolation.
-  'snapshot': 'REPEATABLE READ',
-  'serializable': 'SERIALIZABLE',
-};
+import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
+import type { Target } from './types.ts';
 
 /** SQLSTATE classes of a connection that went away or a server that cannot serve. */
 const CONNECTION_CLASSES = new Set(['08', '57', '53', '58', 'XX']);
@@ -114,7 +105,6 @@ class PostgresTarget extends SqlTarget {
         append: `UPDATE ${list} SET v = v || $1 WHERE k = $2`,
         readList: `SELECT v FROM ${list} WHERE k = $1`,
       },
-      appendParam: (e) => `${e},`,
       classify: classifyPg,
     }));
   }

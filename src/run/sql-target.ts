@@ -20,7 +20,20 @@ import {
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { DbError, type Connection, type Target } from './types.ts';
+import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
+
+/**
+ * The SQL names of the isolation levels, as both drivers spell them. `snapshot` is REPEATABLE
+ * READ on both: PostgreSQL's is snapshot isolation; MariaDB's becomes it with the session's
+ * innodb_snapshot_isolation=ON, which mysql.ts sets in the same BEGIN.
+ */
+export const ISOLATION_SQL: Record<IsolationLevel, string> = {
+  'read-uncommitted': 'READ UNCOMMITTED',
+  'read-committed': 'READ COMMITTED',
+  'repeatable-read': 'REPEATABLE READ',
+  'snapshot': 'REPEATABLE READ',
+  'serializable': 'SERIALIZABLE',
+};
 
 /** The tables a target creates, by role. */
 export interface SqlTables {
@@ -29,7 +42,7 @@ export interface SqlTables {
 }
 
 /** The part of a Dialect that is the driver's own: its SQL and how it reads its errors. */
-export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'appendParam' | 'classify'>;
+export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify'>;
 
 export abstract class SqlTarget implements Target {
   readonly name: string;
@@ -54,6 +67,8 @@ export abstract class SqlTarget implements Target {
       name: this.name,
       password: this.password,
       open: () => this.open(),
+      // Both store a list as the text `e1,e2,...,` (parseList reads it back): append `e,`.
+      appendParam: (e) => `${e},`,
       ...statements({ register: this.register, list: this.list }),
     };
   }
@@ -79,13 +94,17 @@ export abstract class SqlTarget implements Target {
     return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'connect'));
   }
 
-  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
-    let client: SqlClient;
+  /** `open`, with a failure turned into a DbError `unreachable`. */
+  private async openOrUnreachable(): Promise<SqlClient> {
     try {
-      client = await this.open();
+      return await this.open();
     } catch (err) {
       throw this.unreachable(err);
     }
+  }
+
+  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+    const client = await this.openOrUnreachable();
     try {
       // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
       await this.createTables(client, keys, kinds);
@@ -98,13 +117,7 @@ export abstract class SqlTarget implements Target {
   }
 
   async connect(_session: number): Promise<Connection> {
-    let client: SqlClient;
-    try {
-      client = await this.open();
-    } catch (err) {
-      throw this.unreachable(err);
-    }
-    return new SqlConnection(this.dialect, client, this.opts);
+    return new SqlConnection(this.dialect, await this.openOrUnreachable(), this.opts);
   }
 
   async close(): Promise<void> {
