@@ -14,10 +14,10 @@
  * - read uncommitted: only cycles of SO and WW edges.
  */
 
-import { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History } from '../history/model.ts';
+import { OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
-import { CERTIFY_CONSTRAINTS_MAX } from './certify.ts';
+import { CERTIFY_CONSTRAINTS_MAX, externalRead, ownAppendsBefore } from './certify.ts';
 
 export function certifySaturated(h: History, cx: Counterexample): Certificate {
   for (const e of cx.edges) {
@@ -50,7 +50,7 @@ function forbidden(h: History, level: Counterexample['level'], es: readonly CxEd
         if (obs.some((e) => e.from === t2 && e.to === t3)) return true;
         break;
       case 'rc':
-        if (obs.some((e) => e.from === t2 && e.to === t3 && (e.kind === 'SO' || readOp(h, t3, e.key) < readOp(h, t3, rw.key)))) return true;
+        if (obs.some((e) => e.from === t2 && e.to === t3 && (e.kind === 'SO' || externalRead(h, t3, e.key) < externalRead(h, t3, rw.key)))) return true;
         break;
       default:
         throw new Error(`certifySaturated: ${level} is not a saturation level`);
@@ -74,17 +74,6 @@ function cyclic(es: readonly CxEdge[]): boolean {
   return [...nodes].some((t) => es.some((e) => e.from === t && reaches(es, e.to, t)));
 }
 
-/** t's external read of key: its first access of the key, when that is a read; -1 otherwise. */
-function readOp(h: History, t: number, key: number): number {
-  for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-    if (h.opKey[op] !== key) continue;
-    const kind = h.opKind[op];
-    if (kind === OP_APPEND) continue;
-    return kind === OP_READ || kind === OP_READ_LIST ? op : -1;
-  }
-  return -1;
-}
-
 /** The values t wrote or appended to key (the final one last). */
 function written(h: History, t: number, key: number): number[] {
   const out: number[] = [];
@@ -96,7 +85,7 @@ function written(h: History, t: number, key: number): number[] {
 
 /** Did t's external read of key see `writer`'s write (a register: its final value; a list: one of its elements)? */
 function sawWriteOf(h: History, t: number, key: number, writer: number): boolean {
-  const op = readOp(h, t, key);
+  const op = externalRead(h, t, key);
   if (op < 0) return false;
   const v = h.opValue[op]!;
   if (h.opKind[op] === OP_READ) {
@@ -105,8 +94,7 @@ function sawWriteOf(h: History, t: number, key: number, writer: number): boolean
     return w.length > 0 && w[w.length - 1] === v;
   }
   // The reader's own appends before the read end the list; what precedes them is the version read.
-  let own = 0;
-  for (let o = h.txnOpStart[t]!; o < op; o++) if (h.opKey[o] === key && h.opKind[o] === OP_APPEND) own++;
+  const own = ownAppendsBefore(h, t, op, key);
   const elems = h.listElems.subarray(h.listStart[v]!, Math.max(h.listStart[v]!, h.listStart[v + 1]! - own));
   if (writer === INIT_TXN) return elems.length === 0;
   return written(h, writer, key).some((x) => elems.includes(x));

@@ -69,7 +69,7 @@ function lastWrite(h: History, t: number, key: number): number {
  * key when that is a read. A list's is t's first list read of the key, even after t's own
  * appends: those are the list's suffix, and what precedes them is the version t read.
  */
-function externalRead(h: History, t: number, key: number): number {
+export function externalRead(h: History, t: number, key: number): number {
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
     if (h.opKey[op] !== key) continue;
     const kind = h.opKind[op];
@@ -80,7 +80,7 @@ function externalRead(h: History, t: number, key: number): number {
 }
 
 /** Reader t's own appends to key before its op `readOp`. */
-function ownAppendsBefore(h: History, t: number, readOp: number, key: number): number {
+export function ownAppendsBefore(h: History, t: number, readOp: number, key: number): number {
   let n = 0;
   for (let op = h.txnOpStart[t]!; op < readOp; op++) if (h.opKey[op] === key && h.opKind[op] === OP_APPEND) n++;
   return n;

@@ -20,25 +20,14 @@
 import type { Connection as MyConnection, ConnectionOptions, ResultSetHeader } from 'mysql2/promise';
 import {
   CONNECT_TIMEOUT_MS_DEFAULT,
-  hidePassword,
   redactUrl,
-  SqlConnection,
-  TXN_TIMEOUT_MS_DEFAULT,
-  type Dialect,
   type ErrorClass,
   type Phase,
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
-
-const ISOLATION_SQL: Record<IsolationLevel, string> = {
-  'read-uncommitted': 'READ UNCOMMITTED',
-  'read-committed': 'READ COMMITTED',
-  'repeatable-read': 'REPEATABLE READ',
-  'snapshot': 'REPEATABLE READ',
-  'serializable': 'SERIALIZABLE',
-};
+import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
+import type { Target } from './types.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
 const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
@@ -100,43 +89,26 @@ class MyClient implements SqlClient {
   }
 }
 
-class MysqlTarget implements Target {
-  readonly name: string;
-  private readonly password: string;
-  private readonly register: string;
-  private readonly list: string;
-  private readonly dialect: Dialect;
-
-  constructor(private readonly url: URL, private readonly opts: SqlTargetOptions) {
-    this.name = redactUrl(url);
-    this.password = decodeURIComponent(url.password);
-    const prefix = opts.tablePrefix ?? 'polysi';
-    if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`table prefix '${prefix}': use lower-case letters, digits and _`);
-    this.register = `${prefix}_register`;
-    this.list = `${prefix}_list`;
-    this.dialect = {
-      name: this.name,
-      password: this.password,
-      open: () => this.open(),
+class MysqlTarget extends SqlTarget {
+  constructor(url: URL, opts: SqlTargetOptions) {
+    super(url, opts, ({ register, list }) => ({
       begin: (iso) => [
         (iso === 'snapshot' ? 'SET SESSION innodb_snapshot_isolation = ON; ' : '')
           + `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[iso]}; START TRANSACTION`,
       ],
       sql: {
-        read: `SELECT v FROM ${this.register} WHERE k = ?`,
-        write: `UPDATE ${this.register} SET v = ? WHERE k = ?`,
-        append: `UPDATE ${this.list} SET v = CONCAT(v, ?) WHERE k = ?`,
-        readList: `SELECT v FROM ${this.list} WHERE k = ?`,
+        read: `SELECT v FROM ${register} WHERE k = ?`,
+        write: `UPDATE ${register} SET v = ? WHERE k = ?`,
+        append: `UPDATE ${list} SET v = CONCAT(v, ?) WHERE k = ?`,
+        readList: `SELECT v FROM ${list} WHERE k = ?`,
       },
-      appendParam: (e) => `${e},`,
       classify: classifyMysql,
-    };
+    }));
   }
 
-  private async open(): Promise<SqlClient> {
+  protected async open(): Promise<SqlClient> {
     const mysql = await loadMysql();
-    const txnTimeoutMs = this.opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
-    const lockTimeoutMs = this.opts.lockTimeoutMs ?? Math.floor(txnTimeoutMs / 2);
+    const lockTimeoutMs = this.lockTimeoutMs();
     const options: ConnectionOptions = {
       host: this.url.hostname,
       port: this.url.port === '' ? 3306 : Number(this.url.port),
@@ -161,57 +133,25 @@ class MysqlTarget implements Target {
     return client;
   }
 
-  private unreachable(err: unknown): DbError {
-    if (err instanceof DbError) return err;
-    const e = err as MysqlError;
-    const msg = err instanceof Error ? err.message : String(err);
-    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable',
-      e?.errno !== undefined ? String(e.errno) : e?.code);
-  }
-
-  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
-    let client: SqlClient;
-    try {
-      client = await this.open();
-    } catch (err) {
-      throw this.unreachable(err);
-    }
-    try {
-      // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
-      const tables: [string, string, string][] = [];
-      if (kinds.registers) tables.push([this.register, 'v BIGINT NULL', 'NULL']);
-      if (kinds.lists) tables.push([this.list, 'v LONGTEXT NOT NULL', "''"]);
-      for (const [table, column, initial] of tables) {
-        await client.query(`DROP TABLE IF EXISTS ${table}`, []);
-        await client.query(`CREATE TABLE ${table} (k INT PRIMARY KEY, ${column}) ENGINE=InnoDB`, []);
-        for (let from = 0; from <= keys; from += 1000) {
-          const rows: string[] = [];
-          for (let k = from; k <= Math.min(keys, from + 999); k++) rows.push(`(${k},${initial})`);
-          await client.query(`INSERT INTO ${table} (k, v) VALUES ${rows.join(',')}`, []);
-        }
+  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+    const tables: [string, string, string][] = [];
+    if (kinds.registers) tables.push([this.register, 'v BIGINT NULL', 'NULL']);
+    if (kinds.lists) tables.push([this.list, 'v LONGTEXT NOT NULL', "''"]);
+    for (const [table, column, initial] of tables) {
+      await client.query(`DROP TABLE IF EXISTS ${table}`, []);
+      await client.query(`CREATE TABLE ${table} (k INT PRIMARY KEY, ${column}) ENGINE=InnoDB`, []);
+      for (let from = 0; from <= keys; from += 1000) {
+        const rows: string[] = [];
+        for (let k = from; k <= Math.min(keys, from + 999); k++) rows.push(`(${k},${initial})`);
+        await client.query(`INSERT INTO ${table} (k, v) VALUES ${rows.join(',')}`, []);
       }
-    } catch (err) {
-      const e = err as MysqlError;
-      const msg = err instanceof Error ? err.message : String(err);
-      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable',
-        e?.errno !== undefined ? String(e.errno) : e?.code);
-    } finally {
-      await client.end().catch(() => client.destroy());
     }
   }
 
-  async connect(_session: number): Promise<Connection> {
-    let client: SqlClient;
-    try {
-      client = await this.open();
-    } catch (err) {
-      throw this.unreachable(err);
-    }
-    return new SqlConnection(this.dialect, client, this.opts);
-  }
-
-  async close(): Promise<void> {
-    // Each connection owns its client; nothing is pooled.
+  /** The errno, else the driver's code (ECONNREFUSED, PROTOCOL_CONNECTION_LOST...). */
+  protected errorCode(err: unknown, _during: 'connect' | 'setup'): string | undefined {
+    const e = err as MysqlError | null;
+    return e?.errno !== undefined ? String(e.errno) : e?.code;
   }
 }
 

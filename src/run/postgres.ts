@@ -17,26 +17,14 @@
 import type { Client, ClientConfig, QueryResult as PgResult } from 'pg';
 import {
   CONNECT_TIMEOUT_MS_DEFAULT,
-  hidePassword,
   redactUrl,
-  SqlConnection,
-  TXN_TIMEOUT_MS_DEFAULT,
-  type Dialect,
   type ErrorClass,
   type Phase,
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
-
-const ISOLATION_SQL: Record<IsolationLevel, string> = {
-  'read-uncommitted': 'READ UNCOMMITTED',
-  'read-committed': 'READ COMMITTED',
-  'repeatable-read': 'REPEATABLE READ',
-  // PostgreSQL's REPEATABLE READ is snapshot isolation.
-  'snapshot': 'REPEATABLE READ',
-  'serializable': 'SERIALIZABLE',
-};
+import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
+import type { Target } from './types.ts';
 
 /** SQLSTATE classes of a connection that went away or a server that cannot serve. */
 const CONNECTION_CLASSES = new Set(['08', '57', '53', '58', 'XX']);
@@ -107,43 +95,23 @@ class PgClient implements SqlClient {
   }
 }
 
-class PostgresTarget implements Target {
-  readonly name: string;
-  private readonly password: string;
-  private readonly register: string;
-  private readonly list: string;
-  private readonly opts: SqlTargetOptions;
-  private readonly dialect: Dialect;
-
-  constructor(private readonly url: URL, opts: SqlTargetOptions) {
-    this.name = redactUrl(url);
-    this.password = decodeURIComponent(url.password);
-    this.opts = opts;
-    const prefix = opts.tablePrefix ?? 'polysi';
-    if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`table prefix '${prefix}': use lower-case letters, digits and _`);
-    this.register = `${prefix}_register`;
-    this.list = `${prefix}_list`;
-    this.dialect = {
-      name: this.name,
-      password: this.password,
-      open: () => this.open(),
+class PostgresTarget extends SqlTarget {
+  constructor(url: URL, opts: SqlTargetOptions) {
+    super(url, opts, ({ register, list }) => ({
       begin: (iso) => [`BEGIN ISOLATION LEVEL ${ISOLATION_SQL[iso]}`],
       sql: {
-        read: `SELECT v FROM ${this.register} WHERE k = $1`,
-        write: `UPDATE ${this.register} SET v = $1 WHERE k = $2`,
-        append: `UPDATE ${this.list} SET v = v || $1 WHERE k = $2`,
-        readList: `SELECT v FROM ${this.list} WHERE k = $1`,
+        read: `SELECT v FROM ${register} WHERE k = $1`,
+        write: `UPDATE ${register} SET v = $1 WHERE k = $2`,
+        append: `UPDATE ${list} SET v = v || $1 WHERE k = $2`,
+        readList: `SELECT v FROM ${list} WHERE k = $1`,
       },
-      appendParam: (e) => `${e},`,
       classify: classifyPg,
-    };
+    }));
   }
 
-  /** Opens a client with the session's timeouts set. */
-  private async open(): Promise<SqlClient> {
+  protected async open(): Promise<SqlClient> {
     const pg = await loadPg();
-    const txnTimeoutMs = this.opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
-    const lockTimeoutMs = this.opts.lockTimeoutMs ?? Math.floor(txnTimeoutMs / 2);
+    const lockTimeoutMs = this.lockTimeoutMs();
     const config: ClientConfig = {
       connectionString: this.url.href,
       connectionTimeoutMillis: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT,
@@ -165,58 +133,29 @@ class PostgresTarget implements Target {
     return wrapped;
   }
 
-  private unreachable(err: unknown): DbError {
-    if (err instanceof DbError) return err;
-    const msg = err instanceof Error ? err.message : String(err);
-    const code = sqlState(err) ?? (err as { code?: string } | null)?.code;
-    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', code);
+  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+    const statements: string[] = [];
+    if (kinds.registers) {
+      statements.push(
+        `DROP TABLE IF EXISTS ${this.register}`,
+        `CREATE TABLE ${this.register} (k INTEGER PRIMARY KEY, v BIGINT)`,
+        `INSERT INTO ${this.register} (k, v) SELECT g, NULL FROM generate_series(0, ${keys}) AS g`,
+      );
+    }
+    if (kinds.lists) {
+      statements.push(
+        `DROP TABLE IF EXISTS ${this.list}`,
+        `CREATE TABLE ${this.list} (k INTEGER PRIMARY KEY, v TEXT NOT NULL)`,
+        `INSERT INTO ${this.list} (k, v) SELECT g, '' FROM generate_series(0, ${keys}) AS g`,
+      );
+    }
+    for (const s of statements) await client.query(s, []);
   }
 
-  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
-    let client: SqlClient;
-    try {
-      client = await this.open();
-    } catch (err) {
-      throw this.unreachable(err);
-    }
-    try {
-      // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
-      const statements: string[] = [];
-      if (kinds.registers) {
-        statements.push(
-          `DROP TABLE IF EXISTS ${this.register}`,
-          `CREATE TABLE ${this.register} (k INTEGER PRIMARY KEY, v BIGINT)`,
-          `INSERT INTO ${this.register} (k, v) SELECT g, NULL FROM generate_series(0, ${keys}) AS g`,
-        );
-      }
-      if (kinds.lists) {
-        statements.push(
-          `DROP TABLE IF EXISTS ${this.list}`,
-          `CREATE TABLE ${this.list} (k INTEGER PRIMARY KEY, v TEXT NOT NULL)`,
-          `INSERT INTO ${this.list} (k, v) SELECT g, '' FROM generate_series(0, ${keys}) AS g`,
-        );
-      }
-      for (const s of statements) await client.query(s, []);
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', sqlState(err));
-    } finally {
-      await client.end().catch(() => client.destroy());
-    }
-  }
-
-  async connect(_session: number): Promise<Connection> {
-    let client: SqlClient;
-    try {
-      client = await this.open();
-    } catch (err) {
-      throw this.unreachable(err);
-    }
-    return new SqlConnection(this.dialect, client, this.opts);
-  }
-
-  async close(): Promise<void> {
-    // Each connection owns its client; nothing is pooled.
+  /** The SQLSTATE; failing to connect, else the socket's code (ECONNREFUSED...). */
+  protected errorCode(err: unknown, during: 'connect' | 'setup'): string | undefined {
+    const state = sqlState(err);
+    return during === 'connect' ? state ?? (err as { code?: string } | null)?.code : state;
   }
 }
 

@@ -10,7 +10,8 @@
 
 export type DeadlineStage = 'parse' | 'validate' | 'construct' | 'prune' | 'solve' | 'explain';
 
-const DOING: Record<DeadlineStage, string> = {
+/** What the pipeline is doing during each stage, for messages ("... while validating"). */
+export const STAGE_DOING: Record<DeadlineStage, string> = {
   parse: 'parsing the input',
   validate: 'validating',
   construct: 'building the polygraph',
@@ -22,7 +23,7 @@ const DOING: Record<DeadlineStage, string> = {
 /** The deadline passed during `stage`. Not an InputError: the input may be fine, the time is not. */
 export class TimeLimitError extends Error {
   constructor(readonly stage: DeadlineStage) {
-    super(`the time limit was reached while ${DOING[stage]}`);
+    super(`the time limit was reached while ${STAGE_DOING[stage]}`);
     this.name = 'TimeLimitError';
   }
 }

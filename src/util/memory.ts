@@ -8,26 +8,17 @@
  * Why both: the resident set catches what earlier stages (parsing included) left behind; the
  * estimates stop a stage before it allocates its big tables, since once V8 is out of heap it is
  * too late. Estimates are deliberately on the generous side of the typed arrays a stage builds.
- * A leaf module (imports nothing but the stage names).
+ * A leaf module (imports nothing but the stage names and their descriptions).
  */
 
-import type { DeadlineStage } from './deadline.ts';
-
-const DOING: Record<DeadlineStage, string> = {
-  parse: 'parsing the input',
-  validate: 'validating',
-  construct: 'building the polygraph',
-  prune: 'pruning',
-  solve: 'solving',
-  explain: 'explaining',
-};
+import { STAGE_DOING, type DeadlineStage } from './deadline.ts';
 
 const MB = 2 ** 20;
 
 /** The budget would be exceeded by (or before) `stage`. */
 export class MemoryLimitError extends Error {
   constructor(readonly stage: DeadlineStage, readonly budgetMb: number, readonly neededMb: number) {
-    super(`the memory budget (${budgetMb} MB) would be exceeded ${stage === 'parse' ? 'after' : 'by'} ${DOING[stage]} ` +
+    super(`the memory budget (${budgetMb} MB) would be exceeded ${stage === 'parse' ? 'after' : 'by'} ${STAGE_DOING[stage]} ` +
       `(about ${Math.ceil(neededMb)} MB needed)`);
     this.name = 'MemoryLimitError';
   }

@@ -1,0 +1,126 @@
+/**
+ * What the SQL Targets (postgres.ts, mysql.ts) share: the table names, the dialect they hand
+ * to each SqlConnection, and the life of `setup` and `connect` with their error handling.
+ *
+ * Takes: a database URL, SqlTargetOptions, and from the driver file what differs — how to open
+ * a client, the DDL that creates and fills the tables, the SQL of each operation and how to
+ * classify and name the database's errors. Gives: a `Target` (types.ts).
+ *
+ * Invariants: the table prefix is a plain identifier (it is spliced into SQL); every failure to
+ * connect or to set up is a DbError `unreachable` whose message never carries the password;
+ * `setup` always closes the client it opened.
+ */
+
+import {
+  hidePassword,
+  redactUrl,
+  SqlConnection,
+  TXN_TIMEOUT_MS_DEFAULT,
+  type Dialect,
+  type SqlClient,
+  type SqlTargetOptions,
+} from './sql-connection.ts';
+import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
+
+/**
+ * The SQL names of the isolation levels, as both drivers spell them. `snapshot` is REPEATABLE
+ * READ on both: PostgreSQL's is snapshot isolation; MariaDB's becomes it with the session's
+ * innodb_snapshot_isolation=ON, which mysql.ts sets in the same BEGIN.
+ */
+export const ISOLATION_SQL: Record<IsolationLevel, string> = {
+  'read-uncommitted': 'READ UNCOMMITTED',
+  'read-committed': 'READ COMMITTED',
+  'repeatable-read': 'REPEATABLE READ',
+  'snapshot': 'REPEATABLE READ',
+  'serializable': 'SERIALIZABLE',
+};
+
+/** The tables a target creates, by role. */
+export interface SqlTables {
+  readonly register: string;
+  readonly list: string;
+}
+
+/** The part of a Dialect that is the driver's own: its SQL and how it reads its errors. */
+export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify'>;
+
+export abstract class SqlTarget implements Target {
+  readonly name: string;
+  protected readonly password: string;
+  protected readonly register: string;
+  protected readonly list: string;
+  private readonly dialect: Dialect;
+
+  /** `statements` gets the table names (it runs in this constructor, before the subclass's fields exist). */
+  constructor(
+    protected readonly url: URL,
+    protected readonly opts: SqlTargetOptions,
+    statements: (tables: SqlTables) => DialectStatements,
+  ) {
+    this.name = redactUrl(url);
+    this.password = decodeURIComponent(url.password);
+    const prefix = opts.tablePrefix ?? 'polysi';
+    if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`table prefix '${prefix}': use lower-case letters, digits and _`);
+    this.register = `${prefix}_register`;
+    this.list = `${prefix}_list`;
+    this.dialect = {
+      name: this.name,
+      password: this.password,
+      open: () => this.open(),
+      // Both store a list as the text `e1,e2,...,` (parseList reads it back): append `e,`.
+      appendParam: (e) => `${e},`,
+      ...statements({ register: this.register, list: this.list }),
+    };
+  }
+
+  /** Opens a client with the session's timeouts set (a client that fails on the way is destroyed). */
+  protected abstract open(): Promise<SqlClient>;
+
+  /** Drops, creates and fills the tables of `kinds` for keys 0..keys. */
+  protected abstract createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void>;
+
+  /** The database's code for a failure to connect or to set up (SQLSTATE, errno...), if it has one. */
+  protected abstract errorCode(err: unknown, during: 'connect' | 'setup'): string | undefined;
+
+  /** The server-side bound on one lock wait or statement, in ms (0: the server's own setting). */
+  protected lockTimeoutMs(): number {
+    const txnTimeoutMs = this.opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
+    return this.opts.lockTimeoutMs ?? Math.floor(txnTimeoutMs / 2);
+  }
+
+  private unreachable(err: unknown): DbError {
+    if (err instanceof DbError) return err;
+    const msg = err instanceof Error ? err.message : String(err);
+    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'connect'));
+  }
+
+  /** `open`, with a failure turned into a DbError `unreachable`. */
+  private async openOrUnreachable(): Promise<SqlClient> {
+    try {
+      return await this.open();
+    } catch (err) {
+      throw this.unreachable(err);
+    }
+  }
+
+  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+    const client = await this.openOrUnreachable();
+    try {
+      // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
+      await this.createTables(client, keys, kinds);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'setup'));
+    } finally {
+      await client.end().catch(() => client.destroy());
+    }
+  }
+
+  async connect(_session: number): Promise<Connection> {
+    return new SqlConnection(this.dialect, await this.openOrUnreachable(), this.opts);
+  }
+
+  async close(): Promise<void> {
+    // Each connection owns its client; nothing is pooled.
+  }
+}
