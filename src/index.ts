@@ -41,7 +41,7 @@ export { SCHEMA_VERSION };
  */
 export type CheckOptions = Partial<FullCheckOptions>;
 
-const LEVELS: readonly Level[] = ['si', 'ser'];
+const LEVELS: readonly Level[] = ['pc', 'psi', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'];
 
 /**
  * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
@@ -104,7 +104,7 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
     if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
   }
   const level = opts['level'] ?? 'si';
-  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be 'si' or 'ser', got ${show(level)}`);
+  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be one of ${LEVELS.map((l) => `'${l}'`).join(', ')}, got ${show(level)}`);
   const out: FullCheckOptions = {
     level: level as Level,
     pruning: bool(opts, 'pruning', true),

@@ -14,6 +14,7 @@ import type { History } from '../history/model.ts';
 import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
+import { usesRealTime } from '../graph/split.ts';
 import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
@@ -26,7 +27,20 @@ export * from '../result/types.ts';
 /** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
 export const PRUNE_ROUNDS_MAX = 1000;
 
+/**
+ * Decides `opts.level` for `h`. Each level is a definition plugged into one pipeline: the
+ * NP-complete ones (PC, PSI, RR, SI, SER and the strict variants) go through the polygraph,
+ * differing only in the known edges they add (RT for the strict ones) and in the composition
+ * whose acyclicity they require (graph/split.ts; PSI also checks RW edges one by one).
+ */
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
+  switch (opts.level) {
+    case 'pc': case 'psi': case 'rr': case 'si': case 'ser': case 'strict-si': case 'strict-ser':
+      return checkByPolygraph(h, opts, parseMs);
+  }
+}
+
+function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -75,7 +89,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   }
 
   progress({ stage: 'construct' });
-  const pg = buildPolygraph(v, opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }));
+  const pg = buildPolygraph(v, opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }), usesRealTime(opts.level));
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
   let t2 = performance.now();

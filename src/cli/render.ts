@@ -78,7 +78,7 @@ export function cycleName(edges: readonly DepEdge[], level: CheckResult['level']
 }
 
 export function renderEdge(h: History, e: DepEdge): string {
-  const label = e.kind === 'SO' ? 'SO' : `${e.kind}(${h.keyLabels[e.key]})`;
+  const label = e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${h.keyLabels[e.key]})`;
   return `-${label}->`;
 }
 

@@ -6,6 +6,7 @@
  * update without seeing it". Pure; the text renderer prints it above the argument.
  */
 
+import { LEVEL_TITLES } from '../result/levels.ts';
 import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import { K_RW, KIND_NAMES } from '../graph/edges.ts';
@@ -21,7 +22,7 @@ export interface SummaryEdge {
 
 export function edgeText(h: History, e: SummaryEdge): string {
   const k = KIND_NAMES[e.kind]!;
-  return `-${k === 'SO' ? 'SO' : `${k}(${h.keyLabels[e.key]})`}->`;
+  return `-${k === 'SO' || k === 'RT' ? k : `${k}(${h.keyLabels[e.key]})`}->`;
 }
 
 /** `T1 -SO-> T2 -RW(x)-> T1` */
@@ -41,7 +42,7 @@ function endingWithRw(cycle: readonly SummaryEdge[]): SummaryEdge[] {
 export function summarize(h: History, facts: FactIndex, level: Level, name: AnomalyName, cycle: readonly SummaryEdge[]): string {
   const T = (t: number) => txnDisplay(h, t);
   const K = (k: number) => keyDisplay(h, k);
-  const levelName = level === 'si' ? 'snapshot isolation' : 'serializability';
+  const levelName = LEVEL_TITLES[level];
   const c = endingWithRw(cycle);
   const rws = c.filter((e) => e.kind === K_RW);
   const readText = (t: number, k: number) => {
@@ -86,6 +87,9 @@ export function summarize(h: History, facts: FactIndex, level: Level, name: Anom
       return `${T(x.from)} and ${T(y.from)} each read a key the other wrote (${K(x.key)}, ${K(y.key)}) without seeing ` +
         'the other\'s write: no serial order explains both';
     }
+    case 'real-time violation':
+      return `a cycle through the real-time order (RT: a transaction invoked after another had returned must come after it) ` +
+        `that ${levelName} forbids: ${cycleText(h, c)}`;
     default:
       return `a cycle of dependencies that ${levelName} forbids: ${cycleText(h, c)}`;
   }

@@ -34,7 +34,7 @@ export const JSONL_VERSION = 1;
 
 const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
-const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops']);
+const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end']);
 const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
 const BIG_INT = /^-?[0-9]+$/;
 
@@ -159,7 +159,7 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     sawContent = true;
 
     for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops`);
+      if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end`);
     }
     const sess = o['session'];
     if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
@@ -190,6 +190,18 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     const ops = o['ops'];
     if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
     const t = b.beginTxn(b.session(sessLabel), label, status, line);
+    // Real time (optional): when the client invoked the txn and when it learned the outcome.
+    const startRaw = o['start'], endRaw = o['end'];
+    if (startRaw !== undefined || endRaw !== undefined) {
+      const time = (x: unknown, name: string): number => {
+        if (x === undefined || x === null) return Number.NaN;
+        if (typeof x !== 'number' || !Number.isFinite(x)) fail(`expected "${name}" to be a number (a time), found ${shown(x)}`);
+        return x as number;
+      };
+      const s0 = time(startRaw, 'start'), e0 = time(endRaw, 'end');
+      if (s0 > e0) fail(`"start" (${s0}) is after "end" (${e0})`, 'inconsistent');
+      b.setTimes(t, s0, e0);
+    }
     const list = ops as unknown[];
     for (let i = 0; i < list.length; i++) {
       const op = list[i];
@@ -216,6 +228,13 @@ export function parseJsonl(text: string, source = '<memory>'): History {
     }
   }
   return b.build();
+}
+
+/** `"start":S,"end":E,` for a txn with known times (either may be missing), else ''. */
+function timesJson(h: History, t: number): string {
+  if (h.txnStart === undefined) return '';
+  const s = h.txnStart[t]!, e = h.txnEnd![t]!;
+  return (Number.isNaN(s) ? '' : `"start":${s},`) + (Number.isNaN(e) ? '' : `"end":${e},`);
 }
 
 /** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
@@ -274,7 +293,7 @@ export function writeJsonl(h: History): string {
       }
     }
     out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
-      `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]}`);
+      `"status":"${STATUS_NAME[h.txnStatus[t]!]}",${timesJson(h, t)}"ops":[${ops.join(',')}]}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -42,6 +42,9 @@ export class HistoryBuilder {
   private readonly txnStatusArr = new GrowableInt32();
   private readonly txnLocArr = new GrowableFloat64();
   private readonly txnLabelArr: string[] = [];
+  private readonly txnStartArr = new GrowableFloat64();
+  private readonly txnEndArr = new GrowableFloat64();
+  private hasTimes = false;
 
   // Per op, in arrival order.
   private readonly opTxnArr = new GrowableInt32();
@@ -90,7 +93,19 @@ export class HistoryBuilder {
     this.txnSessionArr.push(session);
     this.txnStatusArr.push(status);
     this.txnLocArr.push(loc);
+    this.txnStartArr.push(Number.NaN);
+    this.txnEndArr.push(Number.NaN);
     return t;
+  }
+
+  /**
+   * Real time of txn: when it was invoked and when its outcome came back (NaN = not known). The
+   * caller checks `start <= end`; the strict levels (docs/levels.md) are the only readers.
+   */
+  setTimes(txn: number, start: number, end: number): void {
+    this.txnStartArr.set(txn, start);
+    this.txnEndArr.set(txn, end);
+    if (!Number.isNaN(start) || !Number.isNaN(end)) this.hasTimes = true;
   }
 
   /**
@@ -205,9 +220,12 @@ export class HistoryBuilder {
     const txnStatus = new Uint8Array(nTxn);
     const txnLoc = new Float64Array(nTxn);
     const txnLabels: string[] = new Array<string>(nTxn);
+    const txnStart = this.hasTimes ? new Float64Array(nTxn) : undefined;
+    const txnEnd = this.hasTimes ? new Float64Array(nTxn) : undefined;
     for (let t = 0; t < nTxnAll; t++) {
       const nt = txnNewId[t]!;
       if (nt < 0) continue;
+      if (txnStart !== undefined) { txnStart[nt] = this.txnStartArr.get(t); txnEnd![nt] = this.txnEndArr.get(t); }
       txnSession[nt] = sessionNewId[this.txnSessionArr.get(t)]!;
       txnStatus[nt] = this.txnStatusArr.get(t);
       txnLoc[nt] = this.txnLocArr.get(t);
@@ -257,6 +275,7 @@ export class HistoryBuilder {
       valueLabels: this.valueLabels.slice(),
       listStart: this.listStartArr.toArray(),
       listElems: this.listElemsArr.toArray(),
+      ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
     };
     assertHistory(h);
     return h;

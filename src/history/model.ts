@@ -60,6 +60,13 @@ export interface History {
   readonly txnLoc: Float64Array;
   /** CSR, length txnCount+1: txn t owns ops `txnOpStart[t] .. txnOpStart[t+1]-1`. */
   readonly txnOpStart: Int32Array;
+  /**
+   * Real time, when the format carries it (JSON Lines "start"/"end", Elle's `:time`): `txnStart[t]`
+   * is when the client invoked txn t, `txnEnd[t]` when it learned the outcome, in the history's
+   * own unit; NaN when not known. Absent when no txn has a time. Only the strict levels read it.
+   */
+  readonly txnStart?: Float64Array;
+  readonly txnEnd?: Float64Array;
 
   readonly opCount: number;
   /** `opKind[op]`: OP_READ, OP_WRITE, OP_APPEND or OP_READ_LIST. */
@@ -138,4 +145,6 @@ export function assertHistory(h: History): void {
   for (let i = 0; i < h.listElems.length; i++) {
     if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
   }
+  if ((h.txnStart === undefined) !== (h.txnEnd === undefined)) fail('txnStart and txnEnd come together');
+  if (h.txnStart !== undefined && (h.txnStart.length !== h.txnCount || h.txnEnd!.length !== h.txnCount)) fail('txnStart/txnEnd length');
 }

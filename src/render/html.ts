@@ -7,6 +7,7 @@
  * is async because it lays out the SVGs; `renderHtml` assembles already rendered parts).
  */
 
+import { LEVEL_TITLES } from '../result/levels.ts';
 import type { CheckResult } from '../result/types.ts';
 import type { Counterexample } from '../result/counterexample.ts';
 import { renderExplanationText, verdictLine } from './text.ts';
@@ -74,7 +75,7 @@ export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonl
   const facts = [
     row('history', `${src.file} (${src.format})`),
     row('size', `${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`),
-    row('level', r.level === 'si' ? 'snapshot isolation (strong session)' : 'serializability'),
+    row('level', r.level === 'si' ? 'snapshot isolation (strong session)' : LEVEL_TITLES[r.level]),
     row('constraints', `${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)`),
     row('time (ms)', `parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
       (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`)),

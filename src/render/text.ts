@@ -9,6 +9,7 @@
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
 import { INIT_TXN, type CheckResult } from '../result/types.ts';
+import { LEVEL_FORBIDDEN_CYCLES, LEVEL_TITLES } from '../result/levels.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -18,7 +19,7 @@ export interface TextOptions {
   indent?: string;
 }
 
-const LEVEL_NAMES = { si: 'snapshot isolation', ser: 'serializability' } as const;
+const LEVEL_NAMES = LEVEL_TITLES;
 
 class Namer {
   private readonly labels = new Map<number, string>();
@@ -32,7 +33,7 @@ class Namer {
     return e.keyLabel === null ? '' : keyLabelDisplay(e.keyLabel);
   }
   arrow(e: CxEdge): string {
-    return `-${e.kind === 'SO' ? 'SO' : `${e.kind}(${e.keyLabel})`}->`;
+    return `-${e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${e.keyLabel})`}->`;
   }
   edge(e: CxEdge): string {
     return `${this.t(e.from)} ${this.arrow(e)} ${this.t(e.to)}`;
@@ -140,6 +141,8 @@ function certainText(nm: Namer, e: CxEdge): string {
   switch (e.kind) {
     case 'SO':
       return `${T(e.to)} follows ${T(e.from)} in their session, so ${nm.edge(e)}.`;
+    case 'RT':
+      return `${T(e.to)} was invoked after ${T(e.from)} had committed and returned (real time), so ${nm.edge(e)}.`;
     case 'WR':
       return `${T(e.to)} read ${nm.k(e)} = ${nm.value(e.readValue)}, written by ${T(e.from)}, so ${nm.edge(e)}.`;
     case 'WW':
@@ -178,7 +181,7 @@ function consequence(nm: Namer, e: CxEdge): string {
 
 function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: string[]): void {
   const level = LEVEL_NAMES[nm.cx.level];
-  const forbids = nm.cx.level === 'si' ? 'a cycle without two consecutive RW edges, which snapshot isolation forbids' : 'a cycle, which serializability forbids';
+  const forbids = `${LEVEL_FORBIDDEN_CYCLES[nm.cx.level]}, which ${level} forbids`;
   for (const s of steps) {
     switch (s.kind) {
       case 'forced': {
@@ -215,5 +218,5 @@ function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: st
 }
 
 function cycleWord(nm: Namer): string {
-  return nm.cx.level === 'si' ? 'a forbidden cycle' : 'a cycle';
+  return nm.cx.level === 'ser' || nm.cx.level === 'strict-ser' ? 'a cycle' : 'a forbidden cycle';
 }

@@ -17,12 +17,14 @@ import type { EdgeKind, Level } from './types.ts';
 
 /** Names from the literature (Adya; Cerone and Gotsman; Elle), most specific first; see docs/explain.md. */
 export type AnomalyName =
+  | 'real-time violation'
   | 'lost update'
   | 'long fork'
   | 'read skew'
   | 'session guarantee violation'
   | 'causality violation'
   | 'write skew'
+  | 'G2-item'
   | 'G-single'
   | 'G-nonadjacent'
   | 'G2'

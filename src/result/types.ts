@@ -24,15 +24,16 @@ export type LevelName = (typeof LEVEL_NAMES)[number];
  * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
  * implemented. Code that switches on a Level must handle every member (no `else` = SER).
  */
-export type Level = 'si' | 'ser';
+export type Level = 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
 
 /** The implicit initial transaction. */
 export const INIT_TXN = -1;
 
-export type EdgeKind = 'SO' | 'WR' | 'WW' | 'RW';
+/** RT: real-time order (the first txn completed before the second was invoked; strict levels only). */
+export type EdgeKind = 'SO' | 'WR' | 'WW' | 'RW' | 'RT';
 
-/** A dependency edge between two transactions. `key` is -1 for SO. */
+/** A dependency edge between two transactions. `key` is -1 for SO and RT. */
 export interface DepEdge {
   from: number;
   to: number;

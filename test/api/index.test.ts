@@ -38,7 +38,7 @@ test('levels: si and ser differ on the bank example (write skew)', async () => {
 test('bad options are TypeErrors that name the option', async () => {
   const { history } = await readHistory(BANK);
   const cases: [unknown, RegExp][] = [
-    [{ level: 'rc' }, /level must be 'si' or 'ser', got "rc"/],
+    [{ level: 'bogus' }, /level must be one of .*'strict-ser', got "bogus"/],
     [{ level: 'SI' }, /level/],
     [{ level: 1 }, /level/],
     [{ timeoutMs: -1 }, /timeoutMs must be a finite number >= 0, got -1/],
