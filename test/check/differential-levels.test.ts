@@ -6,7 +6,7 @@
  * Thousands of seeded tiny register histories (the mixed generator: random reads, a simulated
  * SI store with and without bugs, a serial store; unknown outcomes included), each given random
  * invocation/completion times (sessions stay sequential; some txns have none), checked at every
- * level with pruning on and off (and explained, on every tenth violation, with the explanation
+ * level with pruning on, off, and capped to no rounds (and explained, on every tenth violation, with the explanation
  * certified). Each verdict must equal the graph oracle's; the axiomatic oracle (commit orders)
  * is compared on a subset. Per level and per path (validation, pruning, solver sat/unsat) the
  * counts are asserted, so that no path goes untested.
@@ -42,11 +42,19 @@ export function withRandomTimes(h: History, rng: Rng): History {
   return { ...h, txnStart: start, txnEnd: end };
 }
 
-function run(h: History, level: LadderLevel, pruning: boolean, explain: boolean): CheckResult {
-  return checkHistory(h, { level, pruning, explain, timeoutMs: 20_000 });
+/** The variants of a run: pruning to its fixpoint, no pruning, and pruning that only looks for a known cycle. */
+type Variant = 'on' | 'off' | 'capped';
+
+function run(h: History, level: LadderLevel, variant: Variant, explain: boolean): CheckResult {
+  return checkHistory(h, { level, pruning: variant !== 'off', explain, timeoutMs: 20_000, ...(variant === 'capped' ? { pruneRoundsMax: 0 } : {}) });
 }
 
-test(`differential: ${CASES} tiny histories, every polygraph level, pruning on and off, against the graph oracle`, () => {
+function timesText(h: History): string {
+  if (h.txnStart === undefined) return '(no times)';
+  return 'times: ' + h.txnLabels.map((l, t) => `${l}=[${h.txnStart![t]},${h.txnEnd![t]}]`).join(' ');
+}
+
+test(`differential: ${CASES} tiny histories, every polygraph level, pruning on, off and capped, against the graph oracle`, () => {
   const paths = new Map<string, number>();
   const tally = new Map<string, number>();
   const failures: string[] = [];
@@ -63,12 +71,13 @@ test(`differential: ${CASES} tiny histories, every polygraph level, pruning on a
         const ax = axiomaticLevel(h, level);
         if (ax !== expected) failures.push(`case ${i} (${generator}) ${level}: graph oracle ${expected}, axiomatic oracle ${ax}\n${renderHistory(h)}`);
       }
-      for (const pruning of [true, false]) {
-        const explain = pruning && expected === 'violation' && i % 10 === 0;
-        const r = run(h, level, pruning, explain);
-        if (pruning) paths.set(`${level}:${decisionPath(r)}`, (paths.get(`${level}:${decisionPath(r)}`) ?? 0) + 1);
+      for (const variant of ['on', 'off', 'capped'] as const) {
+        const explain = variant === 'on' && expected === 'violation' && i % 10 === 0;
+        const r = run(h, level, variant, explain);
+        const path = `${variant}:${level}:${decisionPath(r)}`;
+        paths.set(path, (paths.get(path) ?? 0) + 1);
         if (r.verdict !== expected) {
-          failures.push(`case ${i} (${generator}) ${level} pruning ${pruning ? 'on' : 'off'}: checker ${r.verdict} (${r.decidedBy}), oracle ${expected}\n${renderHistory(h)}`);
+          failures.push(`case ${i} (${generator}) ${level} pruning ${variant}: checker ${r.verdict} (${r.decidedBy}), oracle ${expected}\n${renderHistory(h)}\n${timesText(h)}`);
         }
         if (explain && r.verdict === 'violation') {
           for (const a of r.anomalies) {
@@ -86,8 +95,10 @@ test(`differential: ${CASES} tiny histories, every polygraph level, pruning on a
     for (const v of ['valid', 'violation']) {
       assert.ok((tally.get(`${level}:${v}`) ?? 0) >= CASES / 50, `${level}: too few ${v} histories ${JSON.stringify(Object.fromEntries(tally))}`);
     }
-    assert.ok((paths.get(`${level}:validation`) ?? 0) > 0, `${level}: no run decided by validation (${summary})`);
-    assert.ok((paths.get(`${level}:pruning-cycle`) ?? 0) > 0, `${level}: no run decided by a pruning cycle (${summary})`);
+    for (const path of ['on:validation', 'on:pruning-cycle', 'on:pruning-valid', 'on:solver-sat', 'off:solver-unsat', 'off:solver-sat']) {
+      const [variant, p] = path.split(':');
+      assert.ok((paths.get(`${variant}:${level}:${p}`) ?? 0) > 0, `${level}: no run with pruning ${variant} decided by ${p} (${summary})`);
+    }
   }
   assert.ok(axiomaticCompared > 0);
   console.log(`paths: ${summary}`);

@@ -138,7 +138,11 @@ function permutations(items: number[]): number[][] {
 
 // ------------------------------------------------------------------ axiomatic (commit orders)
 
-export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'>): Verdict {
+/**
+ * `tcc` (transactional causal consistency: PSI without NOCONFLICT, Cerone et al. 2015) is
+ * decided here too, only so that the boundary tests can show a history on TCC's side.
+ */
+export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'> | 'tcc'): Verdict {
   const w = load(h);
   const strict = level === 'strict-si' || level === 'strict-ser';
   return someWorld(w, (inWorld) => {
@@ -148,14 +152,15 @@ export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'>): V
     const must = orderPairs(w, inWorld, strict, true);
     for (const co of permutations(members)) {
       const pos = new Map(co.map((t, i) => [t, i]));
-      if (level === 'psi' ? psiHolds(w, co, pos, rf, must) : prefixHolds(w, level, co, pos, rf, must)) return true;
+      const holds = level === 'psi' || level === 'tcc' ? causalHolds(w, co, pos, rf, must, level === 'psi') : prefixHolds(w, level, co, pos, rf, must);
+      if (holds) return true;
     }
     return false;
   });
 }
 
 /** SER, SI, PC and strict variants: every txn sees some prefix of CO (SER: all before it). */
-function prefixHolds(w: World, level: LadderLevel, co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][]): boolean {
+function prefixHolds(w: World, level: LadderLevel | 'tcc', co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][]): boolean {
   const noConflict = level !== 'pc';
   for (let i = 0; i < co.length; i++) {
     const t = co[i]!;
@@ -178,8 +183,11 @@ function prefixHolds(w: World, level: LadderLevel, co: number[], pos: Map<number
   return true;
 }
 
-/** PSI: the least transitive VIS ⊆ CO holding SO, WR and CO-ordered write conflicts; then EXT. */
-function psiHolds(w: World, co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][]): boolean {
+/**
+ * PSI (`noConflict`) and TCC: the least transitive VIS ⊆ CO holding SO, WR (and for PSI the
+ * CO-ordered write conflicts); then EXT.
+ */
+function causalHolds(w: World, co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][], noConflict: boolean): boolean {
   const m = co.length;
   const vis = Array.from({ length: m }, () => new Array<boolean>(m).fill(false)); // by CO position
   const add = (a: number, b: number): boolean => {
@@ -193,7 +201,7 @@ function psiHolds(w: World, co: number[], pos: Map<number, number>, rf: Map<numb
   for (let i = 0; i < m; i++) {
     for (let j = i + 1; j < m; j++) {
       const A = w.txns[co[i]!]!, B = w.txns[co[j]!]!;
-      if ([...A.writes.keys()].some((k) => B.writes.has(k))) vis[i]![j] = true;
+      if (noConflict && [...A.writes.keys()].some((k) => B.writes.has(k))) vis[i]![j] = true;
     }
   }
   for (let k = 0; k < m; k++) for (let i = 0; i < m; i++) if (vis[i]![k]) for (let j = 0; j < m; j++) if (vis[k]![j]) vis[i]![j] = true;
@@ -229,7 +237,7 @@ export function graphLevel(h: History, level: LadderLevel): Verdict {
       for (const [a, b] of so) SO[a]![b] = true;
       const rank = new Map<string, number>();
       keyList.forEach((k, i) => ordersPerKey[i]![choice[i]!]!.forEach((t, r) => rank.set(`${k}/${t}`, r)));
-      keyList.forEach((k, i) => {
+      keyList.forEach((_k, i) => {
         const order = ordersPerKey[i]![choice[i]!]!;
         for (let x = 0; x < order.length; x++) for (let y = x + 1; y < order.length; y++) WW[order[x]!]![order[y]!] = true;
       });
@@ -254,7 +262,7 @@ type Rel = boolean[][];
 
 function forbidden(level: LadderLevel, n: number, SO: Rel, WR: Rel, WW: Rel, RW: Rel): boolean {
   const union = (...rs: Rel[]): Rel => rs[0]!.map((row, a) => row.map((_, b) => rs.some((r) => r[a]![b])));
-  const seq = (r: Rel, s: Rel): Rel => r.map((row, a) => row.map((_, c) => row.some((x, b) => x && s[b]![c])));
+  const seq = (r: Rel, s: Rel): Rel => r.map((row) => row.map((_, c) => row.some((x, b) => x && s[b]![c])));
   const plus = (r: Rel): Rel => {
     const c = r.map((row) => row.slice());
     for (let k = 0; k < n; k++) for (let a = 0; a < n; a++) if (c[a]![k]) for (let b = 0; b < n; b++) if (c[k]![b]) c[a]![b] = true;
