@@ -61,7 +61,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // Theory nodes are split nodes renumbered by their rank in a topological order of the known
   // graph: the theory then starts from the identity order (no sort of its own), and the same
   // ranks give every variable its initial phase.
-  const order = opts.knownOrder ?? knownSplitOrder(pg, opts.level);
+  const order = sessionOrderHint(pg, opts.level) ?? opts.knownOrder ?? knownSplitOrder(pg, opts.level);
   const knownCycle = order === null || !checksRwApart(opts.level) ? null : knownClosingRw(pg, order);
   if (order === null || knownCycle !== null) {
     // Only with pruning off: the known graph itself is cyclic.
@@ -167,6 +167,18 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     if (f !== undefined) fixed[c] = f ? 0 : 1;
   }
   return { result, cycle, edges, stats: stats(), fixed };
+}
+
+/**
+ * RR leaves session order out of its graph (PL-2.99), but the database still ran each session in
+ * order, so a topological order that also respects the SO edges, when there is one, is a far
+ * better first guess for the phases (measured: fig8 histories from a 60 s timeout to seconds).
+ * Any topological order of a supergraph is one of the RR graph, so the theory may start from it.
+ */
+function sessionOrderHint(pg: Polygraph, level: Level): Int32Array | null {
+  if (level !== 'rr') return null;
+  const k = pg.known;
+  return topoOrder(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'ser'));
 }
 
 /** PSI: an RW edge closing a Dep path among the known edges alone (then every choice violates). */
