@@ -78,7 +78,8 @@ export function splitEdgeCount(kind: number, level: Level): number {
  * Kept as the single definition of the encoding, shared by pruning, solving and reporting.
  */
 export function forEachSplitEdge(a: number, b: number, kind: number, level: Level, emit: (u: number, v: number) => void): void {
-  for (const [x, y] of splitPairs(kind, level)) emit(2 * a + x, 2 * b + y);
+  const pairs = splitPairs(kind, level);
+  for (let p = 0; p < pairs.length; p++) emit(2 * a + pairs[p]![0]!, 2 * b + pairs[p]![1]!);
 }
 
 /**
@@ -101,17 +102,17 @@ export function buildSplitGraph(
   const enc = ENCODING[level];
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!;
-    for (const [x] of enc[kind[i]!]!) outStart[2 * a + x + 1]!++;
+    const a = from[i]!, pairs = enc[kind[i]!]!;
+    for (let p = 0; p < pairs.length; p++) outStart[2 * a + pairs[p]![0]! + 1]!++;
   }
   for (let u = 0; u < nodeCount; u++) outStart[u + 1]! += outStart[u]!;
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(m);
   const fill = outStart.slice(0, nodeCount);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!, b = to[i]!;
-    for (const [x, y] of enc[kind[i]!]!) {
-      const at = fill[2 * a + x]!++; outTo[at] = 2 * b + y; outEdge[at] = i;
+    const a = from[i]!, b = to[i]!, pairs = enc[kind[i]!]!;
+    for (let p = 0; p < pairs.length; p++) {
+      const at = fill[2 * a + pairs[p]![0]!]!++; outTo[at] = 2 * b + pairs[p]![1]!; outEdge[at] = i;
     }
   }
   return { nodeCount, outStart, outTo, outEdge };

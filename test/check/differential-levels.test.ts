@@ -21,6 +21,7 @@ import type { CheckResult } from '../../src/result/types.ts';
 import { axiomaticLevel, graphLevel, type LadderLevel } from '../oracle/brute-force-levels.ts';
 import { caseSeed, mulberry32, type Rng } from '../support/gen.ts';
 import { tinyMixedHistory } from '../support/gen.ts';
+import { tinyMixedListHistory } from '../support/gen-lists.ts';
 import { decisionPath } from '../support/differential.ts';
 import { renderHistory } from '../support/history-text.ts';
 
@@ -103,4 +104,44 @@ test(`differential: ${CASES} tiny histories, every polygraph level, pruning on, 
   assert.ok(axiomaticCompared > 0);
   console.log(`paths: ${summary}`);
   console.log(`verdicts: ${JSON.stringify(Object.fromEntries([...tally].sort()))}; axiomatic comparisons: ${axiomaticCompared}`);
+});
+
+const LIST_CASES = Number(process.env['POLYSI_DIFF_LIST_CASES'] ?? 600);
+
+test(`differential: ${LIST_CASES} tiny list-append histories, every polygraph level but RR, against the axiomatic oracle`, () => {
+  const paths = new Map<string, number>();
+  const tally = new Map<string, number>();
+  const failures: string[] = [];
+  for (let i = 0; i < LIST_CASES && failures.length < 5; i++) {
+    const rng = mulberry32(caseSeed(4242, i));
+    const { history: h0, generator } = tinyMixedListHistory(rng, 6);
+    const h = withRandomTimes(h0, rng);
+    for (const level of LEVELS) {
+      if (level === 'rr') continue; // RR's definition is a graph; the list oracle runs programs
+      const expected = axiomaticLevel(h, level);
+      tally.set(`${level}:${expected}`, (tally.get(`${level}:${expected}`) ?? 0) + 1);
+      for (const variant of ['on', 'off'] as const) {
+        const r = run(h, level, variant, false);
+        const path = `${variant}:${level}:${decisionPath(r)}`;
+        paths.set(path, (paths.get(path) ?? 0) + 1);
+        if (r.verdict !== expected) {
+          failures.push(`case ${i} (${generator}) ${level} pruning ${variant}: checker ${r.verdict} (${r.decidedBy}), oracle ${expected}\n${renderHistory(h)}\n${timesText(h)}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(failures, [], failures.join('\n\n'));
+  const summary = JSON.stringify(Object.fromEntries([...paths].sort()));
+  for (const level of LEVELS) {
+    if (level === 'rr') continue;
+    for (const v of ['valid', 'violation']) {
+      assert.ok((tally.get(`${level}:${v}`) ?? 0) >= LIST_CASES / 50, `${level}: too few ${v} list histories ${JSON.stringify(Object.fromEntries(tally))}`);
+    }
+    for (const p of ['on:validation', 'on:pruning-valid', 'off:solver-unsat']) {
+      const [variant, path] = p.split(':');
+      assert.ok((paths.get(`${variant}:${level}:${path}`) ?? 0) > 0, `${level}: no list run with pruning ${variant} decided by ${path} (${summary})`);
+    }
+  }
+  console.log(`list paths: ${summary}`);
+  console.log(`list verdicts: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`);
 });

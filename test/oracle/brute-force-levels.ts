@@ -6,9 +6,10 @@
  * txnStart/txnEnd. Gives: 'valid' | 'violation' per level, by two methods sharing no code with
  * `src/` (only the History model's types and constants) nor with each other beyond reading the
  * operations:
- * - `axiomaticLevel` (Cerone, Bernardi, Gotsman 2015, abstract executions): enumerate every
- *   commit order CO of the transactions, and ask whether a visibility VIS ⊆ CO exists with the
- *   level's axioms. SER: VIS = CO. SI, PC: each txn sees a prefix of CO (PREFIX), chosen per
+ * - `axiomaticLevel` (Cerone, Bernardi, Gotsman 2015, abstract executions), for registers and
+ *   list-append keys alike: enumerate every commit order CO of the transactions, and ask whether
+ *   a visibility VIS ⊆ CO exists with the level's axioms, EXT being checked by *running* each
+ *   txn's program against the effects of the txns it sees, in CO order. SER: VIS = CO. SI, PC: each txn sees a prefix of CO (PREFIX), chosen per
  *   txn; SI also NOCONFLICT. PSI: VIS transitive with NOCONFLICT; the least such VIS (the
  *   closure of SO, WR and CO-ordered write conflicts) is the one to test, since EXT only gets
  *   harder with more visible writers. Strict: RT ⊆ VIS. RR has no such definition (Adya's is
@@ -25,7 +26,7 @@
  */
 
 import {
-  INITIAL_VALUE, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History,
+  INITIAL_VALUE, OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History,
 } from '../../src/history/model.ts';
 
 export type LadderLevel = 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
@@ -138,45 +139,119 @@ function permutations(items: number[]): number[][] {
 
 // ------------------------------------------------------------------ axiomatic (commit orders)
 
-/**
- * `tcc` (transactional causal consistency: PSI without NOCONFLICT, Cerone et al. 2015) is
- * decided here too, only so that the boundary tests can show a history on TCC's side.
- */
-export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'> | 'tcc'): Verdict {
-  const w = load(h);
-  const strict = level === 'strict-si' || level === 'strict-ser';
-  return someWorld(w, (inWorld) => {
-    const rf = resolveReads(w, inWorld);
-    if (rf === null) return false;
-    const members = w.txns.map((_, t) => t).filter((t) => inWorld[t]);
-    const must = orderPairs(w, inWorld, strict, true);
-    for (const co of permutations(members)) {
-      const pos = new Map(co.map((t, i) => [t, i]));
-      const holds = level === 'psi' || level === 'tcc' ? causalHolds(w, co, pos, rf, must, level === 'psi') : prefixHolds(w, level, co, pos, rf, must);
-      if (holds) return true;
-    }
-    return false;
-  });
+/** One op of a txn's program; the state of a key is a sequence (a register holds its last write). */
+type Step = { kind: 'r' | 'w' | 'a'; key: number; value: number } | { kind: 'rl'; key: number; list: number[] };
+
+interface Prog {
+  session: number;
+  status: number;
+  start: number;
+  end: number;
+  steps: Step[];
+  /** Keys it writes or appends to. */
+  writes: Set<number>;
+  /** Txns whose effects it read (writers of register values, appenders of list elements), itself excluded. */
+  readFrom: Set<number>;
 }
 
+function programs(h: History): Prog[] {
+  if (h.txnCount > LEVELS_ORACLE_TXNS_MAX) throw new Error(`levels oracle: ${h.txnCount} txns (limit ${LEVELS_ORACLE_TXNS_MAX})`);
+  const writerOf = new Map<string, number>();
+  for (let t = 0; t < h.txnCount; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (h.opKind[op] === OP_WRITE || h.opKind[op] === OP_APPEND) writerOf.set(`${h.opKey[op]}/${h.opValue[op]}`, t);
+    }
+  }
+  const progs: Prog[] = [];
+  for (let t = 0; t < h.txnCount; t++) {
+    const steps: Step[] = [], writes = new Set<number>(), readFrom = new Set<number>();
+    const saw = (k: number, v: number) => { const x = writerOf.get(`${k}/${v}`); if (x !== undefined && x !== t) readFrom.add(x); };
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const k = h.opKey[op]!, v = h.opValue[op]!;
+      switch (h.opKind[op]) {
+        case OP_READ: steps.push({ kind: 'r', key: k, value: v }); if (v !== INITIAL_VALUE) saw(k, v); break;
+        case OP_WRITE: steps.push({ kind: 'w', key: k, value: v }); writes.add(k); break;
+        case OP_APPEND: steps.push({ kind: 'a', key: k, value: v }); writes.add(k); break;
+        default: {
+          const list = Array.from(h.listElems.subarray(h.listStart[v]!, h.listStart[v + 1]!));
+          list.forEach((e) => saw(k, e));
+          steps.push({ kind: 'rl', key: k, list });
+        }
+      }
+    }
+    progs.push({
+      session: h.txnSession[t]!, status: h.txnStatus[t]!, start: h.txnStart?.[t] ?? Number.NaN, end: h.txnEnd?.[t] ?? Number.NaN,
+      steps, writes, readFrom,
+    });
+  }
+  return progs;
+}
+
+/** Runs txn t against the effects of `visible` (in commit order): does every read return the local state? */
+function runs(progs: Prog[], t: number, visible: number[]): boolean {
+  const state = new Map<number, number[]>();
+  const apply = (p: Prog, into: Map<number, number[]>, check: boolean): boolean => {
+    for (const s of p.steps) {
+      const cur = into.get(s.key) ?? [];
+      if (s.kind === 'w') into.set(s.key, [s.value]);
+      else if (s.kind === 'a') into.set(s.key, [...cur, s.value]);
+      else if (!check) continue;
+      else if (s.kind === 'r') { if ((cur.length === 0 ? INITIAL_VALUE : cur[cur.length - 1]) !== s.value) return false; }
+      else {
+        const list = (s as Extract<Step, { kind: 'rl' }>).list;
+        if (cur.length !== list.length || cur.some((x, i) => x !== list[i])) return false;
+      }
+    }
+    return true;
+  };
+  for (const v of visible) apply(progs[v]!, state, false);
+  return apply(progs[t]!, state, true);
+}
+
+/**
+ * Registers and lists alike: the txns are run against the states visibility gives them, so no
+ * writer is looked up and every read anomaly (aborted, intermediate, garbage, fractured lists)
+ * is simply a read no state explains. `tcc` (PSI without NOCONFLICT, Cerone et al. 2015) is
+ * decided too, only so that the boundary tests can show a history on TCC's side.
+ */
+export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'> | 'tcc'): Verdict {
+  const progs = programs(h);
+  const strict = level === 'strict-si' || level === 'strict-ser';
+  const unknown: number[] = [];
+  progs.forEach((p, t) => { if (p.status !== TXN_COMMITTED && p.status !== TXN_ABORTED) unknown.push(t); });
+  for (let mask = 0; mask < 1 << unknown.length; mask++) {
+    const inWorld = progs.map((p) => p.status === TXN_COMMITTED);
+    unknown.forEach((t, i) => { inWorld[t] = ((mask >> i) & 1) === 1; });
+    const members = progs.map((_, t) => t).filter((t) => inWorld[t]);
+    // SESSION (after earlier committed txns of the session) and, for strict levels, real time.
+    const must: [number, number][] = [];
+    for (const a of members) {
+      for (const b of members) {
+        if (a === b || progs[a]!.status !== TXN_COMMITTED) continue;
+        if ((progs[a]!.session === progs[b]!.session && a < b) || (strict && progs[a]!.end < progs[b]!.start)) must.push([a, b]);
+      }
+    }
+    for (const co of permutations(members)) {
+      const holds = level === 'psi' || level === 'tcc' ? causalHolds(progs, co, must, level === 'psi') : prefixHolds(progs, level, co, must);
+      if (holds) return 'valid';
+    }
+  }
+  return 'violation';
+}
+
+const conflict = (a: Prog, b: Prog) => [...a.writes].some((k) => b.writes.has(k));
+
 /** SER, SI, PC and strict variants: every txn sees some prefix of CO (SER: all before it). */
-function prefixHolds(w: World, level: LadderLevel | 'tcc', co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][]): boolean {
-  const noConflict = level !== 'pc';
+function prefixHolds(progs: Prog[], level: LadderLevel | 'tcc', co: number[], must: [number, number][]): boolean {
+  const pos = new Map(co.map((t, i) => [t, i]));
   for (let i = 0; i < co.length; i++) {
     const t = co[i]!;
     let found = false;
     for (let p = level === 'ser' || level === 'strict-ser' ? i : 0; p <= i && !found; p++) {
-      // VIS^-1(t) = co[0 .. p-1].
-      const sees = (a: number) => pos.get(a)! < p;
+      const sees = (a: number) => pos.get(a)! < p; // VIS^-1(t) = co[0 .. p-1]
       if (must.some(([a, b]) => b === t && !sees(a))) continue;
-      if (noConflict && co.slice(0, i).some((a) => [...w.txns[a]!.writes.keys()].some((k) => w.txns[t]!.writes.has(k)) && !sees(a))) continue;
-      let ext = true;
-      for (const [k, writer] of rf[t]!) {
-        let last = -1;
-        for (let j = 0; j < p; j++) if (w.txns[co[j]!]!.writes.has(k)) last = co[j]!;
-        if (last !== writer) { ext = false; break; }
-      }
-      found = ext;
+      if (level !== 'pc' && co.slice(0, i).some((a) => conflict(progs[a]!, progs[t]!) && !sees(a))) continue; // NOCONFLICT
+      found = runs(progs, t, co.slice(0, p));
     }
     if (!found) return false;
   }
@@ -184,34 +259,26 @@ function prefixHolds(w: World, level: LadderLevel | 'tcc', co: number[], pos: Ma
 }
 
 /**
- * PSI (`noConflict`) and TCC: the least transitive VIS ⊆ CO holding SO, WR (and for PSI the
- * CO-ordered write conflicts); then EXT.
+ * PSI (`noConflict`) and TCC: the least transitive VIS ⊆ CO holding SESSION, what each txn read
+ * (and for PSI the CO-ordered write conflicts); more visibility only adds effects a read must
+ * not see, so if this one fails every one does.
  */
-function causalHolds(w: World, co: number[], pos: Map<number, number>, rf: Map<number, number>[], must: [number, number][], noConflict: boolean): boolean {
+function causalHolds(progs: Prog[], co: number[], must: [number, number][], noConflict: boolean): boolean {
   const m = co.length;
+  const pos = new Map(co.map((t, i) => [t, i]));
   const vis = Array.from({ length: m }, () => new Array<boolean>(m).fill(false)); // by CO position
   const add = (a: number, b: number): boolean => {
-    const i = pos.get(a)!, j = pos.get(b)!;
-    if (i >= j) return false; // VIS ⊆ CO
+    const i = pos.get(a), j = pos.get(b)!;
+    if (i === undefined || i >= j) return false; // a read from outside the world, or VIS ⊄ CO
     vis[i]![j] = true;
     return true;
   };
   for (const [a, b] of must) if (!add(a, b)) return false;
-  for (const t of co) for (const [, writer] of rf[t]!) if (writer >= 0 && !add(writer, t)) return false;
-  for (let i = 0; i < m; i++) {
-    for (let j = i + 1; j < m; j++) {
-      const A = w.txns[co[i]!]!, B = w.txns[co[j]!]!;
-      if (noConflict && [...A.writes.keys()].some((k) => B.writes.has(k))) vis[i]![j] = true;
-    }
-  }
+  for (const t of co) for (const w of progs[t]!.readFrom) if (!add(w, t)) return false;
+  if (noConflict) for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) if (conflict(progs[co[i]!]!, progs[co[j]!]!)) vis[i]![j] = true;
   for (let k = 0; k < m; k++) for (let i = 0; i < m; i++) if (vis[i]![k]) for (let j = 0; j < m; j++) if (vis[k]![j]) vis[i]![j] = true;
   for (let j = 0; j < m; j++) {
-    const t = co[j]!;
-    for (const [k, writer] of rf[t]!) {
-      let last = -1;
-      for (let i = 0; i < j; i++) if (vis[i]![j] && w.txns[co[i]!]!.writes.has(k)) last = co[i]!;
-      if (last !== writer) return false;
-    }
+    if (!runs(progs, co[j]!, co.filter((_, i) => vis[i]![j]))) return false;
   }
   return true;
 }
