@@ -15,6 +15,8 @@ import type { History } from '../../src/history/model.ts';
 import type { Level } from '../../src/result/types.ts';
 import { axiomaticLevel, graphLevel, type LadderLevel } from '../oracle/brute-force-levels.ts';
 import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
+import { renderExplanationText } from '../../src/render/text.ts';
+import { renderDot } from '../../src/render/dot.ts';
 
 /** A tiny history with [start, end] times per txn (in list order). */
 function timed(txns: readonly TinyTxn[], times: readonly (readonly [number, number])[]): History {
@@ -131,4 +133,24 @@ test('real time orders nothing after a txn of unknown outcome, nor without times
   assert.equal(graphLevel(unknown, 'strict-ser'), 'valid');
   const untimed = tinyHistory([{ s: 1, ops: 'w(x,1)' }, { s: 2, ops: 'r(x,0)' }]);
   assert.equal(verdict(untimed, 'strict-ser').verdict, 'valid');
+});
+
+test('the named counterexamples render as text and DOT: real-time violation, long fork at SI, G2-item at RR', () => {
+  const rt = checkHistory(STALE, { level: 'strict-ser', pruning: true, explain: true }).anomalies[0]!.explanation!;
+  const text = renderExplanationText(rt);
+  assert.match(text, /real-time violation/);
+  assert.match(text, /-RT->/);
+  assert.match(text, /was invoked after T1 had committed and returned \(real time\)/);
+  assert.match(text, /forbidden by strict serializability/);
+  assert.match(renderDot([rt]), /RT/);
+  const fork = checkHistory(LONG_FORK, { level: 'si', pruning: true, explain: true }).anomalies[0]!.explanation!;
+  assert.match(renderExplanationText(fork), /long fork/);
+  // Elle's G2-item example without a more specific shape: three txns, each reading what the next overwrites.
+  const g2 = tinyHistory([
+    { s: 1, ops: 'r(x,0) w(y,1)' }, { s: 2, ops: 'r(y,0) w(z,1)' }, { s: 3, ops: 'r(z,0) w(x,1)' },
+  ]);
+  const item = checkHistory(g2, { level: 'rr', pruning: true, explain: true }).anomalies[0]!.explanation!;
+  assert.equal(item.name, 'G2-item');
+  assert.match(renderExplanationText(item), /forbidden by repeatable read \(PL-2\.99\)/);
+  assert.equal(checkHistory(g2, { level: 'si', pruning: true }).verdict, 'valid');
 });
