@@ -15,6 +15,7 @@ import { validate } from '../../src/validate/validate.ts';
 import { EdgeList, K_RT } from '../../src/graph/edges.ts';
 import { addRealTimeOrder } from '../../src/graph/realtime.ts';
 import { readHistory } from '../../src/formats/index.ts';
+import { writeJsonl } from '../../src/formats/jsonl.ts';
 import { mulberry32 } from '../support/prng.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,4 +106,9 @@ test('formats: JSON Lines "start"/"end" and Elle :time give txnStart/txnEnd; bad
   assert.deepEqual(Array.from(e.txnEnd!), [250, 400]);
   const untimed = await readHistoryFromString('{"session":1,"ops":[["w","x",1]]}\n', 'jsonl');
   assert.equal(untimed.txnStart, undefined);
+  // The JSON Lines writer keeps them: a round trip gives the same times.
+  const back = await readHistoryFromString(writeJsonl(e), 'jsonl');
+  assert.deepEqual(Array.from(back.txnStart!), [100, 300]);
+  assert.deepEqual(Array.from(back.txnEnd!), [250, 400]);
+  assert.doesNotMatch(writeJsonl(untimed), /start/);
 });
