@@ -39,13 +39,21 @@ export function forbiddenCycle(
 export function closingRw(
   g: SplitGraph, order: Int32Array, count: number, from: Int32Array, to: Int32Array, kind: Int32Array,
 ): Int32Array | null {
+  return closingRws(g, order, count, from, to, kind, 1)[0] ?? null;
+}
+
+/** Up to `max` such cycles, one per closing RW edge (the solver rules out many per model). */
+export function closingRws(
+  g: SplitGraph, order: Int32Array, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, max: number,
+): Int32Array[] {
+  const found: Int32Array[] = [];
   const rank = new Int32Array(g.nodeCount);
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
   const cand: number[] = [];
   for (let i = 0; i < count; i++) {
     if (kind[i] === K_RW && rank[2 * to[i]!]! < rank[2 * from[i]!]!) cand.push(i);
   }
-  if (cand.length === 0) return null;
+  if (cand.length === 0) return found;
   cand.sort((x, y) => rank[2 * to[x]!]! - rank[2 * to[y]!]!);
   const mask = new Int32Array(g.nodeCount);
   for (let c0 = 0; c0 < cand.length; c0 += 32) {
@@ -64,13 +72,14 @@ export function closingRw(
       for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) m |= mask[g.outTo[e]!]!;
       mask[u] = m;
     }
-    for (let j = 0; j < chunk.length; j++) {
+    for (let j = 0; j < chunk.length && found.length < max; j++) {
       const i = chunk[j]!;
-      if ((mask[2 * to[i]!]! & (1 << j)) !== 0) return Int32Array.from([...pathBetween(g, rank, 2 * to[i]!, 2 * from[i]!), i]);
+      if ((mask[2 * to[i]!]! & (1 << j)) !== 0) found.push(Int32Array.from([...pathBetween(g, rank, 2 * to[i]!, 2 * from[i]!), i]));
     }
     for (let r = lo; r <= hi; r++) mask[order[r]!] = 0;
+    if (found.length >= max) break;
   }
-  return null;
+  return found;
 }
 
 /** Dependency-edge indices of a shortest path from split node s to t (t must be reachable). */

@@ -44,6 +44,15 @@ const ENCODING: Record<Level, readonly Pairs[]> = {
   'rr': [NONE, DEP, DEP, DEP, NONE],
 };
 
+/** The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs. */
+const FLAT: Record<Level, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
+  Object.entries(ENCODING).map(([level, kinds]) => [level, {
+    count: Int8Array.from(kinds, (p) => p.length),
+    x: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[0] ?? 0),
+    y: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[1] ?? 0),
+  }]),
+) as Record<Level, { count: Int8Array; x: Int8Array; y: Int8Array }>;
+
 /** The split-edge pairs of an edge of `kind` at `level`. */
 export function splitPairs(kind: number, level: Level): Pairs {
   return ENCODING[level][kind]!;
@@ -99,20 +108,20 @@ export function buildSplitGraph(
   n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level,
 ): SplitGraph {
   const nodeCount = 2 * n;
-  const enc = ENCODING[level];
+  const { count: cnt, x: X, y: Y } = FLAT[level];
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!, pairs = enc[kind[i]!]!;
-    for (let p = 0; p < pairs.length; p++) outStart[2 * a + pairs[p]![0]! + 1]!++;
+    const a = from[i]!, k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
   }
   for (let u = 0; u < nodeCount; u++) outStart[u + 1]! += outStart[u]!;
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(m);
   const fill = outStart.slice(0, nodeCount);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!, b = to[i]!, pairs = enc[kind[i]!]!;
-    for (let p = 0; p < pairs.length; p++) {
-      const at = fill[2 * a + pairs[p]![0]!]!++; outTo[at] = 2 * b + pairs[p]![1]!; outEdge[at] = i;
+    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) {
+      const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
     }
   }
   return { nodeCount, outStart, outTo, outEdge };

@@ -14,10 +14,13 @@
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, checksRwApart, forEachSplitEdge, topoOrder } from '../graph/split.ts';
-import { closingRw, forbiddenCycle } from '../graph/forbidden.ts';
+import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+
+/** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
+const PSI_CLAUSES_PER_MODEL = 256;
 
 export interface SolveOptions {
   level: Level;
@@ -122,20 +125,25 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     const g = buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, opts.level);
     const order = topoOrder(g);
     if (order === null) throw new Error('internal error: the solver returned a model whose graph is cyclic');
-    const cycle = closingRw(g, order, edges.from.length, edges.from, edges.to, edges.kind);
-    if (cycle === null) break;
-    const clause: number[] = [];
-    const seen = new Set<number>();
-    for (const i of cycle) {
-      const c = edges.constraint[i]!;
-      if (c < 0 || seen.has(c)) continue;
-      seen.add(c);
-      const x = varOf[c]!;
-      clause.push(mkLit(x, solver.modelValue(x)));
+    // Many closing RW edges per model, one clause each: far fewer rounds than one at a time.
+    const cycles = closingRws(g, order, edges.from.length, edges.from, edges.to, edges.kind, PSI_CLAUSES_PER_MODEL);
+    if (cycles.length === 0) break;
+    const clauses: number[][] = [];
+    for (const cycle of cycles) {
+      const clause: number[] = [];
+      const seen = new Set<number>();
+      for (const i of cycle) {
+        const c = edges.constraint[i]!;
+        if (c < 0 || seen.has(c)) continue;
+        seen.add(c);
+        const x = varOf[c]!;
+        clause.push(mkLit(x, solver.modelValue(x)));
+      }
+      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats() };
+      clauses.push(clause);
     }
-    if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats() };
     if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats() };
-    result = solver.addClause(clause) ? solver.solve(limits) : 'unsat';
+    result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
   }
   if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
 
