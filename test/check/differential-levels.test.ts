@@ -145,3 +145,21 @@ test(`differential: ${LIST_CASES} tiny list-append histories, every polygraph le
   console.log(`list paths: ${summary}`);
   console.log(`list verdicts: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`);
 });
+
+test('differential: pruning with a tiny reachability table (most chains untracked) keeps every level exact', () => {
+  // Untracked chains make pruning's reachability under-approximate; the verdict must not move.
+  const failures: string[] = [];
+  let partial = 0;
+  for (let i = 0; i < 300 && failures.length < 5; i++) {
+    const rng = mulberry32(caseSeed(777, i));
+    const h = withRandomTimes(tinyMixedHistory(rng, 6).history, rng);
+    for (const level of LEVELS) {
+      const expected = graphLevel(h, level);
+      const r = checkHistory(h, { level, pruning: true, reachCellsMax: 1, timeoutMs: 20_000 });
+      if (r.notes?.some((n) => n.includes('longest of'))) partial++;
+      if (r.verdict !== expected) failures.push(`case ${i} ${level}: checker ${r.verdict} (${r.decidedBy}), oracle ${expected}\n${renderHistory(h)}\n${timesText(h)}`);
+    }
+  }
+  assert.deepEqual(failures, [], failures.join('\n\n'));
+  assert.ok(partial > 100, `only ${partial} runs tracked a partial chain cover`);
+});
