@@ -13,6 +13,7 @@
 
 import { checkHistory as runCheck, type CheckOptions as FullCheckOptions, type CheckResult, type Level } from './check/index.ts';
 import { FORMATS, readHistory as readAny, type ReadResult } from './formats/index.ts';
+import type { ReadOptions } from './formats/io-read.ts';
 import type { History } from './history/model.ts';
 import { resultJson as cliResultJson, SCHEMA_VERSION } from './cli/render.ts';
 
@@ -29,6 +30,7 @@ export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED,
 export { HistoryBuilder, type RawKey, type RawValue } from './history/builder.ts';
 export { InputError, type InputErrorCode } from './history/errors.ts';
 export type { ReadResult } from './formats/index.ts';
+export type { ReadOptions } from './formats/io-read.ts';
 export { historyStats, type HistoryStats, type KeyHeat } from './history/stats.ts';
 export {
   renderExplanationText, renderDot, renderSvg, htmlReport, type TextOptions, type ReportSource,
@@ -50,7 +52,11 @@ const LEVELS: readonly Level[] = ['pc', 'psi', 'rr', 'si', 'ser', 'strict-si', '
 const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
   level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
   explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true, pruneRoundsMax: true,
+  deadlineMs: true, constraintsMax: true, constraintEdgesMax: true,
 };
+
+/** The options `readHistory` accepts (see ReadOptions). */
+const READ_OPTION_NAMES: readonly string[] = ['deadlineMs', 'onProgress', 'inputBytesMax', 'chunkBytes'] satisfies (keyof ReadOptions)[];
 
 /** The names `readHistory` accepts as `format` ('auto' detects the format). */
 export const FORMAT_NAMES: readonly string[] = ['auto', ...FORMATS.map((f) => f.name)];
@@ -61,12 +67,16 @@ export const FORMAT_NAMES: readonly string[] = ['auto', ...FORMATS.map((f) => f.
  * Throws TypeError for a bad argument, InputError (file, line or byte offset, what was expected)
  * for a missing, unreadable or malformed history.
  */
-export async function readHistory(path: string, format = 'auto'): Promise<ReadResult> {
+export async function readHistory(path: string, format = 'auto', options: ReadOptions = {}): Promise<ReadResult> {
   if (typeof path !== 'string' || path === '') throw new TypeError(`readHistory: path must be a non-empty string, got ${show(path)}`);
   if (typeof format !== 'string' || !FORMAT_NAMES.includes(format)) {
     throw new TypeError(`readHistory: format must be one of ${FORMAT_NAMES.join(', ')}; got ${show(format)}`);
   }
-  return readAny(path, format);
+  if (options === null || typeof options !== 'object') throw new TypeError(`readHistory: options must be an object, got ${show(options)}`);
+  for (const k of Object.keys(options)) {
+    if (!READ_OPTION_NAMES.includes(k)) throw new TypeError(`readHistory: unknown option "${k}" (known: ${READ_OPTION_NAMES.join(', ')})`);
+  }
+  return readAny(path, format, options);
 }
 
 /**
@@ -121,6 +131,12 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
   const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);
   if (reachCellsMax !== undefined) out.reachCellsMax = reachCellsMax;
+  const deadlineMs = limit(opts, 'deadlineMs', false, 0);
+  if (deadlineMs !== undefined) out.deadlineMs = deadlineMs;
+  const constraintsMax = limit(opts, 'constraintsMax', true, 0);
+  if (constraintsMax !== undefined) out.constraintsMax = constraintsMax;
+  const constraintEdgesMax = limit(opts, 'constraintEdgesMax', true, 0);
+  if (constraintEdgesMax !== undefined) out.constraintEdgesMax = constraintEdgesMax;
   const pruneRoundsMax = limit(opts, 'pruneRoundsMax', true, 0);
   if (pruneRoundsMax !== undefined) out.pruneRoundsMax = pruneRoundsMax;
   const maxAnomalies = limit(opts, 'maxAnomalies', true, 1);

@@ -12,7 +12,8 @@
 
 import type { History } from '../history/model.ts';
 import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
-import { buildPolygraph, type Polygraph } from '../graph/polygraph.ts';
+import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX, type Polygraph } from '../graph/polygraph.ts';
+import { TimeLimitError } from '../util/deadline.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { usesRealTime } from '../graph/split.ts';
 import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
@@ -32,6 +33,8 @@ export const PRUNE_ROUNDS_MAX = 1000;
  * NP-complete ones (PC, PSI, RR, SI, SER and the strict variants) go through the polygraph,
  * differing only in the known edges they add (RT for the strict ones) and in the composition
  * whose acyclicity they require (graph/split.ts; PSI also checks RW edges one by one).
+ * Every stage runs under one deadline (the earlier of `opts.deadlineMs` and now +
+ * `opts.timeoutMs`): past it the verdict is 'unknown' with `unknownReason` naming the stage.
  */
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
   switch (opts.level) {
@@ -62,10 +65,22 @@ function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): Chec
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
-  const t0 = performance.now();
-  const deadlineMs = opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs;
+  const deadlineMs = Math.min(
+    opts.deadlineMs ?? Number.POSITIVE_INFINITY,
+    opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs,
+  );
   const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
-  const result: CheckResult = {
+  const result = emptyResult(h, opts, times);
+  try {
+    return runStages(h, opts, deadlineMs, result);
+  } catch (err) {
+    if (err instanceof TimeLimitError) return unknown(result, err.message);
+    throw err;
+  }
+}
+
+function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): CheckResult {
+  return {
     verdict: 'valid',
     level: opts.level,
     decidedBy: 'pruning',
@@ -78,10 +93,14 @@ function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): Chec
     anomaliesNotShown: 0,
     anomalySearchComplete: true,
   };
+}
 
+function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult): CheckResult {
+  const t0 = performance.now();
+  const times = result.timesMs;
   const progress = opts.onProgress ?? (() => {});
   progress({ stage: 'validate' });
-  const v = validate(h);
+  const v = validate(h, undefined, deadlineMs);
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
@@ -107,7 +126,22 @@ function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): Chec
   }
 
   progress({ stage: 'construct' });
-  const pg = buildPolygraph(v, opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }), usesRealTime(opts.level));
+  // Constraints are quadratic in the writers of one key: count them before building any.
+  const count = countConstraints(v);
+  result.constraints.before = count.pairs;
+  const consMax = opts.constraintsMax ?? CONSTRAINTS_MAX;
+  const edgesMax = opts.constraintEdgesMax ?? CONSTRAINT_EDGES_MAX;
+  if (count.pairs > consMax || count.edges > edgesMax) {
+    times.construct = performance.now() - t1;
+    const hot = count.hotKey < 0 ? '' : `; the hottest key, ${h.keyLabels[count.hotKey]}, has ${count.hotWriters} writers ` +
+      `(${count.hotPairs} pairs)`;
+    return unknown(result, count.pairs > consMax
+      ? `the polygraph would have ${count.pairs} constraints, more than constraintsMax (${consMax})${hot}`
+      : `the polygraph would have ${count.edges} constraint edges, more than constraintEdgesMax (${edgesMax})${hot}`);
+  }
+  const pg = buildPolygraph(v, deadlineMs,
+    opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }),
+    usesRealTime(opts.level));
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
   let t2 = performance.now();
@@ -137,7 +171,7 @@ function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): Chec
       result.anomalies = [anomaly];
       result.anomalySearchComplete = false;
       if (opts.explain === true) {
-        explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
+        explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
       }
       return result;
     }
@@ -159,7 +193,7 @@ function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): Chec
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
     result.anomalySearchComplete = false;
     if (opts.explain === true) {
-      explainInto(result, opts, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
+      explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
     }
   }
   return result;
@@ -178,13 +212,15 @@ export function nothingCheckedNote(counts: CheckResult['counts']): string | null
 }
 
 /** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */
-function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
+function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
   opts.onProgress?.({ stage: 'explain' });
   const t = performance.now();
   const maxAnomalies = Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT);
   const found = explainCycles(inp, cycle, {
     maxAnomalies,
-    deadlineMs: Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT),
+    // The overall deadline bounds explaining too; cut short, the violation stands (it is proved)
+    // and the first counterexample is reported as found (see explainCycles).
+    deadlineMs: Math.min(deadlineMs, Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT)),
     neighbours: opts.neighbours === true,
   });
   result.timesMs.explain = performance.now() - t;
@@ -205,6 +241,9 @@ function explainInto(result: CheckResult, opts: CheckOptions, inp: Parameters<ty
   result.anomaliesNotShown = found.notShown;
   result.anomalySearchComplete = found.complete;
   result.truncated = found.notShown > 0 || (!found.complete && found.shown.length >= maxAnomalies);
+  if (Date.now() > deadlineMs) {
+    (result.notes ??= []).push('the time limit was reached while explaining: the violation stands; counterexamples are as found so far');
+  }
 }
 
 function unknown(result: CheckResult, reason: string): CheckResult {

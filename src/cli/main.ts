@@ -4,7 +4,7 @@
  * Takes: argv (without node and script). Gives: an exit code:
  *   0 the history satisfies the level, 1 violation, 2 invalid input, usage or I/O error,
  *   3 unknown, 4 internal error (a bug: one line on stderr, the stack with --debug).
- * Commands: check (default), convert, stat, help; `--version`, and `COMMAND --help` (exit 0).
+ * Commands: check (default), convert, stat, run, help; `--version`, and `COMMAND --help` (exit 0).
  * Invariant: only a violation exits 1; any exception that is not InputError, OutputError or a
  * usage error is a bug and exits 4, so a CI job never mistakes a crash for a database bug.
  * Test hook: POLYSI_TEST_FAULT=internal makes a command throw a plain Error after its arguments
@@ -16,8 +16,9 @@ import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
+import { HistoryBuilder } from '../history/builder.ts';
 import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
-import { readHistory } from '../formats/index.ts';
+import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { renderText, resultJson } from './render.ts';
 
 export interface Io {
@@ -41,6 +42,8 @@ const USAGE = `usage:
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
+  polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
+             [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
 
@@ -49,6 +52,21 @@ that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: pl
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
+
+/**
+ * The --json result when the time limit passed while parsing: the same schema as every check
+ * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
+ */
+function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
+  const empty = new HistoryBuilder(path).build();
+  const r = checkHistory(empty, { level, pruning: true });
+  r.verdict = 'unknown';
+  r.decidedBy = 'limit';
+  r.unknownReason = reason;
+  r.anomalySearchComplete = false;
+  r.notes = ['the input was not read to its end, so the counts are zero'];
+  return resultJson(empty, r, { file: path });
+}
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -68,6 +86,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case 'check': return await runCheck(rest, io);
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case 'run': return await (await import('./run.ts')).runRun(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
@@ -166,7 +185,21 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
   const pr = progressTo(io, progressWanted(!values.json && process.stderr.isTTY));
   const t0 = performance.now();
-  const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
+  // One deadline for the whole run: parsing included.
+  const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  let read;
+  try {
+    read = await readHistory(path, values.format, {
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...(pr.on ? { onProgress: pr.reading(path) } : {}),
+    });
+  } catch (err) {
+    if (!(err instanceof TimeLimitError)) throw err;
+    if (values.json) io.stdout(JSON.stringify(parseTimeoutJson(path, level as Level, err.message)));
+    else io.stdout(`${path}: unknown: ${err.message}`);
+    return EXIT_UNKNOWN;
+  }
+  const { history, format, notes } = read;
   const parseMs = performance.now() - t0;
   pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations`);
   const onProgress = (e: ProgressEvent): void => {
@@ -188,7 +221,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
     ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);

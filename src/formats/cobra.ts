@@ -21,12 +21,12 @@
  * A log cut exactly at a record boundary is not detectable (its last txn becomes unknown).
  */
 
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../history/model.ts';
-import { readFileBytes } from './io-read.ts';
+import { readFileBytes, withInput, type HistoryInput } from './io-read.ts';
 import { attachNotes, notesOf } from './io-notes.ts';
 import { normBigint } from './io-int.ts';
 import { Int64Table, int64 } from './cobra-ids.ts';
@@ -256,17 +256,17 @@ export function listCobraDir(dir: string): { files: { label: string; path: strin
   return { files, ignored: ignored.sort() };
 }
 
-export async function readCobra(path: string): Promise<History> {
-  let isDir: boolean;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch (err) {
-    throw new InputError('io', path, null, -1, `cannot open the input: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  if (!isDir) {
-    const label = basename(path).replace(/\.log$/, '');
-    return parseCobraFiles(path, [{ label, path, bytes: await readFileBytes(path) }]);
-  }
+export function readCobra(input: string | HistoryInput): Promise<History> {
+  return withInput(input, async (inp) => {
+    if (!inp.isDir) {
+      const label = basename(inp.source).replace(/\.log$/, '');
+      return parseCobraFiles(inp.source, [{ label, path: inp.source, bytes: await inp.readAll() }]);
+    }
+    return readCobraDir(inp.path);
+  });
+}
+
+async function readCobraDir(path: string): Promise<History> {
   const { files, ignored } = listCobraDir(path);
   if (files.length === 0) throw new InputError('syntax', path, null, -1, 'no session files named T<n>.log in this directory');
   const loaded: CobraFile[] = [];
@@ -280,6 +280,7 @@ export async function readCobra(path: string): Promise<History> {
 export const cobraFormat: FormatModule = {
   name: 'cobra',
   description: "Cobra binary client logs: a directory of T<n>.log files, one per session",
+  binary: true,
   sniff(_head, path, isDir) {
     if (!isDir) return false;
     try {

@@ -27,7 +27,7 @@ import {
 } from '../history/model.ts';
 import { u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
-import { HEAD_BYTES, readFileBytes } from './io-read.ts';
+import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 /** A u64 as read: a number when it is a safe integer, else an exact bigint. */
@@ -292,6 +292,8 @@ export function sniffDbcopBincode(head: Uint8Array, _path: string, isDir: boolea
   // n_node, n_transaction and n_event count things in the file, so they are below 2^32; a text
   // file's bytes read as u64 are not. (id and n_variable may be anything.)
   for (const at of [8, 24, 32]) if (view.getUint32(at + 4, true) !== 0) return false;
+  // No sessions means a file of a few dozen bytes: a long head of zeros (/dev/zero) is not one.
+  if (!whole && view.getUint32(8, true) === 0) return false;
   let at = 40;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   for (let i = 0; i < 3; i++) {
@@ -395,9 +397,9 @@ export function writeDbcopBincode(h: History): Uint8Array {
 export const dbcopBincodeFormat: FormatModule = {
   name: 'dbcop',
   description: 'dbcop bincode history (Rust bincode v1, as written by dbcop / PolySI experiments)',
+  binary: true,
   sniff: sniffDbcopBincode,
-  async read(path: string): Promise<History> {
-    return parseDbcopBincode(await readFileBytes(path), path);
-  },
+  read: (input: string | HistoryInput): Promise<History> =>
+    withInput(input, async (inp) => parseDbcopBincode(await inp.readAll(), inp.source)),
   write: writeDbcopBincode,
 };

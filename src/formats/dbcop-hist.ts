@@ -32,12 +32,17 @@
  * detectable.
  */
 
+import { decodeUtf8 } from './utf8.ts';
+import { constants } from 'node:buffer';
 import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../history/model.ts';
 import { CANONICAL_INT, intValue } from './io-int.ts';
-import { readFileText } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
+
+/** Longest string V8 makes (about 512 MB): the bound on a file this parser reads as one string. */
+const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
 
 const VAR = /[\p{L}\p{N}_]/u;
 const VAR_RUN = /[\p{L}\p{N}_]+/uy;
@@ -212,8 +217,16 @@ export const dbcopHistFormat: FormatModule = {
     }
     return false;
   },
-  async read(path: string): Promise<History> {
-    return parseDbcopHist(await readFileText(path), path);
-  },
+  read: (input: string | HistoryInput): Promise<History> =>
+    withInput(input, async (inp) => {
+      const bytes = await inp.readAll();
+      // This parser works on one string, and V8 strings stop at 512 MB.
+      if (bytes.length > MAX_STRING_LENGTH) {
+        throw new InputError('unsupported', inp.source, null, -1,
+          `the file has ${bytes.length} bytes; dbcop-hist is parsed as one string of at most ${MAX_STRING_LENGTH} characters ` +
+          '(convert it with dbcop to bincode or JSON)');
+      }
+      return parseDbcopHist(decodeUtf8(bytes, inp.source), inp.source);
+    }),
   write: writeDbcopHist,
 };

@@ -32,7 +32,7 @@ import { JsonScanner } from './elle-json-reader.ts';
 import { Obj, show } from './elle-values.ts';
 import { normBigint, u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
-import { readFileBytes } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 /** Headers of histories parsed here, so writing one back keeps them. */
@@ -329,8 +329,7 @@ export const dbcopJsonFormat: FormatModule = {
     if (!/^\s*[[{]/.test(text)) return false;
     return /"events"\s*:/.test(text) && /"(success|committed)"\s*:/.test(text) || /^\s*\{\s*"params"\s*:\s*\{\s*"id"/.test(text);
   },
-  async read(path: string): Promise<History> {
-    return parseDbcopJsonBytes(await readFileBytes(path), path);
-  },
+  read: (input: string | HistoryInput): Promise<History> =>
+    withInput(input, async (inp) => parseDbcopJsonBytes(await inp.readAll(), inp.source)),
   write: writeDbcopJson,
 };

@@ -17,6 +17,7 @@ import { JepsenAssembler } from './elle-common.ts';
 import { EdnScanner } from './elle-edn-reader.ts';
 import type { ScanOptions } from './elle-stream.ts';
 import { writeJepsen } from './elle-writer.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 
 /** Parses EDN bytes already in memory (tests, fuzzing). */
 export function parseEdnBytes(bytes: Uint8Array, source = '<memory>', opts: ScanOptions = {}): History {
@@ -25,10 +26,13 @@ export function parseEdnBytes(bytes: Uint8Array, source = '<memory>', opts: Scan
   return asm.finish();
 }
 
-export async function readEdnFile(path: string, opts: ScanOptions = {}): Promise<History> {
-  const asm = new JepsenAssembler(path);
-  await new EdnScanner(path, opts).parseFile(path, (form, line) => asm.op(form, line));
-  return asm.finish();
+/** Reads EDN from a path or an opened input, streamed. */
+export function readEdnFile(input: string | HistoryInput, opts: ScanOptions = {}): Promise<History> {
+  return withInput(input, async (inp) => {
+    const asm = new JepsenAssembler(inp.source);
+    await new EdnScanner(inp.source, opts).parseInput(inp, (form, line) => asm.op(form, line));
+    return asm.finish();
+  });
 }
 
 /** First bytes of the text after whitespace and `;` comments. */
@@ -57,6 +61,6 @@ export const ednFormat: FormatModule = {
     if (/^[[(]?\s*(\{\s*:|#[A-Za-z][\w.-]*\{)/.test(start)) return true;
     return path.endsWith('.edn') && /^[[({]/.test(start);
   },
-  read: (path) => readEdnFile(path),
+  read: (input) => readEdnFile(input),
   write: (h) => writeJepsen(h, 'edn'),
 };

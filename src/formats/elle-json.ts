@@ -17,6 +17,7 @@ import { JepsenAssembler } from './elle-common.ts';
 import { JsonScanner } from './elle-json-reader.ts';
 import type { ScanOptions } from './elle-stream.ts';
 import { writeJepsen } from './elle-writer.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 
 /** Parses Elle JSON bytes already in memory (tests, fuzzing). */
 export function parseElleJsonBytes(bytes: Uint8Array, source = '<memory>', opts: ScanOptions = {}): History {
@@ -25,10 +26,13 @@ export function parseElleJsonBytes(bytes: Uint8Array, source = '<memory>', opts:
   return asm.finish();
 }
 
-export async function readElleJsonFile(path: string, opts: ScanOptions = {}): Promise<History> {
-  const asm = new JepsenAssembler(path);
-  await new JsonScanner(path, opts).parseFile(path, (form, line) => asm.op(form, line));
-  return asm.finish();
+/** Reads Elle JSON from a path or an opened input, streamed. */
+export function readElleJsonFile(input: string | HistoryInput, opts: ScanOptions = {}): Promise<History> {
+  return withInput(input, async (inp) => {
+    const asm = new JepsenAssembler(inp.source);
+    await new JsonScanner(inp.source, opts).parseInput(inp, (form, line) => asm.op(form, line));
+    return asm.finish();
+  });
 }
 
 /** `"type": "invoke"` (or ok / fail / info, with or without a colon) near the start. */
@@ -42,6 +46,6 @@ export const elleJsonFormat: FormatModule = {
     const text = Buffer.from(head.subarray(0, 4096)).toString('latin1');
     return /^\s*[[{]/.test(text) && TYPE_FIELD.test(text) && /"value"\s*:/.test(text);
   },
-  read: (path) => readElleJsonFile(path),
+  read: (input) => readElleJsonFile(input),
   write: (h) => writeJepsen(h, 'json'),
 };

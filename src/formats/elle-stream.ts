@@ -1,7 +1,7 @@
 /**
  * Streaming, restartable parsing of text files made of many small top-level forms (EDN, JSON).
  *
- * Takes: a file path (or bytes) and a sink. Gives: each top-level form, with the line it starts
+ * Takes: an opened input (file, pipe, device; see io-read.ts) or bytes, and a sink. Gives: each top-level form, with the line it starts
  * on, to the sink, in file order. A top-level sequence (`[...]`, and `(...)` in EDN) is not
  * built: its elements are streamed one by one, so "one vector of all operations" costs no more
  * memory than "one map per line".
@@ -16,26 +16,18 @@
  * small, so re-parsing the cut one costs nothing measurable.
  */
 
-import { open } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
+import type { HistoryInput } from './io-read.ts';
 
 /** Thrown (never as an Error: no stack capture) when the buffered bytes end inside a form. */
 export const NEED_MORE = Symbol('need-more');
 
 /** Deepest nesting accepted: deeper input is rejected instead of overflowing the JS stack. */
 export const MAX_DEPTH = 256;
+/** Largest single top-level form (one Jepsen operation): past it, an error instead of growing. */
+export const FORM_BYTES_MAX = 256 * 1024 * 1024;
 
 export type FormSink = (form: unknown, line: number) => void;
-
-/** An I/O failure in words (as io-read.ts words them). */
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' ? 'no such file or directory'
-    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'EISDIR' ? 'is a directory, expected a file'
-    : err instanceof Error ? err.message
-    : String(err);
-}
 
 const START = 0;
 const FORMS = 1;
@@ -87,31 +79,28 @@ export abstract class Scanner {
   /** Returned by readForm for input that is not a value (EDN `#_ form`); ignored by the driver. */
   static readonly SKIP = Symbol('skip');
 
-  /** Parses a whole file, streaming it through the buffer. */
-  async parseFile(path: string, sink: FormSink): Promise<void> {
-    let fh;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      throw new InputError('io', path, null, -1, `cannot open the file: ${why(err)}`);
-    }
-    try {
-      this.buf = Buffer.allocUnsafe(this.chunk);
-      this.pos = 0;
-      this.end = 0;
-      for (;;) {
-        if (this.pump(sink)) return;
-        await this.refill(async (b, off, len) => {
-          try {
-            // (cast: @types/node 20.9's Buffer and TS 5.9's Uint8Array generics disagree)
-            return (await fh.read(b as unknown as Uint8Array, off, len, null)).bytesRead;
-          } catch (err) {
-            throw new InputError('io', path, null, -1, `cannot read the file: ${why(err)}`);
-          }
-        });
-      }
-    } finally {
-      await fh.close();
+  /** Parses a whole input (file, pipe, device), streaming its chunks through the buffer. */
+  async parseInput(input: HistoryInput, sink: FormSink): Promise<void> {
+    const chunks = input.chunks()[Symbol.asyncIterator]();
+    let cur: Uint8Array | null = null;
+    let curPos = 0;
+    this.buf = Buffer.allocUnsafe(this.chunk);
+    this.pos = 0;
+    this.end = 0;
+    for (;;) {
+      if (this.pump(sink)) return;
+      await this.refill(async (b, off, len) => {
+        if (cur === null || curPos >= cur.length) {
+          const r = await chunks.next();
+          if (r.done === true) return 0;
+          cur = r.value;
+          curPos = 0;
+        }
+        const n = Math.min(len, cur.length - curPos);
+        b.set(cur.subarray(curPos, curPos + n), off);
+        curPos += n;
+        return n;
+      });
     }
   }
 
@@ -167,6 +156,10 @@ export abstract class Scanner {
     const keep = this.end - this.pos;
     if (this.pos === 0 && this.end === this.buf.length) {
       // One form fills the whole buffer: grow it (doubling keeps total re-parsing linear).
+      if (this.buf.length >= FORM_BYTES_MAX) {
+        throw new InputError('syntax', this.source, 'line', this.line,
+          `a single form starting here is longer than ${FORM_BYTES_MAX / 1024 / 1024} MiB, the most accepted`);
+      }
       const next = Buffer.allocUnsafe(Math.max(16, this.buf.length * 2));
       next.set(this.buf.subarray(0, this.end));
       this.buf = next;

@@ -1,17 +1,17 @@
 /**
  * The format registry: every history format the tools can read or write, and `readHistory`.
  *
- * Takes: a path and a format name (or 'auto'). Gives: the parsed History, the name of the
+ * Takes: a path (file, directory, `-` for standard input, pipe, FIFO, device) and a format name (or 'auto'). Gives: the parsed History, the name of the
  * format used, and the parser's notes (e.g. events it dropped, with why).
  * Invariant: FORMATS is the single list of formats; --format names, --to names, detection
  * order and docs all come from it. To add a format: import its FormatModule and add it to
  * FORMATS (before any format whose sniff is more lenient than it).
  */
 
-import { stat } from 'node:fs/promises';
 import type { History } from '../history/model.ts';
 import { dbcopBincodeFormat } from './dbcop-bincode.ts';
-import { detectFormatIn, findFormatIn } from './detect.ts';
+import { detectFormatIn, detectInputFormat, findFormatIn } from './detect.ts';
+import { HistoryInput, type ReadOptions } from './io-read.ts';
 import { notesOf } from './io-notes.ts';
 import { jsonlFormat } from './jsonl.ts';
 import { polysiTextFormat } from './polysi-text.ts';
@@ -52,34 +52,26 @@ export interface ReadResult {
   readonly notes: string[];
 }
 
-export interface ReadOptions {
-  /**
-   * Progress of reading: bytes consumed so far and the input's size (null when unknown: not a
-   * regular file). Called with 0 before reading and with the size once read, when known.
-   * (Readers that stream may call it in between.) The library never prints it itself.
-   */
-  onProgress?: (bytesRead: number, totalBytes: number | null) => void;
-}
-
-/** Reads `path` as `format` ('auto' detects it). Throws InputError on missing, unreadable or bad input. */
+/**
+ * Reads `path` as `format` ('auto' detects it). The path is opened once and read once as a
+ * stream (detection looks at a buffered head of the same stream), so `-` (standard input),
+ * /dev/stdin, pipes, FIFOs and devices work like files. Throws InputError on missing,
+ * unreadable or bad input, and TimeLimitError('parse') once `opts.deadlineMs` has passed.
+ * `opts.onProgress(bytesRead, totalBytes | null)` is called after every chunk read.
+ */
 export async function readHistory(path: string, format = 'auto', opts: ReadOptions = {}): Promise<ReadResult> {
-  const total = opts.onProgress === undefined ? null : await regularFileSize(path);
-  opts.onProgress?.(0, total);
-  const mod = format === 'auto' ? await detectFormat(path) : findFormat(format);
-  const history = await mod.read(path);
-  if (total !== null) opts.onProgress?.(total, total);
-  return { history, format: mod.name, notes: [...notesOf(history)] };
-}
-
-/** The size of `path` if it is a regular file, else null (errors are the reader's to report). */
-async function regularFileSize(path: string): Promise<number | null> {
+  const mod = format === 'auto' ? null : findFormat(format);
+  const input = await HistoryInput.open(path, opts);
   try {
-    const st = await stat(path);
-    return st.isFile() ? st.size : null;
-  } catch {
-    return null;
+    const m = mod ?? await detectInputFormat(FORMATS, input);
+    const history = await m.read(input);
+    return { history, format: m.name, notes: [...notesOf(history)] };
+  } finally {
+    await input.close();
   }
 }
 
 export { notesOf, attachNotes } from './io-notes.ts';
 export type { FormatModule } from './types.ts';
+export { HistoryInput, HEAD_BYTES, INPUT_BYTES_MAX, type ReadOptions } from './io-read.ts';
+export { TimeLimitError } from '../util/deadline.ts';

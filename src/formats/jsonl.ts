@@ -6,6 +6,8 @@
  * then one transaction per line, a session's transactions in session order:
  *   {"session":"s1","txn":"t1","status":"committed","ops":[["w","x",1],["r","y",null],
  *    ["append","l",3],["r","l",[1,2,3]]]}
+ * with optional per-txn "start" / "end" (invocation / completion, ms of a monotonic clock) and
+ * "error" (the database's error code), as `polysi run` records them.
  *
  * Takes: the file's text. Gives: a History with locUnit 'line' (1-based); `null` is the initial
  * value; values are safe integers, strings or {"int":"<decimal>"} for integers beyond 2^53;
@@ -15,6 +17,7 @@
  * the line and what was expected. Nothing unknown is ignored: unknown fields are errors.
  */
 
+import { decodeUtf8 } from './utf8.ts';
 import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type RawKey, type RawValue } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import {
@@ -26,7 +29,7 @@ import {
   type TxnStatus,
 } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
-import { readFileText } from './io-read.ts';
+import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
 
 export const JSONL_FORMAT_TAG = 'polysi-history';
@@ -34,7 +37,7 @@ export const JSONL_VERSION = 1;
 
 const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
-const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end']);
+const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error']);
 const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
 const BIG_INT = /^-?[0-9]+$/;
 
@@ -77,10 +80,46 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses JSON Lines; `source` names the input in messages and in `History.source`. */
+/** Longest line (one transaction) accepted; V8 strings stop at 512 MB. */
+export const JSONL_LINE_BYTES_MAX = 256 * 1024 * 1024;
+
+/** Parses JSON Lines in memory; `source` names the input in messages and in `History.source`. */
 export function parseJsonl(text: string, source = '<memory>'): History {
+  const p = jsonlParser(source);
+  p.feed(text);
+  return p.finish();
+}
+
+/** Reads JSON Lines from a path or an opened input, a block of lines at a time. */
+export function readJsonl(input: string | HistoryInput): Promise<History> {
+  return withInput(input, async (inp) => {
+    const p = jsonlParser(inp.source);
+    let offset = 0;
+    for await (const block of inp.lineBlocks(JSONL_LINE_BYTES_MAX)) {
+      p.feed(decodeLines(block, inp.source, p.nextLine(), offset));
+      offset += block.length;
+    }
+    return p.finish();
+  });
+}
+
+/**
+ * The one place where JSONL bytes become text: a block of whole lines (cut at '\n', so never
+ * inside a UTF-8 character). A leading byte-order mark is kept for the parser to skip.
+ */
+export function decodeLines(block: Uint8Array, source: string, firstLine: number, firstOffset: number): string {
+  // Strict: invalid UTF-8 is an error naming the line, never replaced (distinct keys would merge).
+  return decodeUtf8(block, source, firstLine, firstOffset);
+}
+
+/**
+ * A JSONL parser fed with blocks of whole lines (the last may end without a newline).
+ * `feed` may be called any number of times; `finish` builds the History.
+ */
+function jsonlParser(source: string): { feed(text: string): void; nextLine(): number; finish(): History } {
   const b = new HistoryBuilder(source, 'line');
   let line = 0;
+  let fed = false;
   let lineText = '';
   const fail = (detail: string, code: 'syntax' | 'inconsistent' | 'unsupported' = 'syntax'): never => {
     throw new InputError(code, source, 'line', line, detail);
@@ -108,133 +147,133 @@ export function parseJsonl(text: string, source = '<memory>'): History {
       `found ${shown(v)}`);
   };
 
+  /** Optional "start" / "end" (ms, finite, start ≤ end, both or neither) and "error" (a string). */
+  const readTimesAndError = (o: Record<string, unknown>, t: number): void => {
+    const start = o['start'], end = o['end'], error = o['error'];
+    if (start !== undefined || end !== undefined) {
+      if (typeof start !== 'number' || !Number.isFinite(start)) fail(`expected "start" to be a time in ms (a finite number) alongside "end", found ${shown(start)}`);
+      if (typeof end !== 'number' || !Number.isFinite(end)) fail(`expected "end" to be a time in ms (a finite number) alongside "start", found ${shown(end)}`);
+      if ((end as number) < (start as number)) fail(`"end" (${end}) is before "start" (${start})`, 'inconsistent');
+      b.setTimes(t, start as number, end as number);
+    }
+    if (error !== undefined) {
+      if (typeof error !== 'string') fail(`expected "error" to be a string (the database's error code), found ${shown(error)}`);
+      b.setError(t, error as string);
+    }
+  };
+
   // Sessions declared by the header, if any: then every txn must name one of them.
   let declared: Set<string> | null = null;
   const txnLine = new Map<string, number>();
   let sawContent = false;
 
-  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  while (pos < text.length) {
-    line++;
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    const raw = text.slice(pos, end);
-    lineText = raw;
-    pos = end + 1;
-    if (raw.trim() === '') continue;
+  const feed = (text: string): void => {
+    let pos = !fed && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    fed = true;
+    while (pos < text.length) {
+      line++;
+      let end = text.indexOf('\n', pos);
+      if (end < 0) end = text.length;
+      const raw = text.slice(pos, end);
+      lineText = raw;
+      pos = end + 1;
+      if (raw.trim() === '') continue;
 
-    let obj: unknown;
-    try {
-      obj = JSON.parse(raw);
-    } catch (err) {
-      fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
-    }
-    if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${shown(obj)}`);
-    const o = obj as Record<string, unknown>;
-
-    if ('format' in o) {
-      if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
-      sawContent = true;
-      for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
-      if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
-      if (o['version'] !== JSONL_VERSION) {
-        fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+      let obj: unknown;
+      try {
+        obj = JSON.parse(raw);
+      } catch (err) {
+        fail(`expected one JSON object per line, found invalid JSON (${(err as Error).message})`);
       }
-      if (o['sessions'] !== undefined) {
-        const ss = o['sessions'];
-        if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${shown(ss)}`);
-        declared = new Set();
-        for (const s of ss as unknown[]) {
-          if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
-            fail(`expected each session name to be a string or an integer, found ${shown(s)}`);
+      if (!isObject(obj)) fail(`expected a JSON object (a transaction or the header), found ${shown(obj)}`);
+      const o = obj as Record<string, unknown>;
+
+      if ('format' in o) {
+        if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
+        sawContent = true;
+        for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
+        if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
+        if (o['version'] !== JSONL_VERSION) {
+          fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
+        }
+        if (o['sessions'] !== undefined) {
+          const ss = o['sessions'];
+          if (!Array.isArray(ss)) fail(`expected "sessions" to be an array of session names, found ${shown(ss)}`);
+          declared = new Set();
+          for (const s of ss as unknown[]) {
+            if (typeof s !== 'string' && !(typeof s === 'number' && Number.isSafeInteger(s))) {
+              fail(`expected each session name to be a string or an integer, found ${shown(s)}`);
+            }
+            const label = String(s);
+            if (declared.has(label)) fail(`session ${shown(label)} is declared twice`, 'inconsistent');
+            declared.add(label);
+            b.session(label); // header order is session order, even for sessions without txns
           }
-          const label = String(s);
-          if (declared.has(label)) fail(`session ${shown(label)} is declared twice`, 'inconsistent');
-          declared.add(label);
-          b.session(label); // header order is session order, even for sessions without txns
         }
+        continue;
       }
-      continue;
-    }
-    sawContent = true;
+      sawContent = true;
 
-    for (const f of Object.keys(o)) {
-      if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end`);
-    }
-    const sess = o['session'];
-    if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
-      fail(`expected "session" to be a string or an integer, found ${shown(sess)}`);
-    }
-    const sessLabel = String(sess);
-    if (declared !== null && !declared.has(sessLabel)) {
-      fail(`session ${shown(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
-    }
-
-    const txn = o['txn'];
-    let label: string;
-    if (txn === undefined) label = `L${line}`;
-    else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
-    else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
-    const prev = txnLine.get(label);
-    if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
-    txnLine.set(label, line);
-
-    const st = o['status'];
-    let status: TxnStatus = TXN_COMMITTED;
-    if (st !== undefined) {
-      const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
-      if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${shown(st)}`);
-      status = known!;
-    }
-
-    const ops = o['ops'];
-    if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
-    const t = b.beginTxn(b.session(sessLabel), label, status, line);
-    // Real time (optional): when the client invoked the txn and when it learned the outcome.
-    const startRaw = o['start'], endRaw = o['end'];
-    if (startRaw !== undefined || endRaw !== undefined) {
-      const time = (x: unknown, name: string): number => {
-        if (x === undefined || x === null) return Number.NaN;
-        if (typeof x !== 'number' || !Number.isFinite(x)) fail(`expected "${name}" to be a number (a time), found ${shown(x)}`);
-        return x as number;
-      };
-      const s0 = time(startRaw, 'start'), e0 = time(endRaw, 'end');
-      if (s0 > e0) fail(`"start" (${s0}) is after "end" (${e0})`, 'inconsistent');
-      b.setTimes(t, s0, e0);
-    }
-    const list = ops as unknown[];
-    for (let i = 0; i < list.length; i++) {
-      const op = list[i];
-      const where = `op ${i + 1}`;
-      if (!Array.isArray(op) || op.length !== 3) {
-        fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
+      for (const f of Object.keys(o)) {
+        if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end, error`);
       }
-      const [kind, k, v] = op as unknown[];
-      const key = keyOf(k, `the key of ${where}`);
-      if (kind === 'r') {
-        if (Array.isArray(v)) {
-          const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
-          b.readList(t, key, elems, line);
+      const sess = o['session'];
+      if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
+        fail(`expected "session" to be a string or an integer, found ${shown(sess)}`);
+      }
+      const sessLabel = String(sess);
+      if (declared !== null && !declared.has(sessLabel)) {
+        fail(`session ${shown(sessLabel)} is not among the sessions the header declares`, 'inconsistent');
+      }
+
+      const txn = o['txn'];
+      let label: string;
+      if (txn === undefined) label = `L${line}`;
+      else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
+      else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
+      const prev = txnLine.get(label);
+      if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+      txnLine.set(label, line);
+
+      const st = o['status'];
+      let status: TxnStatus = TXN_COMMITTED;
+      if (st !== undefined) {
+        const known = typeof st === 'string' && Object.hasOwn(STATUS, st) ? STATUS[st] : undefined;
+        if (known === undefined) fail(`expected "status" to be "committed", "aborted" or "unknown", found ${shown(st)}`);
+        status = known!;
+      }
+
+      const ops = o['ops'];
+      if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
+      const t = b.beginTxn(b.session(sessLabel), label, status, line);
+      readTimesAndError(o, t);
+      const list = ops as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const op = list[i];
+        const where = `op ${i + 1}`;
+        if (!Array.isArray(op) || op.length !== 3) {
+          fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
+        }
+        const [kind, k, v] = op as unknown[];
+        const key = keyOf(k, `the key of ${where}`);
+        if (kind === 'r') {
+          if (Array.isArray(v)) {
+            const elems = v.map((e: unknown, j: number) => valueOf(e, `element ${j + 1} of the list read by ${where}`));
+            b.readList(t, key, elems, line);
+          } else {
+            b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          }
+        } else if (kind === 'w') {
+          b.write(t, key, valueOf(v, `the value of ${where}`), line);
+        } else if (kind === 'append') {
+          b.append(t, key, valueOf(v, `the value of ${where}`), line);
         } else {
-          b.read(t, key, valueOf(v, `the value of ${where}`), line);
+          fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
         }
-      } else if (kind === 'w') {
-        b.write(t, key, valueOf(v, `the value of ${where}`), line);
-      } else if (kind === 'append') {
-        b.append(t, key, valueOf(v, `the value of ${where}`), line);
-      } else {
-        fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
       }
     }
-  }
-  return b.build();
-}
-
-/** `"start":S,"end":E,` for a txn with known times (either may be missing), else ''. */
-function timesJson(h: History, t: number): string {
-  if (h.txnStart === undefined) return '';
-  const s = h.txnStart[t]!, e = h.txnEnd![t]!;
-  return (Number.isNaN(s) ? '' : `"start":${s},`) + (Number.isNaN(e) ? '' : `"end":${e},`);
+  };
+  return { feed, nextLine: () => line + 1, finish: () => b.build() };
 }
 
 /** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
@@ -243,6 +282,16 @@ function valueJson(label: string, v: number): string | null {
   if (label.charCodeAt(0) === 34) return label; // '"': the builder stored JSON.stringify(string)
   if (!CANONICAL_INT.test(label)) return null;
   return Number.isSafeInteger(Number(label)) ? label : `{"int":"${label}"}`;
+}
+
+/** The optional `,"start":..,"end":..,"error":..` fields of txn t ('' when it has none). */
+function timesAndErrorJson(h: History, t: number): string {
+  let s = '';
+  const start = h.txnStart?.[t] ?? NaN, end = h.txnEnd?.[t] ?? NaN;
+  if (!Number.isNaN(start) && !Number.isNaN(end)) s += `,"start":${start},"end":${end}`;
+  const err = h.txnError?.[t] ?? '';
+  if (err !== '') s += `,"error":${JSON.stringify(err)}`;
+  return s;
 }
 
 /**
@@ -293,7 +342,7 @@ export function writeJsonl(h: History): string {
       }
     }
     out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
-      `"status":"${STATUS_NAME[h.txnStatus[t]!]}",${timesJson(h, t)}"ops":[${ops.join(',')}]}`);
+      `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]${timesAndErrorJson(h, t)}}`);
   }
   return `${out.join('\n')}\n`;
 }
@@ -315,8 +364,6 @@ export const jsonlFormat: FormatModule = {
   name: 'jsonl',
   description: 'PolySI JSON Lines: one transaction per line, can hold every History (aborts, lists, strings)',
   sniff: sniffJsonl,
-  async read(path: string): Promise<History> {
-    return parseJsonl(await readFileText(path), path);
-  },
+  read: readJsonl,
   write: writeJsonl,
 };

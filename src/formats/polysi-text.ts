@@ -1,22 +1,25 @@
 /**
  * PolySI text format: one operation per line, `r(key,value,session,txn)` or `w(key,value,session,txn)`.
  *
- * Takes: the file's text. Gives: a History with locUnit 'line' (1-based), every txn committed
+ * Takes: the file's text, in blocks of whole lines. Gives: a History with locUnit 'line' (1-based), every txn committed
  * (the format has no aborts), value 0 mapped to INITIAL_VALUE for reads AND writes (a write of 0
  * is kept as a write of the initial value, which validation rejects), sessions and txns in
  * order of first appearance, a txn's ops in line order.
  * Invariant: every non-blank line becomes exactly one operation or the parse fails with an
  * InputError naming the line; a txn id seen in two sessions is an 'inconsistent' error.
  *
- * Speed: the scanner walks the string once with charCodeAt (no split, no regex per line) and
- * interns through the builder's caches, so a 100 MB file costs no per-line garbage.
+ * Speed: the scanner walks each block of lines once with charCodeAt (no split, no regex per
+ * line) and interns through the builder's caches, so a 100 MB file costs no per-line garbage.
+ * Files are streamed in blocks of whole lines (io-read.ts `lineBlocks`): a file of any size
+ * (V8 strings stop at 512 MB) is parsed in bounded text memory.
  */
 
+import { decodeUtf8 } from './utf8.ts';
 import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, TXN_COMMITTED, type History } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
-import { HEAD_BYTES, readFileText } from './io-read.ts';
+import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import { attachNotes } from './io-notes.ts';
 import type { FormatModule } from './types.ts';
 
@@ -76,118 +79,169 @@ function syntaxError(t: string, source: string, line: number, lineStart: number,
     `${EXPECTED}, found ${JSON.stringify(found)} (column ${at - lineStart + 1}: expected ${what})`);
 }
 
-/** Parses PolySI text; `source` names the input in messages and in `History.source`. */
-export function parsePolysiText(text: string, source = '<memory>'): History {
-  const b = new HistoryBuilder(source, 'line');
-  const n = text.length;
+/** Longest line accepted (a line is one operation of four integers: ample). */
+export const TEXT_LINE_BYTES_MAX = 1024 * 1024;
 
-  const sessionIndex = new Map<RawId, number>();
-  const sessionLabel: string[] = []; // session id → label
-  const txnIndex = new Map<RawId, number>();
-  const txnSession: number[] = []; // builder txn id → session id
-  const txnLine: number[] = []; // builder txn id → line of its first op (for error messages)
+/**
+ * A PolySI text parser fed with blocks of complete lines (the last block may end without a
+ * newline), so a file of any size is parsed from a stream of chunks, never as one string.
+ */
+export class PolysiTextParser {
+  private readonly b: HistoryBuilder;
+  private readonly sessionIndex = new Map<RawId, number>();
+  private readonly sessionLabel: string[] = []; // session id → label
+  private readonly txnIndex = new Map<RawId, number>();
+  private readonly txnSession: number[] = []; // builder txn id → session id
+  private readonly txnLine: number[] = []; // builder txn id → line of its first op (for error messages)
   // Consecutive lines usually share a txn and a session: skip the map lookups for them.
-  let lastTxnRaw: RawId | undefined;
-  let lastTxn = -1;
-  let lastSessRaw: RawId | undefined;
-  let lastSess = -1;
+  private lastTxnRaw: RawId | undefined;
+  private lastTxn = -1;
+  private lastSessRaw: RawId | undefined;
+  private lastSess = -1;
+  private firstTxnIsInit = true; // txn 0 so far consists only of writes of the initial value
+  /** Line number of the next line fed. */
+  private line = 1;
+  private fed = false;
 
-  let firstTxnIsInit = true; // txn 0 so far consists only of writes of the initial value
-  let p = text.charCodeAt(0) === 0xfeff ? 1 : 0; // UTF-8 byte-order mark
-  let line = 1;
-  let lineStart = p;
-  while (p < n) {
-    p = skipBlanks(text, p);
-    const c = text.charCodeAt(p);
-    if (c === 10) { // blank line
-      line++;
-      lineStart = ++p;
-      continue;
-    }
-    if (p >= n) break;
-    if (c !== 114 && c !== 119) throw syntaxError(text, source, line, lineStart, p, "'r' or 'w'");
-    const kind = c === 119 ? OP_WRITE : OP_READ;
-    p = skipBlanks(text, p + 1);
-    if (text.charCodeAt(p) !== 40) throw syntaxError(text, source, line, lineStart, p, "'('");
+  constructor(private readonly source = '<memory>') {
+    this.b = new HistoryBuilder(source, 'line');
+  }
 
-    let x = scanInt(text, p + 1);
-    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer key');
-    const keyId = b.key(rawId(x));
-    p = skipBlanks(text, intEnd);
-    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the key");
+  /** Parses `text`: whole lines (a line may only be cut at the end of the last block). */
+  /** The line number of the next line fed (blocks are whole lines, so a block starts there). */
+  nextLine(): number {
+    return this.line;
+  }
 
-    x = scanInt(text, p + 1);
-    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer value');
-    let valueId: number;
-    if (intLit === null) {
-      valueId = x === 0 ? INITIAL_VALUE : b.value(x);
-    } else {
-      const v = intValue(intLit);
-      valueId = v === 0 ? INITIAL_VALUE : b.value(v);
-    }
-    p = skipBlanks(text, intEnd);
-    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the value");
-
-    x = scanInt(text, p + 1);
-    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer session id');
-    const sessRaw = rawId(x);
-    p = skipBlanks(text, intEnd);
-    if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the session id");
-
-    x = scanInt(text, p + 1);
-    if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer txn id');
-    const txnRaw = rawId(x);
-    p = skipBlanks(text, intEnd);
-    if (text.charCodeAt(p) !== 41) throw syntaxError(text, source, line, lineStart, p, "')'");
-    p = skipBlanks(text, p + 1);
-    if (p < n && text.charCodeAt(p) !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
-
-    let s: number | undefined;
-    if (sessRaw === lastSessRaw) s = lastSess;
-    else {
-      s = sessionIndex.get(sessRaw);
-      if (s !== undefined) { lastSessRaw = sessRaw; lastSess = s; }
-    }
-    let t: number;
-    if (txnRaw === lastTxnRaw) t = lastTxn;
-    else {
-      const known = txnIndex.get(txnRaw);
-      if (known === undefined) {
-        if (s === undefined) {
-          s = b.session(String(sessRaw));
-          sessionIndex.set(sessRaw, s);
-          sessionLabel[s] = String(sessRaw);
-          lastSessRaw = sessRaw;
-          lastSess = s;
-        }
-        t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
-        txnIndex.set(txnRaw, t);
-        txnSession.push(s);
-        txnLine.push(line);
-      } else {
-        t = known;
+  feed(text: string): void {
+    const { b, source, sessionIndex, sessionLabel, txnIndex, txnSession, txnLine } = this;
+    const n = text.length;
+    let p = 0;
+    if (!this.fed && text.charCodeAt(0) === 0xfeff) p = 1; // UTF-8 byte-order mark
+    this.fed = true;
+    let line = this.line;
+    let lineStart = p;
+    while (p < n) {
+      p = skipBlanks(text, p);
+      const c = text.charCodeAt(p);
+      if (c === 10) { // blank line
+        line++;
+        lineStart = ++p;
+        continue;
       }
-      lastTxnRaw = txnRaw;
-      lastTxn = t;
+      if (p >= n) break;
+      if (c !== 114 && c !== 119) throw syntaxError(text, source, line, lineStart, p, "'r' or 'w'");
+      const kind = c === 119 ? OP_WRITE : OP_READ;
+      p = skipBlanks(text, p + 1);
+      if (text.charCodeAt(p) !== 40) throw syntaxError(text, source, line, lineStart, p, "'('");
+
+      let x = scanInt(text, p + 1);
+      if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer key');
+      const keyId = b.key(rawId(x));
+      p = skipBlanks(text, intEnd);
+      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the key");
+
+      x = scanInt(text, p + 1);
+      if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer value');
+      let valueId: number;
+      if (intLit === null) {
+        valueId = x === 0 ? INITIAL_VALUE : b.value(x);
+      } else {
+        const v = intValue(intLit);
+        valueId = v === 0 ? INITIAL_VALUE : b.value(v);
+      }
+      p = skipBlanks(text, intEnd);
+      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the value");
+
+      x = scanInt(text, p + 1);
+      if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer session id');
+      const sessRaw = rawId(x);
+      p = skipBlanks(text, intEnd);
+      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the session id");
+
+      x = scanInt(text, p + 1);
+      if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer txn id');
+      const txnRaw = rawId(x);
+      p = skipBlanks(text, intEnd);
+      if (text.charCodeAt(p) !== 41) throw syntaxError(text, source, line, lineStart, p, "')'");
+      p = skipBlanks(text, p + 1);
+      if (p < n && text.charCodeAt(p) !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
+
+      let s: number | undefined;
+      if (sessRaw === this.lastSessRaw) s = this.lastSess;
+      else {
+        s = sessionIndex.get(sessRaw);
+        if (s !== undefined) { this.lastSessRaw = sessRaw; this.lastSess = s; }
+      }
+      let t: number;
+      if (txnRaw === this.lastTxnRaw) t = this.lastTxn;
+      else {
+        const known = txnIndex.get(txnRaw);
+        if (known === undefined) {
+          if (s === undefined) {
+            s = b.session(String(sessRaw));
+            sessionIndex.set(sessRaw, s);
+            sessionLabel[s] = String(sessRaw);
+            this.lastSessRaw = sessRaw;
+            this.lastSess = s;
+          }
+          t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
+          txnIndex.set(txnRaw, t);
+          txnSession.push(s);
+          txnLine.push(line);
+        } else {
+          t = known;
+        }
+        this.lastTxnRaw = txnRaw;
+        this.lastTxn = t;
+      }
+      // A txn keeps the session of its first line.
+      if (s !== txnSession[t]) {
+        throw new InputError('inconsistent', source, 'line', line,
+          `txn ${String(txnRaw)} is in session ${String(sessRaw)} here but in session ${sessionLabel[txnSession[t]!]} ` +
+          `at line ${txnLine[t]}; a transaction belongs to exactly one session`);
+      }
+      b.pushOp(t, kind, keyId, valueId, line);
+      if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) this.firstTxnIsInit = false;
     }
-    // A txn keeps the session of its first line.
-    if (s !== txnSession[t]) {
-      throw new InputError('inconsistent', source, 'line', line,
-        `txn ${String(txnRaw)} is in session ${String(sessRaw)} here but in session ${sessionLabel[txnSession[t]!]} ` +
-        `at line ${txnLine[t]}; a transaction belongs to exactly one session`);
+    this.line = line;
+  }
+
+  /** The History of everything fed. */
+  finish(): History {
+    const b = this.b;
+    // IsoVista (and some PolySI runs) spell the initial state as a first transaction that writes
+    // 0 to keys. It is the implicit initial transaction made explicit: leave it out (with a note)
+    // rather than reject its writes of the initial value.
+    const notes: string[] = [];
+    if (b.txnCount > 0 && this.firstTxnIsInit) {
+      b.omitTxn(0);
+      notes.push(`txn ${b.txnLabel(0)} (line ${this.txnLine[0]}) only writes the initial value 0: read as the explicit initial transaction and left out`);
     }
-    b.pushOp(t, kind, keyId, valueId, line);
-    if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) firstTxnIsInit = false;
+    return attachNotes(b.build(), notes);
   }
-  // IsoVista (and some PolySI runs) spell the initial state as a first transaction that writes
-  // 0 to keys. It is the implicit initial transaction made explicit: leave it out (with a note)
-  // rather than reject its writes of the initial value.
-  const notes: string[] = [];
-  if (b.txnCount > 0 && firstTxnIsInit) {
-    b.omitTxn(0);
-    notes.push(`txn ${b.txnLabel(0)} (line ${txnLine[0]}) only writes the initial value 0: read as the explicit initial transaction and left out`);
-  }
-  return attachNotes(b.build(), notes);
+}
+
+/** Parses PolySI text in memory; `source` names the input in messages and in `History.source`. */
+export function parsePolysiText(text: string, source = '<memory>'): History {
+  const parser = new PolysiTextParser(source);
+  parser.feed(text);
+  return parser.finish();
+}
+
+/** Reads PolySI text from a path or an opened input, a block of lines at a time. */
+export function readPolysiText(input: string | HistoryInput): Promise<History> {
+  return withInput(input, async (inp) => {
+    const parser = new PolysiTextParser(inp.source);
+    // Strict UTF-8 (invalid bytes are an error naming the line, never replaced); a leading
+    // byte-order mark is kept for the parser to skip (as for in-memory text).
+    let offset = 0;
+    for await (const block of inp.lineBlocks(TEXT_LINE_BYTES_MAX)) {
+      parser.feed(decodeUtf8(block, inp.source, parser.nextLine(), offset));
+      offset += block.length;
+    }
+    return parser.finish();
+  });
 }
 
 /** The line pattern the sniffer accepts (cold path: only the first lines of a file). */
@@ -271,8 +325,6 @@ export const polysiTextFormat: FormatModule = {
   name: 'text',
   description: 'PolySI text: one r(key,value,session,txn) / w(key,value,session,txn) per line',
   sniff: sniffPolysiText,
-  async read(path: string): Promise<History> {
-    return parsePolysiText(await readFileText(path), path);
-  },
+  read: readPolysiText,
   write: writePolysiText,
 };

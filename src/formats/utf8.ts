@@ -1,7 +1,8 @@
 /**
  * Strict UTF-8 decoding for the text formats (JSON Lines, PolySI text, dbcop .hist).
  *
- * Takes: a file's bytes and its name. Gives: the text, with a leading byte-order mark kept for
+ * Takes: a file's bytes (or a block of whole lines of it: `firstLine` and `firstOffset` say
+ * where the block starts) and its name. Gives: the text, with a leading byte-order mark kept for
  * the parser to skip. Throws InputError 'syntax' naming the line and byte offset of the first
  * byte that is not UTF-8.
  * Why: a lenient decoder replaces every invalid byte by U+FFFD, so two distinct keys or values
@@ -13,16 +14,16 @@ import { InputError } from '../history/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-export function decodeUtf8(bytes: Uint8Array, source: string): string {
+export function decodeUtf8(bytes: Uint8Array, source: string, firstLine = 1, firstOffset = 0): string {
   try {
     return utf8.decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
-    let line = 1;
+    let line = firstLine;
     for (let i = 0; i < at; i++) if (bytes[i] === 10) line++;
     const b = bytes[at] === undefined ? 'the end of the file' : `byte 0x${bytes[at]!.toString(16).padStart(2, '0')}`;
     throw new InputError('syntax', source, 'line', line,
-      `invalid UTF-8 at byte offset ${at} (${b}); the file must be UTF-8 text`);
+      `invalid UTF-8 at byte offset ${firstOffset + at} (${b}); the file must be UTF-8 text`);
   }
 }
 

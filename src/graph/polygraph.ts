@@ -18,6 +18,7 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import { INIT_TXN } from '../result/types.ts';
 import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
@@ -38,10 +39,75 @@ export interface Polygraph {
 }
 
 /**
- * `onKeys(done, total)`: called every KEYS_PER_REPORT keys and at the end, for progress on long
- * builds. `realTime`: add the real-time order (RT edges, realtime.ts) for the strict levels.
+ * Most writer pairs (constraints before coalescing) built; one key with w free writers alone
+ * makes w(w-1)/2 of them, each with at least two edges. Measured with blind writers of one key
+ * (nothing prunes, the solver gets every pair): 3.1 M pairs 1.2 GB, 12.5 M pairs 4.3 GB; real
+ * histories of 10^6 txns make about 8 M. Past it the check answers `unknown` naming the
+ * hottest key instead of exhausting memory.
  */
-export function buildPolygraph(v: Validated, onKeys?: (done: number, total: number) => void, realTime = false): Polygraph {
+export const CONSTRAINTS_MAX = 20_000_000;
+/** Most constraint edges built (WW plus the RW edges of each pair; about 60 bytes each). */
+export const CONSTRAINT_EDGES_MAX = 60_000_000;
+
+/** What buildPolygraph would build, counted in linear time without building it. */
+export interface ConstraintCount {
+  /** Writer pairs over all keys (an upper bound on the constraints after coalescing). */
+  pairs: number;
+  /** Edges of those pairs (WW and RW), before coalescing. */
+  edges: number;
+  /** The key with the most free writers (-1 if none), its writer count and its pairs. */
+  hotKey: number;
+  hotWriters: number;
+  hotPairs: number;
+}
+
+/**
+ * Counts the writer pairs and their edges per key exactly as buildPolygraph will generate
+ * them (free writers: those a list read did not place), in O(reads + writes), so that the
+ * caller can refuse a quadratic blow-up before allocating it.
+ */
+export function countConstraints(v: Validated): ConstraintCount {
+  const h = v.history;
+  const n = h.txnCount;
+  const nKeys = h.keyLabels.length;
+  const byKey = groupByKey(nKeys, v);
+  const readers = new Int32Array(n), readersStamp = new Int32Array(n).fill(-1);
+  const inChain = new Int32Array(n).fill(-1);
+  const out: ConstraintCount = { pairs: 0, edges: 0, hotKey: -1, hotWriters: 0, hotPairs: 0 };
+  for (let key = 0; key < nKeys; key++) {
+    const chain = v.lists.chains.get(key);
+    if (chain !== undefined) for (let c = 0; c < chain.length; c++) inChain[chain[c]!] = key;
+    for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
+      const w = v.reads.writer[byKey.readIdx[j]!]!;
+      if (w === INIT_TXN) continue;
+      if (readersStamp[w] !== key) { readersStamp[w] = key; readers[w] = 0; }
+      readers[w]!++;
+    }
+    let free = 0, sides = 0;
+    for (let j = byKey.writeStart[key]!; j < byKey.writeStart[key + 1]!; j++) {
+      const w = byKey.writeTxn[j]!;
+      if (inChain[w] === key) continue;
+      free++;
+      sides += 1 + (readersStamp[w] === key ? readers[w]! : 0);
+    }
+    if (free < 2) continue;
+    const pairs = (free * (free - 1)) / 2;
+    out.pairs += pairs;
+    // Each free writer is in free-1 pairs, bringing its WW edge and its readers' RW edges to each.
+    out.edges += (free - 1) * sides;
+    if (free > out.hotWriters) { out.hotKey = key; out.hotWriters = free; out.hotPairs = pairs; }
+  }
+  return out;
+}
+
+/**
+ * `deadlineMs` (epoch ms) is checked while pairing writers (TimeLimitError('construct'));
+ * `onKeys(done, total)` is called every KEYS_PER_REPORT keys and at the end, for progress on long builds.
+ * `realTime`: add the real-time order (RT edges, realtime.ts) for the strict levels.
+ */
+export function buildPolygraph(
+  v: Validated, deadlineMs = Number.POSITIVE_INFINITY, onKeys?: (done: number, total: number) => void, realTime = false,
+): Polygraph {
   const h = v.history;
   const n = h.txnCount;
   const known = new EdgeList();
@@ -63,6 +129,7 @@ export function buildPolygraph(v: Validated, onKeys?: (done: number, total: numb
 
   for (let key = 0; key < nKeys; key++) {
     if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
+    if ((key & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'construct');
     let initHead = -1;
     for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
       const i = byKey.readIdx[j]!;
@@ -92,6 +159,7 @@ export function buildPolygraph(v: Validated, onKeys?: (done: number, total: numb
       for (let r = readersOf(last); r !== -1; r = next[r]!) if (v.reads.txn[r] !== w) known.push(v.reads.txn[r]!, w, K_RW, key);
     }
     for (let x = 0; x < free.length; x++) {
+      if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
       for (let y = x + 1; y < free.length; y++) {
         const a = Math.min(free.get(x), free.get(y)), b = Math.max(free.get(x), free.get(y));
         const c = pending.constraintFor(a, b);

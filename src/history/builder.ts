@@ -42,9 +42,6 @@ export class HistoryBuilder {
   private readonly txnStatusArr = new GrowableInt32();
   private readonly txnLocArr = new GrowableFloat64();
   private readonly txnLabelArr: string[] = [];
-  private readonly txnStartArr = new GrowableFloat64();
-  private readonly txnEndArr = new GrowableFloat64();
-  private hasTimes = false;
 
   // Per op, in arrival order.
   private readonly opTxnArr = new GrowableInt32();
@@ -56,6 +53,10 @@ export class HistoryBuilder {
   private readonly listStartArr = new GrowableInt32();
   private readonly listElemsArr = new GrowableInt32();
   private readonly omitted = new Set<number>();
+  // Optional per-txn columns (model.ts), allocated on first use; indexed by builder txn id.
+  private txnStartArr: number[] | null = null;
+  private txnEndArr: number[] | null = null;
+  private txnErrorArr: string[] | null = null;
 
   constructor(
     readonly source: string = '<memory>',
@@ -93,19 +94,7 @@ export class HistoryBuilder {
     this.txnSessionArr.push(session);
     this.txnStatusArr.push(status);
     this.txnLocArr.push(loc);
-    this.txnStartArr.push(Number.NaN);
-    this.txnEndArr.push(Number.NaN);
     return t;
-  }
-
-  /**
-   * Real time of txn: when it was invoked and when its outcome came back (NaN = not known). The
-   * caller checks `start <= end`; the strict levels (docs/levels.md) are the only readers.
-   */
-  setTimes(txn: number, start: number, end: number): void {
-    this.txnStartArr.set(txn, start);
-    this.txnEndArr.set(txn, end);
-    if (!Number.isNaN(start) || !Number.isNaN(end)) this.hasTimes = true;
   }
 
   /**
@@ -118,6 +107,21 @@ export class HistoryBuilder {
 
   txnLabel(txn: number): string {
     return this.txnLabelArr[txn]!;
+  }
+
+  /** Records txn's invocation and completion times (ms, monotonic); NaN for "not recorded". */
+  setTimes(txn: number, start: number, end: number): void {
+    if (this.txnStartArr === null) { this.txnStartArr = []; this.txnEndArr = []; }
+    while (this.txnStartArr.length <= txn) { this.txnStartArr.push(NaN); this.txnEndArr!.push(NaN); }
+    this.txnStartArr[txn] = start;
+    this.txnEndArr![txn] = end;
+  }
+
+  /** Records the database's error code for an aborted or unknown txn. */
+  setError(txn: number, code: string): void {
+    if (this.txnErrorArr === null) this.txnErrorArr = [];
+    while (this.txnErrorArr.length <= txn) this.txnErrorArr.push('');
+    this.txnErrorArr[txn] = code;
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -220,12 +224,14 @@ export class HistoryBuilder {
     const txnStatus = new Uint8Array(nTxn);
     const txnLoc = new Float64Array(nTxn);
     const txnLabels: string[] = new Array<string>(nTxn);
-    const txnStart = this.hasTimes ? new Float64Array(nTxn) : undefined;
-    const txnEnd = this.hasTimes ? new Float64Array(nTxn) : undefined;
+    const txnStart = this.txnStartArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnEnd = this.txnEndArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
     for (let t = 0; t < nTxnAll; t++) {
       const nt = txnNewId[t]!;
       if (nt < 0) continue;
-      if (txnStart !== undefined) { txnStart[nt] = this.txnStartArr.get(t); txnEnd![nt] = this.txnEndArr.get(t); }
+      if (txnStart !== undefined && t < this.txnStartArr!.length) { txnStart[nt] = this.txnStartArr![t]!; txnEnd![nt] = this.txnEndArr![t]!; }
+      if (txnError !== undefined && t < this.txnErrorArr!.length) txnError[nt] = this.txnErrorArr![t]!;
       txnSession[nt] = sessionNewId[this.txnSessionArr.get(t)]!;
       txnStatus[nt] = this.txnStatusArr.get(t);
       txnLoc[nt] = this.txnLocArr.get(t);
@@ -276,6 +282,7 @@ export class HistoryBuilder {
       listStart: this.listStartArr.toArray(),
       listElems: this.listElemsArr.toArray(),
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
+      ...(txnError === undefined ? {} : { txnError }),
     };
     assertHistory(h);
     return h;

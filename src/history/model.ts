@@ -60,13 +60,6 @@ export interface History {
   readonly txnLoc: Float64Array;
   /** CSR, length txnCount+1: txn t owns ops `txnOpStart[t] .. txnOpStart[t+1]-1`. */
   readonly txnOpStart: Int32Array;
-  /**
-   * Real time, when the format carries it (JSON Lines "start"/"end", Elle's `:time`): `txnStart[t]`
-   * is when the client invoked txn t, `txnEnd[t]` when it learned the outcome, in the history's
-   * own unit; NaN when not known. Absent when no txn has a time. Only the strict levels read it.
-   */
-  readonly txnStart?: Float64Array;
-  readonly txnEnd?: Float64Array;
 
   readonly opCount: number;
   /** `opKind[op]`: OP_READ, OP_WRITE, OP_APPEND or OP_READ_LIST. */
@@ -82,6 +75,17 @@ export interface History {
   readonly keyLabels: readonly string[];
   /** `valueLabels[v]`: the value as the user wrote it; `valueLabels[0]` names the initial value. */
   readonly valueLabels: readonly string[];
+
+  /**
+   * Optional per-txn columns, present when the source recorded them (`polysi run`, JSONL
+   * `"start"` / `"end"` / `"error"`, Elle's `:time`): `txnStart[t]` / `txnEnd[t]` are the invocation
+   * and completion times in milliseconds of the recorder's monotonic clock (Elle: its `:time`
+   * unit, nanoseconds; NaN when not recorded for t; the strict levels read them), and
+   * `txnError[t]` the database's error code for an aborted or unknown txn ('' when none).
+   */
+  readonly txnStart?: Float64Array;
+  readonly txnEnd?: Float64Array;
+  readonly txnError?: readonly string[];
 
   /** CSR over lists read by OP_READ_LIST: list l is `listElems[listStart[l] .. listStart[l+1]-1]`. */
   readonly listStart: Int32Array;
@@ -142,9 +146,8 @@ export function assertHistory(h: History): void {
     const v = h.opValue[op]!;
     if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
   }
+  for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
   for (let i = 0; i < h.listElems.length; i++) {
     if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
   }
-  if ((h.txnStart === undefined) !== (h.txnEnd === undefined)) fail('txnStart and txnEnd come together');
-  if (h.txnStart !== undefined && (h.txnStart.length !== h.txnCount || h.txnEnd!.length !== h.txnCount)) fail('txnStart/txnEnd length');
 }

@@ -18,6 +18,7 @@ import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
 import { buildSplitGraph, checksRwApart, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { computeReach, REACH_CELLS_MAX, type Reach, type ReachScratch } from './reach.ts';
 
 export interface PruneOptions {
@@ -93,13 +94,23 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
 
     const rw = collectIntoN(known, opts.level);
-    const reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax, scratch);
+    let reach;
+    try {
+      reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax, scratch, opts.deadlineMs);
+    } catch (err) {
+      // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
+      if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
+      throw err;
+    }
     if (scratch.tracked < scratch.chains) {
       partial = `pruning tracked the ${scratch.tracked} longest of ${scratch.chains} transaction chains (reachability memory bound); the solver decides the rest`;
     }
     let changed = false;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {
+      if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= opts.deadlineMs) {
+        return out(false, rounds, 'pruning stopped at the deadline', true);
+      }
       if (active[c] !== 1) continue;
       const eitherBlock = blockingEdge(pg, 2 * c, reach, opts.level);
       const orBlock = blockingEdge(pg, 2 * c + 1, reach, opts.level);

@@ -17,6 +17,7 @@
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
 
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { chainCover } from './chains.ts';
@@ -60,6 +61,7 @@ export function computeReach(
   rwCount: number, rwFrom: Int32Array, rwTo: Int32Array,
   cellsMax = REACH_CELLS_MAX,
   scratch: ReachScratch = { minPos: null, chains: 0, tracked: 0 },
+  deadlineMs = Number.POSITIVE_INFINITY,
 ): Reach {
   const cover = chainCover(h, g, order);
   const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -73,7 +75,7 @@ export function computeReach(
   // Pruning calls this once per round on a graph of the same size: reuse the table.
   const cells = g.nodeCount * S;
   if (scratch.minPos === null || scratch.minPos.length !== cells) scratch.minPos = new Int32Array(cells);
-  const minPos = minReachablePositions(g, order, S, sess, pos, scratch.minPos);
+  const minPos = minReachablePositions(g, order, S, sess, pos, scratch.minPos, deadlineMs);
   const rw = rwPredecessors(n, rwCount, rwFrom, rwTo, sess, pos);
   return {
     reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
@@ -91,11 +93,15 @@ export function computeReach(
  * edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
  * position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
  */
-function minReachablePositions(g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array): Int32Array {
+function minReachablePositions(
+  g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array, deadlineMs: number,
+): Int32Array {
   minPos.fill(INF);
   const done = new Uint8Array(g.nodeCount);
   const { outStart, outTo } = g;
   for (let i = g.nodeCount - 1; i >= 0; i--) {
+    // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds.
+    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;

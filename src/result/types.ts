@@ -156,8 +156,23 @@ export interface CheckOptions {
   level: Level;
   /** Prune constraints before solving (PolySI §4.3). Off is for testing and measurement. */
   pruning: boolean;
-  /** Wall-clock budget for the whole check; past it the verdict is 'unknown'. */
+  /**
+   * Wall-clock budget for the whole check (validate, construct, prune, solve, explain); past
+   * it the verdict is 'unknown' and `unknownReason` names the stage.
+   */
   timeoutMs?: number;
+  /**
+   * The same as an absolute epoch-milliseconds deadline, so that one deadline can cover
+   * parsing (readHistory's `deadlineMs`) and checking. The earlier of the two applies.
+   */
+  deadlineMs?: number;
+  /**
+   * Most writer pairs (constraints before coalescing) to build; past it the verdict is
+   * 'unknown', naming the hottest key and its writers (default CONSTRAINTS_MAX, 20M).
+   */
+  constraintsMax?: number;
+  /** Most constraint edges to build (default CONSTRAINT_EDGES_MAX, 60M); as constraintsMax. */
+  constraintEdgesMax?: number;
   /** Solver conflict budget; past it the verdict is 'unknown'. */
   conflictsMax?: number;
   /**

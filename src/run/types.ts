@@ -32,6 +32,25 @@ export interface Connection {
   /** Rolls back; never rejects for a transaction that is already gone. */
   rollback(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional, for in-process targets only (the embedded store): the same calls, completing
+   * synchronously, so the runner can skip a promise per call. Databases leave it undefined.
+   */
+  readonly sync?: SyncSession;
+}
+
+/** A Connection's synchronous twin (see `Connection.sync`); errors are thrown DbErrors. */
+export interface SyncSession {
+  begin(isolation: IsolationLevel): void;
+  read(key: number): RegisterValue;
+  write(key: number, value: number): void;
+  append(key: number, element: number): void;
+  readList(key: number): number[];
+  commit(): void;
+  rollback(): void;
+  close(): void;
+  /** The seeded choice of the next session to run among `live` running ones (an index). */
+  pick(live: number): number;
 }
 
 export interface Target {

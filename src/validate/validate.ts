@@ -19,6 +19,7 @@
  * - `writes` holds, for each included txn and each key it writes, its final write of that key.
  */
 
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import {
   INITIAL_VALUE,
   OP_APPEND,
@@ -69,12 +70,16 @@ export interface Validated {
 /** Bounds the anomalies collected, so a badly broken history yields a readable report. */
 export const ANOMALIES_MAX_DEFAULT = 100;
 
-export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Validated {
+/** `deadlineMs` (epoch ms): checked between phases and inside the read loop (TimeLimitError('validate')). */
+export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadlineMs = Number.POSITIVE_INFINITY): Validated {
   assertKeyKinds(h);
   const writerOf = WriterIndex.build(h);
+  checkDeadline(deadlineMs, 'validate');
   const isFinal = markFinalWrites(h);
   const ext = collectExternalReads(h);
+  checkDeadline(deadlineMs, 'validate');
   const included = decideIncluded(h, ext, writerOf);
+  checkDeadline(deadlineMs, 'validate');
   const anomalies: NonCycleAnomaly[] = ext.intAnomalies.filter((a) => included[a.txn] === 1);
   const add = (a: NonCycleAnomaly) => {
     if (anomalies.length < anomaliesMax) anomalies.push(a);
@@ -82,6 +87,7 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Vali
 
   const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
   for (let i = 0; i < ext.count; i++) {
+    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'validate');
     const t = ext.txn.get(i);
     if (included[t] !== 1) continue;
     const op = ext.op.get(i);
@@ -99,6 +105,7 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT): Vali
     rOp.push(lists.reads.op[i]!); rWriter.push(lists.reads.writer[i]!);
   }
 
+  checkDeadline(deadlineMs, 'validate');
   const writes = collectWrites(h, included, isFinal);
   let includedCount = 0;
   for (let t = 0; t < h.txnCount; t++) includedCount += included[t]!;

@@ -162,3 +162,17 @@ test('every real history in the shared data gives check (SI and SER) and stat JS
   }
   assert.deepEqual([...verdicts].sort(), ['valid', 'violation']);
 });
+
+test('a time limit reached while parsing still prints a result that matches the schema', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-schema-timeout-'));
+  const path = join(dir, 'long.txt');
+  // ~4 MB of PolySI text: several 1 MiB chunks, so the deadline passes while reading.
+  const lines: string[] = [];
+  for (let t = 0; t < 120_000; t++) lines.push(`w(${t % 97},${t + 1},${t % 8},${t})`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  const { code, j } = await checkJson(path, '--timeout', '0.001');
+  assert.equal(code, 3);
+  assert.equal(j['verdict'], 'unknown');
+  assert.equal(j['decidedBy'], 'limit');
+  assertValid(j, 'parse timeout');
+});

@@ -140,3 +140,28 @@ test('unknown, empty, missing and unreadable inputs', async () => {
   await expectInputError(readHistory(tmp, 'text'), 'io', /is a directory/);
   await expectInputError(detectFormat(tmp), 'unknown-format', /of this directory/);
 });
+
+test('when detection fails, the error names the closest format with its first error (line, column)', async () => {
+  // Before: only "could not tell the format", hiding a typo on line 3 of a small text file.
+  const cases: [string, string, RegExp][] = [
+    ['typo.txt', 'r(1,0,1,1)\nw(1,2,1,1)\nw(2,x,1,2)\nr(2,0,1,3)\n',
+      /typo\.txt: could not tell the format; closest: text, line 3: expected r\(key,value,session,txn\) or w\(key,value,session,txn\), found "w\(2,x,1,2\)" \(column 5: expected an integer value\); expected one of .*; pass --format$/],
+  ];
+  for (const [name, body, want] of cases) {
+    const p = join(tmp, name);
+    writeFileSync(p, body);
+    await expectInputError(readHistory(p), 'unknown-format', want);
+  }
+  // When a sniff accepts, the parser's error is the answer: JSONL sniffs its first line only,
+  // text its first five.
+  const jl = join(tmp, 'typo.jsonl');
+  writeFileSync(jl, '{"session":"s","txn":"a","ops":[]}\n{"session":"s","txn":"b","ops":[["w","k" 2]]}\n');
+  await expectInputError(readHistory(jl), 'syntax', /typo\.jsonl line 2: expected one JSON object per line, found invalid JSON/);
+  const late = join(tmp, 'late.txt');
+  writeFileSync(late, 'r(1,0,1,1)\n'.repeat(5) + 'w(1,2,1,1\n');
+  await expectInputError(readHistory(late), 'syntax', /late\.txt line 6: .*column 10: expected '\)'/);
+  // Text-looking junk: no hint (every parser fails on line 1), and no binary format "closest".
+  const junk = join(tmp, 'junk2.dat');
+  writeFileSync(junk, 'hello world\nthis is not a history\n');
+  await expectInputError(readHistory(junk), 'unknown-format', /could not tell the format; expected one of/);
+});

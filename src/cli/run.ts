@@ -1,0 +1,237 @@
+/**
+ * `polysi run`: generates a workload, runs it against a target (the embedded store or a
+ * database), records the history as it goes, then checks it as `polysi check` does.
+ *
+ * Takes: command-line arguments (after `run`) and an output sink. Gives: an exit code as
+ * `check`'s (0 valid, 1 violation, 2 usage / unreachable target / invalid input, 3 unknown;
+ * 0 with `--check none`), 130 when a second Ctrl-C quits at once.
+ * Invariant: every session is connected before the output file is created, so an unreachable
+ * target leaves no file; the file only ever holds whole lines (recorder.ts), so Ctrl-C leaves a
+ * valid history of everything that finished, which is then checked like a complete one.
+ */
+
+import { parseArgs } from 'node:util';
+import { checkHistory, type Level } from '../check/index.ts';
+import { readHistory } from '../formats/index.ts';
+import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
+import { JsonlRecorder } from '../run/recorder.ts';
+import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
+import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
+import { DbError, type IsolationLevel } from '../run/types.ts';
+import { MEMORY_MODES } from '../store/modes.ts';
+import { renderText, resultJson } from './render.ts';
+
+export interface Out {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
+                  [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
+                  [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
+                  [--seed N] [--out FILE] [--check si|ser|none] [--txn-timeout SECONDS]
+                  [--json] [--explain] [--max-anomalies N]
+defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
+          10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable),
+          --txn-timeout 10 on databases (0 = none; none on the embedded store)
+isolation levels: ${ISOLATION_LEVELS.join(', ')}
+memory modes (--db memory:MODE):
+${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}`).join('\n')}`;
+
+const DISTRIBUTIONS = ['uniform', 'zipfian', 'hotspot'];
+
+/** Default per-transaction limit on databases (`--txn-timeout`); 0 = none. */
+export const DEFAULT_DB_TXN_TIMEOUT_S = 10;
+
+class UsageError extends Error {}
+
+function num(v: string | undefined, name: string, fallback: number, integer: boolean): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${name} takes ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+  }
+  return n;
+}
+
+export async function runRun(args: string[], out: Out): Promise<number> {
+  try {
+    return await runRunInner(args, out);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof RangeError || err instanceof TargetSpecError) {
+      out.stderr(`polysi run: ${err.message}\n${RUN_USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+async function runRunInner(args: string[], out: Out): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: false,
+      options: {
+        db: { type: 'string', default: 'memory' },
+        isolation: { type: 'string' },
+        workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
+        sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
+        keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
+        'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
+        out: { type: 'string', default: 'polysi-run.jsonl' },
+        check: { type: 'string' },
+        'txn-timeout': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        explain: { type: 'boolean', default: false },
+        'max-anomalies': { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) { out.stdout(RUN_USAGE); return 0; }
+  if (v.workload !== 'register' && v.workload !== 'list-append') throw new UsageError(`--workload must be register or list-append, got "${v.workload}"`);
+  if (!DISTRIBUTIONS.includes(v.distribution)) throw new UsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
+  if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
+    throw new UsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
+  }
+  if (v.check !== undefined && !['si', 'ser', 'none'].includes(v.check)) throw new UsageError(`--check must be si, ser or none, got "${v.check}"`);
+  const d = DEFAULT_WORKLOAD;
+  const wo: WorkloadOptions = {
+    workload: v.workload as WorkloadName,
+    sessions: num(v.sessions, 'sessions', d.sessions, true),
+    txnsPerSession: num(v.txns, 'txns', d.txnsPerSession, true),
+    opsPerTxn: num(v.ops, 'ops', d.opsPerTxn, true),
+    readFraction: num(v.reads, 'reads', d.readFraction, false),
+    keys: num(v.keys, 'keys', d.keys, true),
+    distribution: v.distribution as KeyDistribution,
+    longFraction: num(v['long-fraction'], 'long-fraction', d.longFraction, false),
+    longOps: num(v['long-ops'], 'long-ops', d.longOps, true),
+    seed: num(v.seed, 'seed', d.seed, true),
+  };
+  // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
+  const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
+  const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
+  if (timeoutS < 0) throw new UsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
+  const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
+  if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');
+
+  const plan = generateWorkload(wo); // throws RangeError on out-of-range options
+  const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
+  const { target, isolation } = resolved;
+  const level = (v.check ?? resolved.defaultCheck) as Level | 'none';
+  const log = (s: string) => { if (!v.json) out.stderr(s); };
+
+  // Set up and connect everything before the file exists: unreachable means no file at all.
+  let conns;
+  try {
+    await target.setup(wo.keys, plan.kinds);
+    conns = await connectAll(target, wo.sessions);
+  } catch (err) {
+    await target.close().catch(() => {});
+    if (err instanceof DbError) {
+      // Driver messages already name the target (password hidden); say it once.
+      const msg = err.message.startsWith(target.name) ? err.message : `cannot use ${target.name}: ${err.message}`;
+      out.stderr(`polysi run: ${msg}`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const total = wo.sessions * wo.txnsPerSession;
+  const t0 = performance.now();
+  let recorder: JsonlRecorder;
+  try {
+    recorder = new JsonlRecorder(v.out, wo.sessions, t0);
+  } catch (err) {
+    await Promise.allSettled(conns.map((c) => c.close()));
+    await target.close().catch(() => {});
+    out.stderr(`polysi run: cannot write ${v.out}: ${(err as Error).message}`);
+    return 2;
+  }
+  const stop = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      out.stderr('\npolysi run: stopping: finishing the transactions in flight (Ctrl-C again to quit at once)');
+      stop.abort();
+      return;
+    }
+    recorder.close();
+    out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${v.out} (in-flight ones are not)`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  const progress = makeProgress(out, total, t0, !v.json);
+  log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ` +
+    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${v.out}`);
+  let sum: RunSummary;
+  try {
+    sum = await runWorkload(target, conns, plan, {
+      isolation,
+      signal: stop.signal,
+      ...(timeoutS > 0 ? { txnTimeoutMs: timeoutS * 1000 } : {}),
+      onTxn: (r: TxnRecord) => { recorder.record(r); progress.tick(); },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    recorder.close();
+    progress.done();
+    await target.close().catch(() => {});
+  }
+  const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
+  const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ');
+  log(`polysi run: ${recorder.count} transactions in ${(sum.elapsedMs / 1000).toFixed(2)} s (${Math.round(rate)} txn/s): ` +
+    `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}` +
+    (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
+    (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : ''));
+  const runJson = { target: target.name, isolation, workload: wo, out: v.out, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs };
+  if (level === 'none') {
+    if (v.json) out.stdout(JSON.stringify({ run: runJson }));
+    return 0;
+  }
+
+  const t1 = performance.now();
+  const { history, format, notes } = await readHistory(v.out, 'jsonl');
+  const result = checkHistory(history, { level, pruning: true, explain: true, ...(maxAnomalies === undefined ? {} : { maxAnomalies }) }, performance.now() - t1);
+  if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: v.out, format, notes }, v.explain) }));
+  else out.stdout(renderText(history, result, v.out, format, notes, v.explain));
+  return result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3;
+}
+
+/** A progress bar on a terminal (stderr TTY), a plain line per quarter (at most 1/s) otherwise, nothing for --json. */
+function makeProgress(out: Out, total: number, t0: number, enabled: boolean): { tick(): void; done(): void } {
+  const tty = process.stderr.isTTY === true;
+  let n = 0, last = t0, quarter = 0;
+  const line = () => {
+    const s = (performance.now() - t0) / 1000;
+    return `${n}/${total} txns, ${s.toFixed(1)} s, ${Math.round(n / Math.max(s, 1e-3))} txn/s`;
+  };
+  return {
+    tick() {
+      n++;
+      if (!enabled || total === 0) return;
+      if (tty) {
+        const now = performance.now();
+        if (now - last < 100) return;
+        last = now;
+        const w = 30, filled = Math.round((n / total) * w);
+        process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] ${line()}  `);
+      } else if (Math.floor((n * 4) / total) > quarter) {
+        // Plain lines at each quarter, at most one a second (short runs print none).
+        quarter = Math.floor((n * 4) / total);
+        const now = performance.now();
+        if (now - last < 1000) return;
+        last = now;
+        out.stderr(`polysi run: ${line()}`);
+      }
+    },
+    done() {
+      if (enabled && tty) process.stderr.write('\r\x1b[K');
+    },
+  };
+}

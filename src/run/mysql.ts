@@ -1,0 +1,222 @@
+/**
+ * MariaDB / MySQL as a Target, through the npm `mysql2` client (loaded on first use).
+ *
+ * Takes: a `mysql://user:password@host:port/db` URL (`mariadb://` too). Gives: a Target whose
+ * `setup` creates InnoDB tables `<prefix>_register (k INT PRIMARY KEY, v BIGINT)` and
+ * `<prefix>_list (k INT PRIMARY KEY, v LONGTEXT)` — one row per key, a list stored as the text
+ * `e1,e2,...,` — and whose connections are one mysql2 connection each, the isolation level set
+ * before each START TRANSACTION (one round trip for both).
+ *
+ * Isolation: `snapshot` is REPEATABLE READ with the session's `innodb_snapshot_isolation=ON`
+ * (MariaDB 10.6.18 / 10.11.8 and later), under which a write to a row changed since the
+ * snapshot fails with error 1020 instead of committing a lost update. Plain `repeatable-read`
+ * keeps the server's setting (off by default: lost updates commit, a real SI violation).
+ *
+ * Invariant: errors become DbErrors by errno: deadlock (1213), lock wait timeout (1205) and
+ * "record has changed" (1020) are aborts wherever they happen; any error before COMMIT is an
+ * abort; a lost connection or another error at COMMIT leaves the outcome unknown.
+ */
+
+import type { Connection as MyConnection, ConnectionOptions, ResultSetHeader } from 'mysql2/promise';
+import {
+  CONNECT_TIMEOUT_MS_DEFAULT,
+  hidePassword,
+  redactUrl,
+  SqlConnection,
+  TXN_TIMEOUT_MS_DEFAULT,
+  type Dialect,
+  type ErrorClass,
+  type Phase,
+  type SqlClient,
+  type SqlTargetOptions,
+} from './sql-connection.ts';
+import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
+
+const ISOLATION_SQL: Record<IsolationLevel, string> = {
+  'read-uncommitted': 'READ UNCOMMITTED',
+  'read-committed': 'READ COMMITTED',
+  'repeatable-read': 'REPEATABLE READ',
+  'snapshot': 'REPEATABLE READ',
+  'serializable': 'SERIALIZABLE',
+};
+
+/** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
+const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
+
+type MysqlModule = typeof import('mysql2/promise');
+let mysqlModule: Promise<MysqlModule> | null = null;
+
+function loadMysql(): Promise<MysqlModule> {
+  mysqlModule ??= import('mysql2/promise').then((m) => ((m as unknown as { default?: MysqlModule }).default ?? m));
+  return mysqlModule;
+}
+
+interface MysqlError extends Error {
+  errno?: number;
+  code?: string;
+  fatal?: boolean;
+  sqlState?: string;
+}
+
+export function classifyMysql(err: unknown, phase: Phase): ErrorClass | null {
+  if (!(err instanceof Error)) return null;
+  const e = err as MysqlError;
+  if (phase === 'connect') return { kind: 'unreachable', code: e.errno !== undefined ? String(e.errno) : (e.code ?? 'connect') };
+  // A statement error has an errno and leaves the connection usable; fatal ones close it
+  // (ECONNRESET, PROTOCOL_CONNECTION_LOST, 1927 connection killed, 2013 lost during query).
+  const lost = e.fatal === true || e.errno === undefined;
+  if (!lost && ABORT_ERRNOS.has(e.errno!)) return { kind: 'aborted', code: String(e.errno) };
+  if (phase === 'commit') return { kind: 'unknown', code: lost ? 'connection-lost' : String(e.errno) };
+  return { kind: 'aborted', code: lost ? 'connection-lost' : String(e.errno) };
+}
+
+class MyClient implements SqlClient {
+  lost = false;
+  constructor(private readonly conn: MyConnection) {
+    // Without a listener, an idle connection killed by the server would crash the process.
+    conn.on('error', () => { this.lost = true; });
+    conn.on('end', () => { this.lost = true; });
+  }
+
+  async query(sql: string, params: readonly unknown[]) {
+    const [result] = await this.conn.query(sql, params as unknown[]);
+    if (Array.isArray(result)) return { rows: result as Record<string, unknown>[], affected: 0, rolledBack: false };
+    return { rows: [], affected: (result as ResultSetHeader).affectedRows, rolledBack: false };
+  }
+
+  destroy(): void {
+    this.lost = true;
+    // mysql2's destroy() only half-closes the socket and marks the close as intended: a
+    // statement waiting for a lock would complete later, or never settle. Closing the socket
+    // itself makes mysql2 fail the statement in flight now (PROTOCOL_CONNECTION_LOST).
+    const stream = (this.conn as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+    if (stream !== undefined) stream.destroy();
+    else this.conn.destroy();
+  }
+
+  async end(): Promise<void> {
+    this.lost = true;
+    await this.conn.end();
+  }
+}
+
+class MysqlTarget implements Target {
+  readonly name: string;
+  private readonly password: string;
+  private readonly register: string;
+  private readonly list: string;
+  private readonly dialect: Dialect;
+
+  constructor(private readonly url: URL, private readonly opts: SqlTargetOptions) {
+    this.name = redactUrl(url);
+    this.password = decodeURIComponent(url.password);
+    const prefix = opts.tablePrefix ?? 'polysi';
+    if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`table prefix '${prefix}': use lower-case letters, digits and _`);
+    this.register = `${prefix}_register`;
+    this.list = `${prefix}_list`;
+    this.dialect = {
+      name: this.name,
+      password: this.password,
+      open: () => this.open(),
+      begin: (iso) => [
+        (iso === 'snapshot' ? 'SET SESSION innodb_snapshot_isolation = ON; ' : '')
+          + `SET TRANSACTION ISOLATION LEVEL ${ISOLATION_SQL[iso]}; START TRANSACTION`,
+      ],
+      sql: {
+        read: `SELECT v FROM ${this.register} WHERE k = ?`,
+        write: `UPDATE ${this.register} SET v = ? WHERE k = ?`,
+        append: `UPDATE ${this.list} SET v = CONCAT(v, ?) WHERE k = ?`,
+        readList: `SELECT v FROM ${this.list} WHERE k = ?`,
+      },
+      appendParam: (e) => `${e},`,
+      classify: classifyMysql,
+    };
+  }
+
+  private async open(): Promise<SqlClient> {
+    const mysql = await loadMysql();
+    const txnTimeoutMs = this.opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
+    const lockTimeoutMs = this.opts.lockTimeoutMs ?? Math.floor(txnTimeoutMs / 2);
+    const options: ConnectionOptions = {
+      host: this.url.hostname,
+      port: this.url.port === '' ? 3306 : Number(this.url.port),
+      user: decodeURIComponent(this.url.username),
+      password: this.password,
+      database: decodeURIComponent(this.url.pathname.replace(/^\//, '')),
+      connectTimeout: this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT,
+      // BEGIN is one round trip: SET TRANSACTION ...; START TRANSACTION. Parameters are numbers.
+      multipleStatements: true,
+    };
+    const conn = await mysql.createConnection(options);
+    const client = new MyClient(conn);
+    if (lockTimeoutMs > 0) {
+      // innodb_lock_wait_timeout is in whole seconds: a lock wait ends as error 1205.
+      try {
+        await client.query(`SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(lockTimeoutMs / 1000))}`, []);
+      } catch (err) {
+        client.destroy();
+        throw err;
+      }
+    }
+    return client;
+  }
+
+  private unreachable(err: unknown): DbError {
+    if (err instanceof DbError) return err;
+    const e = err as MysqlError;
+    const msg = err instanceof Error ? err.message : String(err);
+    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable',
+      e?.errno !== undefined ? String(e.errno) : e?.code);
+  }
+
+  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+    let client: SqlClient;
+    try {
+      client = await this.open();
+    } catch (err) {
+      throw this.unreachable(err);
+    }
+    try {
+      // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
+      const tables: [string, string, string][] = [];
+      if (kinds.registers) tables.push([this.register, 'v BIGINT NULL', 'NULL']);
+      if (kinds.lists) tables.push([this.list, 'v LONGTEXT NOT NULL', "''"]);
+      for (const [table, column, initial] of tables) {
+        await client.query(`DROP TABLE IF EXISTS ${table}`, []);
+        await client.query(`CREATE TABLE ${table} (k INT PRIMARY KEY, ${column}) ENGINE=InnoDB`, []);
+        for (let from = 0; from <= keys; from += 1000) {
+          const rows: string[] = [];
+          for (let k = from; k <= Math.min(keys, from + 999); k++) rows.push(`(${k},${initial})`);
+          await client.query(`INSERT INTO ${table} (k, v) VALUES ${rows.join(',')}`, []);
+        }
+      }
+    } catch (err) {
+      const e = err as MysqlError;
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable',
+        e?.errno !== undefined ? String(e.errno) : e?.code);
+    } finally {
+      await client.end().catch(() => client.destroy());
+    }
+  }
+
+  async connect(_session: number): Promise<Connection> {
+    let client: SqlClient;
+    try {
+      client = await this.open();
+    } catch (err) {
+      throw this.unreachable(err);
+    }
+    return new SqlConnection(this.dialect, client, this.opts);
+  }
+
+  async close(): Promise<void> {
+    // Each connection owns its client; nothing is pooled.
+  }
+}
+
+/** A MariaDB / MySQL target for a `mysql://` or `mariadb://` URL. */
+export function openMysql(url: URL, opts: SqlTargetOptions = {}): Target {
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') throw new Error(`not a MySQL / MariaDB URL: ${redactUrl(url)}`);
+  return new MysqlTarget(url, opts);
+}

@@ -1,0 +1,123 @@
+/**
+ * The recorder: writes finished transactions to a history file in our JSON Lines format
+ * (docs/formats.md) as the run goes, so an interrupted run leaves a valid file.
+ *
+ * Takes: a path and the session count, then TxnRecords. Gives: the file, one txn per line,
+ * with "start" / "end" (ms since the run began, monotonic) and "error" for failures.
+ * Invariant: only whole lines reach the file (lines are encoded into a byte buffer and written
+ * with one synchronous write per batch: when 256 KiB fill up and at least every 200 ms), so
+ * after Ctrl-C or an exception the file ends at a line boundary; `close()` writes what is left.
+ * Why bytes: lines are encoded straight into the buffer (encode.ts), with no string per line;
+ * keeping lines as strings until a flush tripled the recording cost (bench/run-workload.ts).
+ * Session labels are the session numbers, txn labels `session.index`.
+ */
+
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { W_APPEND, W_READ, W_READ_LIST, W_WRITE } from '../workload/types.ts';
+import { JSONL_FORMAT_TAG, JSONL_VERSION } from '../formats/jsonl.ts';
+import type { TxnRecord } from './runner.ts';
+import { encodeTxn, txnBytesMax } from './encode.ts';
+
+/** Size of the line buffer; a full buffer is written at once. */
+export const FLUSH_BYTES = 1 << 18;
+export const FLUSH_INTERVAL_MS = 200;
+
+/** One txn as a JSON Lines line (without the newline). */
+export function txnLine(r: TxnRecord, t0 = 0): string {
+  const p = r.plan;
+  let ops = '';
+  for (let i = 0; i < r.done; i++) {
+    if (i > 0) ops += ',';
+    const key = p.keys[i]!;
+    switch (p.kinds[i]) {
+      case W_READ: ops += `["r",${key},${r.seen[i] ?? 'null'}]`; break;
+      case W_WRITE: ops += `["w",${key},${p.values[i]}]`; break;
+      case W_APPEND: ops += `["append",${key},${p.values[i]}]`; break;
+      case W_READ_LIST: ops += `["r",${key},[${(r.seen[i] as number[]).join(',')}]]`; break;
+      default: throw new Error(`internal error: op kind ${p.kinds[i]}`);
+    }
+  }
+  // Times to the microsecond, relative to the run's start (no closure here: this runs per txn).
+  const start = Math.round((r.start - t0) * 1000) / 1000, end = Math.round((r.end - t0) * 1000) / 1000;
+  const err = r.error === undefined ? '' : `,"error":${JSON.stringify(r.error)}`;
+  return `{"session":"${r.session}","txn":"${r.session}.${r.index}","status":"${r.outcome}","ops":[${ops}],` +
+    `"start":${start},"end":${end}${err}}`;
+}
+
+/** The header; with the session list when the sessions are known in advance (a run), without otherwise. */
+export function headerLine(sessions: number | null): string {
+  if (sessions === null) return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION}}`;
+  const names = Array.from({ length: sessions }, (_, s) => String(s));
+  return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(names)}}`;
+}
+
+export class JsonlRecorder {
+  private fd: number;
+  private readonly buf = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
+  private timer: NodeJS.Timeout | null;
+  count = 0;
+  /** Time spent building lines and writing them (ms), to compare with the store's time. */
+  busyMs = 0;
+
+  /**
+   * Creates (truncates) `path` and writes the header. `sessions`: their number (labels 0..n-1),
+   * or null when not known in advance. `t0`: the clock value recorded times are relative to.
+   */
+  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0) {
+    this.fd = openSync(path, 'w');
+    this.append(headerLine(sessions));
+    this.flush();
+    this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  record(r: TxnRecord): void {
+    const a = performance.now();
+    const most = txnBytesMax(r) + 1;
+    if (most <= 0 || most > this.buf.length) {
+      this.append(txnLine(r, this.t0)); // a non-ASCII error code or a huge line: the string path
+    } else {
+      if (this.used + most > this.buf.length) this.flush();
+      this.used = encodeTxn(this.buf, this.used, r, this.t0);
+      this.buf[this.used++] = 10;
+    }
+    this.count++;
+    this.busyMs += performance.now() - a;
+  }
+
+  /** Appends one already-rendered transaction line (the recording API builds its own). */
+  writeLine(line: string): void {
+    if (this.fd < 0) throw new Error(`the history ${this.path} is already closed`);
+    this.append(line);
+    this.count++;
+  }
+
+  private append(line: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    const most = line.length * 3 + 1;
+    if (this.used + most > this.buf.length) this.flush();
+    if (most > this.buf.length) {
+      writeSync(this.fd, `${line}\n`); // a huge line (a long txn reading long lists): straight out
+      return;
+    }
+    this.used += this.buf.write(line, this.used);
+    this.buf[this.used++] = 10;
+  }
+
+  flush(): void {
+    if (this.used === 0 || this.fd < 0) return;
+    let off = 0;
+    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off);
+    this.used = 0;
+  }
+
+  close(): void {
+    if (this.fd < 0) return;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.flush();
+    closeSync(this.fd);
+    this.fd = -1;
+  }
+}

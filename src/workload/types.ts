@@ -1,0 +1,71 @@
+/**
+ * The vocabulary of workloads: what a generated workload is and the options that shape it.
+ *
+ * Takes: nothing (types and constants). Gives: `WorkloadPlan`, the transactions each session
+ * will run, decided before anything runs so that a seed fixes them entirely.
+ * Invariant: every write of a register key and every element appended to a list key is unique
+ * across the whole plan (the checker needs unique values to know which write a read saw).
+ * Session s's j-th written value is `s + 1 + j * sessions`: unique without coordination, so
+ * sessions can be generated independently and lazily.
+ */
+
+/** Operation kinds of a planned transaction (`TxnPlan.kinds[i]`). */
+export const W_READ = 0;
+export const W_WRITE = 1;
+export const W_APPEND = 2;
+export const W_READ_LIST = 3;
+
+/**
+ * One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for
+ * reads). Plain arrays, not typed arrays: a run allocates three per transaction, and small
+ * typed arrays cost several times more to allocate and collect (measured by bench/run-workload.ts).
+ */
+export interface TxnPlan {
+  readonly kinds: readonly number[];
+  readonly keys: readonly number[];
+  readonly values: readonly number[];
+}
+
+export type WorkloadName = 'register' | 'list-append';
+export type KeyDistribution = 'uniform' | 'zipfian' | 'hotspot';
+
+export interface WorkloadOptions {
+  workload: WorkloadName;
+  /** Concurrent clients, one connection each. */
+  sessions: number;
+  txnsPerSession: number;
+  opsPerTxn: number;
+  /** Fraction of operations that are reads, in [0, 1]. */
+  readFraction: number;
+  keys: number;
+  distribution: KeyDistribution;
+  /** Fraction of transactions that are long, in [0, 1]; a long one has `longOps` operations. */
+  longFraction: number;
+  longOps: number;
+  seed: number;
+}
+
+/** PolySI's defaults (paper §5.1): 20 sessions x 100 txns x 15 ops, 50 % reads, 10,000 keys. */
+export const DEFAULT_WORKLOAD: Readonly<WorkloadOptions> = {
+  workload: 'register',
+  sessions: 20,
+  txnsPerSession: 100,
+  opsPerTxn: 15,
+  readFraction: 0.5,
+  keys: 10_000,
+  distribution: 'uniform',
+  longFraction: 0,
+  longOps: 150,
+  seed: 1,
+};
+
+export interface WorkloadPlan {
+  readonly options: Readonly<WorkloadOptions>;
+  /**
+   * The transactions of session s, in order, generated lazily (a run of 10^7 transactions never
+   * holds them all); each call starts the session's stream afresh, with the same transactions.
+   */
+  session(s: number): Iterable<TxnPlan>;
+  /** Which tables a target must set up. */
+  readonly kinds: { registers: boolean; lists: boolean };
+}
