@@ -3,6 +3,7 @@
 //   dist/polysi.mjs  the CLI (bin/polysi.mjs loads it), so `polysi` starts in ~0.1 s instead of
 //                    paying tsx's on-the-fly compilation on every run;
 //   dist/index.mjs   the library entry (`import ... from 'polysi'`, src/index.ts);
+//   dist/batch-worker.mjs  a worker thread of `polysi check PATH PATH...` (src/cli/batch.ts);
 //   dist/chunks/     code the two share, and the lazily loaded parts (convert, stat, drawings);
 //   dist/types/      the .d.ts declarations of src/index.ts and what it imports (tsc), unless
 //                    --no-types (the test run skips them: ~5 s, and only the package needs them).
@@ -22,7 +23,7 @@ rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: { polysi: 'src/cli/main.ts', index: 'src/index.ts' },
+  entryPoints: { polysi: 'src/cli/main.ts', index: 'src/index.ts', 'batch-worker': 'src/cli/batch-worker.ts' },
   bundle: true,
   splitting: true,
   platform: 'node',

@@ -11,17 +11,23 @@
  * See docs/api.md.
  */
 
-import { checkHistory as runCheck, type CheckOptions as FullCheckOptions, type CheckResult, type Level } from './check/index.ts';
+import { checkHistory as runCheck, IMPLEMENTED_LEVELS, isImplementedLevel, type CheckOptions as FullCheckOptions, type CheckResult } from './check/index.ts';
 import { FORMATS, readHistory as readAny, type ReadResult } from './formats/index.ts';
 import type { ReadOptions } from './formats/io-read.ts';
 import type { History } from './history/model.ts';
 import { resultJson as cliResultJson, SCHEMA_VERSION } from './cli/render.ts';
+import { checkLevels as runLevels, type LevelsOptions as FullLevelsOptions, type LevelsResult } from './check/ladder.ts';
+import { levelsJson } from './cli/levels.ts';
 
 export type {
   Anomaly, CheckResult, CycleAnomaly, DepEdge, EdgeKind, Level, NonCycleAnomaly, NonCycleAnomalyName,
   ProgressEvent, StageTimesMs, Verdict,
 } from './check/index.ts';
-export { INIT_TXN } from './check/index.ts';
+export { INIT_TXN, IMPLEMENTED_LEVELS, LEVEL_NAMES, type LevelName } from './check/index.ts';
+export {
+  COVERS, implies, incomparable, isDownClosed, LEVELS, strongerThan, strongestOf, weakerThan, weakestOf, type LevelInfo,
+} from './result/lattice.ts';
+export type { LevelBasis, LevelRow, LevelsResult, LevelStatus } from './check/ladder.ts';
 export type {
   AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
 } from './result/counterexample.ts';
@@ -43,15 +49,13 @@ export { SCHEMA_VERSION };
  */
 export type CheckOptions = Partial<FullCheckOptions>;
 
-const LEVELS: readonly Level[] = ['pc', 'psi', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'];
-
 /**
  * Every option `checkHistory` accepts. Typed as a record over the keys of CheckOptions, so that an
  * option added there is a compile error here until it is listed (and its value checked below).
  */
 const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
   level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
-  explain: true, maxAnomalies: true, explainTimeoutMs: true, neighbours: true, pruneRoundsMax: true,
+  explain: true, maxAnomalies: true, explainTimeoutMs: true, explainMoreMs: true, neighbours: true, pruneRoundsMax: true,
   deadlineMs: true, constraintsMax: true, constraintEdgesMax: true,
 };
 
@@ -92,6 +96,40 @@ export function checkHistory(history: History, options: CheckOptions = {}): Chec
 }
 
 /**
+ * Options of `checkLevels`: those of `checkHistory` but `level`, and `onLevel` (called with each
+ * level before it is checked). `timeoutMs` bounds the whole ladder; `maxAnomalies` defaults to 1
+ * (one counterexample per violated level).
+ */
+export type LevelsOptions = Partial<FullLevelsOptions>;
+
+/**
+ * Checks every level of the isolation ladder (docs/levels.md) that checkHistory decides,
+ * strongest first, each satisfied level settling the levels below it: one row per level
+ * (satisfied, violated, unknown or not checked, and whether by its own check, implied by a
+ * stronger satisfied level, or inherited from a weaker violated one), and the strongest levels
+ * satisfied (a set: the levels form a lattice). Throws as checkHistory does.
+ */
+export function checkLevels(history: History, options: LevelsOptions = {}): LevelsResult {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`checkLevels: options must be an object, got ${show(options)}`);
+  const { onLevel, ...rest } = options as Record<string, unknown>;
+  if ('level' in rest) throw new TypeError('checkLevels: checks every level; use checkHistory for one level');
+  if (onLevel !== undefined && typeof onLevel !== 'function') throw new TypeError(`checkLevels: onLevel must be a function, got ${show(onLevel)}`);
+  const { level: _, ...common } = checkOptions(history, rest);
+  return runLevels(history, { ...common, ...(onLevel === undefined ? {} : { onLevel: onLevel as FullLevelsOptions['onLevel'] & object }) });
+}
+
+/** The JSON form of a ladder: what `polysi check --levels --json` prints (schema/levels-result.schema.json). */
+export function levelsResultJson(
+  history: History, result: LevelsResult, source: { file?: string; format?: string; notes?: readonly string[] } = {}, explainText = false,
+): Record<string, unknown> {
+  const extra: Record<string, unknown> = {};
+  if (source.file !== undefined) extra['file'] = source.file;
+  if (source.format !== undefined) extra['format'] = source.format;
+  if (source.notes !== undefined) extra['notes'] = [...source.notes];
+  return levelsJson(history, result, extra, explainText);
+}
+
+/**
  * The JSON form of a result: what `polysi check --json` prints, with `schemaVersion`, every
  * transaction and key named with the user's labels. `source` adds `file`, `format` and `notes`
  * (from `readHistory`); `explainText` adds each explanation's text rendering.
@@ -115,9 +153,9 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
     if (!Object.hasOwn(OPTION_NAMES, k)) throw new TypeError(`checkHistory: unknown option "${k}" (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
   }
   const level = opts['level'] ?? 'si';
-  if (!LEVELS.includes(level as Level)) throw new TypeError(`checkHistory: level must be one of ${LEVELS.map((l) => `'${l}'`).join(', ')}, got ${show(level)}`);
+  if (!isImplementedLevel(level)) throw new TypeError(`checkHistory: level must be one of ${IMPLEMENTED_LEVELS.map((l) => `'${l}'`).join(', ')}, got ${show(level)}`);
   const out: FullCheckOptions = {
-    level: level as Level,
+    level,
     pruning: bool(opts, 'pruning', true),
     explain: bool(opts, 'explain', true),
     neighbours: bool(opts, 'neighbours', false),
@@ -127,6 +165,8 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
   const explainTimeoutMs = limit(opts, 'explainTimeoutMs', false, 0);
   if (explainTimeoutMs !== undefined) out.explainTimeoutMs = explainTimeoutMs;
+  const explainMoreMs = limit(opts, 'explainMoreMs', false, 0);
+  if (explainMoreMs !== undefined) out.explainMoreMs = explainMoreMs;
   const conflictsMax = limit(opts, 'conflictsMax', true, 0);
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
   const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);

@@ -10,7 +10,7 @@
  * RangeError for a malformed option.
  */
 
-import type { History } from '../history/model.ts';
+import { TXN_ABORTED, TXN_UNKNOWN, type History } from '../history/model.ts';
 import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
 import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX, type Polygraph } from '../graph/polygraph.ts';
 import { TimeLimitError } from '../util/deadline.ts';
@@ -21,9 +21,35 @@ import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '.
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
-import type { Anomaly, CheckOptions, CheckResult, CycleAnomaly, StageTimesMs } from '../result/types.ts';
+import {
+  LEVEL_NAMES, type Anomaly, type CheckOptions, type CheckResult, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
+} from '../result/types.ts';
+import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
+import { explainSaturation } from '../explain/saturated.ts';
 
 export * from '../result/types.ts';
+
+/**
+ * The levels checkHistory decides, one entry per member of `Level`: a level added to that union
+ * is a compile error here until it is listed, so `IMPLEMENTED_LEVELS` (what the CLI's --level
+ * and --levels, and the public API, accept) never lags behind the dispatch.
+ */
+const DECIDED: Record<Level, true> = {
+  'ru': true, 'rc': true, 'ra': true, 'tcc': true, 'pc': true, 'psi': true, 'rr': true, 'si': true, 'ser': true, 'strict-si': true, 'strict-ser': true,
+};
+
+/** The levels of the ladder (LEVEL_NAMES, weakest first) that checkHistory decides today. */
+export const IMPLEMENTED_LEVELS: readonly Level[] = LEVEL_NAMES.filter((l): l is Level => Object.hasOwn(DECIDED, l));
+
+/** True when checkHistory decides `level` (a LevelName or any string from a user). */
+export function isImplementedLevel(level: unknown): level is Level {
+  return typeof level === 'string' && Object.hasOwn(DECIDED, level) && (LEVEL_NAMES as readonly string[]).includes(level);
+}
+
+/** Why a level of the ladder cannot be checked yet ('' when it can). */
+export function notImplementedReason(level: LevelName): string {
+  return isImplementedLevel(level) ? '' : `checking ${level} is not implemented yet (implemented: ${IMPLEMENTED_LEVELS.join(', ')})`;
+}
 
 /** Safety net on pruning rounds; each round is linear, and real histories need a handful. */
 export const PRUNE_ROUNDS_MAX = 1000;
@@ -37,12 +63,10 @@ export const PRUNE_ROUNDS_MAX = 1000;
  * `opts.timeoutMs`): past it the verdict is 'unknown' with `unknownReason` naming the stage.
  */
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
-  switch (opts.level) {
-    case 'pc': case 'psi': case 'si': case 'ser': case 'strict-si': case 'strict-ser':
-      return checkByPolygraph(h, opts, parseMs);
-    case 'rr':
-      return checkRepeatableRead(h, opts, parseMs);
-  }
+  // A level this pipeline does not decide must never fall through to another level's check.
+  if (!isImplementedLevel(opts.level)) throw new RangeError(`level must be one of ${IMPLEMENTED_LEVELS.join(', ')}, got ${String(opts.level)}`);
+  if (opts.level === 'rr') return checkRepeatableRead(h, opts, parseMs);
+  return checkLevel(h, opts, parseMs);
 }
 
 /**
@@ -53,15 +77,15 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
  */
 function checkRepeatableRead(h: History, opts: CheckOptions, parseMs: number): CheckResult {
   const t0 = Date.now();
-  const ser = checkByPolygraph(h, { ...opts, level: 'ser', explain: false }, parseMs);
+  const ser = checkLevel(h, { ...opts, level: 'ser', explain: false }, parseMs);
   if (ser.verdict === 'valid') {
     return { ...ser, level: 'rr', notes: [...(ser.notes ?? []), 'decided by serializability, which implies repeatable read (PL-2.99): the history is serializable'] };
   }
   const left = opts.timeoutMs === undefined ? {} : { timeoutMs: Math.max(0, opts.timeoutMs - (Date.now() - t0)) };
-  return checkByPolygraph(h, { ...opts, ...left }, parseMs);
+  return checkLevel(h, { ...opts, ...left }, parseMs);
 }
 
-function checkByPolygraph(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -100,7 +124,10 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
   const times = result.timesMs;
   const progress = opts.onProgress ?? (() => {});
   progress({ stage: 'validate' });
-  const v = validate(h, undefined, deadlineMs);
+  // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0), so
+  // a txn of unknown outcome may as well have aborted even when read: the most permissive choice.
+  const v = validate(opts.level === 'ru' ? unknownAsAborted(h) : h, undefined, deadlineMs);
+  if (opts.level === 'ru') v.anomalies = v.anomalies.filter((a) => !RU_ALLOWS.has(a.name));
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
@@ -123,6 +150,13 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       times.explain = performance.now() - t;
     }
     return result;
+  }
+
+  switch (opts.level) {
+    case 'ru': case 'rc': case 'ra': case 'tcc':
+      return checkSaturated(result, v, opts, opts.level);
+    case 'pc': case 'psi': case 'rr': case 'si': case 'ser': case 'strict-si': case 'strict-ser':
+      break;
   }
 
   progress({ stage: 'construct' });
@@ -199,6 +233,43 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
   return result;
 }
 
+function unknownAsAborted(h: History): History {
+  const txnStatus = h.txnStatus.map((s) => (s === TXN_UNKNOWN ? TXN_ABORTED : s));
+  return { ...h, txnStatus };
+}
+
+const RU_ALLOWS: ReadonlySet<NonCycleAnomaly['name']> = new Set(['G1a', 'G1b']);
+
+/**
+ * The levels decided in polynomial time (src/levels/): the saturated commit-order graph is built
+ * and searched for a cycle in the 'construct' stage time; no constraints, no solver.
+ */
+function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opts: CheckOptions, level: SaturationLevel): CheckResult {
+  opts.onProgress?.({ stage: 'construct' });
+  const t0 = performance.now();
+  const out = checkSaturationLevel(v, level);
+  result.timesMs.construct = performance.now() - t0;
+  result.decidedBy = 'saturation';
+  if (out.verdict === 'unknown') return unknown(result, out.unknownReason ?? 'a limit was hit');
+  if (out.verdict === 'valid') return result;
+  result.verdict = 'violation';
+  // Saturation finds one violation; further distinct ones are not searched for.
+  result.anomalySearchComplete = false;
+  if (opts.explain === true) opts.onProgress?.({ stage: 'explain' });
+  const t = performance.now();
+  // Built even when not asked for: its cycle is the anomaly's, and its certificate guards the verdict.
+  const cx = explainSaturation(v, out);
+  const cycle = cx.cycle!.edges.map((id) => cx.edges[id]!).map((e) => ({ from: e.from, to: e.to, kind: e.kind, key: e.key }));
+  if (cx.certificate.status === 'failed') {
+    // Never report a violation whose evidence did not survive the independent check.
+    (result.notes ??= []).push(`internal error: a counterexample failed its independent check and is not reported (${cx.name}: ${cx.certificate.reason})`);
+    return unknown(result, 'internal error: the counterexample failed its independent check (see notes)');
+  }
+  result.anomalies = [{ type: 'cycle', edges: cycle, ...(opts.explain === true ? { explanation: cx } : {}) }];
+  if (opts.explain === true) result.timesMs.explain = performance.now() - t;
+  return result;
+}
+
 /**
  * The note for a history in which no transaction takes part: its verdict is 'valid', but
  * vacuously, which a user must not mistake for a clean run (an empty pipe once hid a bug this
@@ -221,6 +292,7 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
     // The overall deadline bounds explaining too; cut short, the violation stands (it is proved)
     // and the first counterexample is reported as found (see explainCycles).
     deadlineMs: Math.min(deadlineMs, Date.now() + (opts.explainTimeoutMs ?? EXPLAIN_TIMEOUT_MS_DEFAULT)),
+    ...(opts.explainMoreMs === undefined ? {} : { moreDeadlineMs: Date.now() + opts.explainMoreMs }),
     neighbours: opts.neighbours === true,
   });
   result.timesMs.explain = performance.now() - t;
@@ -240,7 +312,9 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
   }));
   result.anomaliesNotShown = found.notShown;
   result.anomalySearchComplete = found.complete;
-  result.truncated = found.notShown > 0 || (!found.complete && found.shown.length >= maxAnomalies);
+  // A search stopped by a bound before it ran out of violations may have missed some: say so,
+  // whether the bound was the count, the time limit or the budget for more (explainMoreMs).
+  result.truncated = found.notShown > 0 || !found.complete;
   if (Date.now() > deadlineMs) {
     (result.notes ??= []).push('the time limit was reached while explaining: the violation stands; counterexamples are as found so far');
   }

@@ -11,15 +11,18 @@
  * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
+import { stat } from 'node:fs/promises';
 import { parseCommandArgs } from './args.ts';
 import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { InputError } from '../history/errors.ts';
-import { HistoryBuilder } from '../history/builder.ts';
-import { checkHistory, nothingCheckedNote, type CheckResult, type Level, type ProgressEvent } from '../check/index.ts';
+import {
+  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
+  type ProgressEvent,
+} from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
-import { renderText, resultJson } from './render.ts';
+import { parseTimeoutJson, renderText, resultJson } from './render.ts';
 
 export interface Io {
   stdout(s: string): void;
@@ -37,36 +40,40 @@ export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
 export const EXIT_INTERNAL = 4;
 
+/**
+ * Without --max-anomalies, the CLI looks for anomalies beyond the first only while explaining has
+ * taken less than this (ms): each further one costs a recheck of the polygraph, and on a small
+ * history ten of them cost more than the whole check. The output says when the search stopped.
+ */
+export const EXPLAIN_MORE_MS = 25;
+/** In a batch each history gets one line: only its first anomaly is explained (unless --max-anomalies). */
+export const EXPLAIN_MORE_MS_BATCH = 0;
+
 const USAGE = `usage:
-  polysi check PATH [--format auto|FORMAT] [--level si|ser] [--json] [--timeout SECONDS] [--no-pruning]
+  polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
+  polysi check PATH PATH... | DIR [--jobs N] [same options, no drawings]
+               many histories on a pool of worker threads (one per core), directories walked
+               (a Cobra log directory is one history): one line per history (JSON Lines with
+               --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
+  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS]
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
+
+levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')})
+--levels checks the whole ladder: a table of every level, the strongest ones satisfied, and a
+counterexample for each violated level; it exits 0 when the table is complete, 3 when a
+level's check hit a limit (a violation is a finding there, not a failure)
 
 exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
 that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
-
-/**
- * The --json result when the time limit passed while parsing: the same schema as every check
- * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
- */
-function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
-  const empty = new HistoryBuilder(path).build();
-  const r = checkHistory(empty, { level, pruning: true });
-  r.verdict = 'unknown';
-  r.decidedBy = 'limit';
-  r.unknownReason = reason;
-  r.anomalySearchComplete = false;
-  r.notes = ['the input was not read to its end, so the counts are zero'];
-  return resultJson(empty, r, { file: path });
-}
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -86,6 +93,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case 'check': return await runCheck(rest, io);
       case 'convert': return await (await import('./convert.ts')).runConvert(rest, io);
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
+      case 'analyze': return await (await import('./analyze.ts')).runAnalyze(rest, io);
       case 'run': return await (await import('./run.ts')).runRun(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
@@ -130,7 +138,8 @@ export function internalErrorMessage(err: unknown, debug: boolean): string {
 async function runCheck(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     format: { type: 'string', default: 'auto' },
-    level: { type: 'string', default: 'si' },
+    level: { type: 'string' },
+    levels: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     timeout: { type: 'string' },
     'no-pruning': { type: 'boolean', default: false },
@@ -140,14 +149,23 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     html: { type: 'string' },
     'max-anomalies': { type: 'string' },
     neighbours: { type: 'boolean', default: false },
+    jobs: { type: 'string', short: 'j' },
   });
-  if (positionals.length !== 1) {
-    io.stderr(`polysi check: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
+  if (positionals.length === 0) {
+    io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
     return EXIT_INVALID;
   }
-  const level = values.level;
-  if (level !== 'si' && level !== 'ser') {
-    io.stderr(`polysi check: --level must be si or ser, got "${level}"`);
+  if (values.levels && values.level !== undefined) {
+    io.stderr('polysi check: --levels checks every level; give it or --level, not both');
+    return EXIT_INVALID;
+  }
+  const level = values.level ?? 'si';
+  if (!(LEVEL_NAMES as readonly string[]).includes(level)) {
+    io.stderr(`polysi check: --level must be one of ${LEVEL_NAMES.join(', ')}; got "${level}"`);
+    return EXIT_INVALID;
+  }
+  if (!isImplementedLevel(level)) {
+    io.stderr(`polysi check: --level ${level}: ${notImplementedReason(level as LevelName)}`);
     return EXIT_INVALID;
   }
   let timeoutMs: number | undefined;
@@ -173,6 +191,41 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // always carries them; the text prints the full argument only with --explain.
   const explain = true;
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
+  if (drawing && values.levels) {
+    io.stderr('polysi check: --dot, --svg and --html draw the counterexamples of one level: use --level LEVEL with them, not --levels');
+    return EXIT_INVALID;
+  }
+  let jobs: number | undefined;
+  if (values.jobs !== undefined) {
+    const n = Number(values.jobs);
+    if (!Number.isInteger(n) || n < 1) {
+      io.stderr(`polysi check: --jobs takes a positive integer, got "${values.jobs}"`);
+      return EXIT_INVALID;
+    }
+    jobs = n;
+  }
+  // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
+  // One history keeps the single report below, exactly as before.
+  // (batch.ts and node:worker_threads are loaded only for a batch: a single check starts faster.)
+  const batch = positionals.length > 1 || await isDirectory(positionals[0]!) ? await import('./batch.ts') : null;
+  if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
+    if (drawing) {
+      io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
+      return EXIT_INVALID;
+    }
+    if (values.levels) {
+      io.stderr('polysi check: --levels checks one history: give a single history path');
+      return EXIT_INVALID;
+    }
+    injectedFault('check');
+    const pr = progressTo(io, progressWanted(process.stderr.isTTY));
+    return batch.runBatch(positionals, {
+      format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
+      explainMoreMs: EXPLAIN_MORE_MS_BATCH,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    }, jobs ?? batch.defaultJobs(), io, pr);
+  }
   const path = positionals[0]!;
   // A drawing that cannot be written should fail now, not after a long check.
   for (const opt of DRAWINGS) {
@@ -215,14 +268,27 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       : e.stage === 'solve' ? 'solving' : e.stage === 'explain' ? 'explaining the violation' : 'validating';
     pr.line(`${what}${left}`);
   };
+  if (values.levels) {
+    return (await import('./ladder.ts')).runLadder(history, { path, format, notes, parseMs }, {
+      ...(pr.on ? { onProgress } : {}),
+      onLevel: (l) => pr.line(`checking ${l}`),
+      pruning: !values['no-pruning'],
+      explain,
+      neighbours: values.neighbours,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    }, { json: values.json, explain: values.explain }, io);
+  }
   const result = checkHistory(history, {
-    level: level as Level,
+    level,
     ...(pr.on ? { onProgress } : {}),
     pruning: !values['no-pruning'],
     explain,
     neighbours: values.neighbours,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+    // Explaining is proportional to what is asked for: the first anomaly always, more only
+    // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
+    ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
   }, parseMs);
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
@@ -250,6 +316,14 @@ async function writeDrawings(
 }
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
 async function asOption(opt: string, work: Promise<void>): Promise<void> {

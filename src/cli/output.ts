@@ -12,7 +12,6 @@
  * the caller sees the process die of it).
  */
 
-import { randomBytes } from 'node:crypto';
 import { rmSync, type Stats } from 'node:fs';
 import { lstat, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -158,7 +157,10 @@ export class TempFile {
 }
 
 function tempName(stem: string): string {
-  return `.${stem}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Not node:crypto: loading it costs every run of the CLI a few ms at start-up, and the name
+  // needs no secrecy: the file is created with 'wx' (never an existing name), so a clash fails.
+  const r = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  return `.${stem}.${process.pid}.${r}.tmp`;
 }
 
 /** Writes `data` to `path` through a temporary file beside it; OutputError on failure. */

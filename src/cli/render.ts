@@ -7,7 +7,9 @@
  */
 
 import { describeOp, txnWhere, type History } from '../history/model.ts';
-import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../result/types.ts';
+import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge, type Level } from '../result/types.ts';
+import { HistoryBuilder } from '../history/builder.ts';
+import { checkHistory } from '../check/index.ts';
 import { namedCycleText, namedCycleTxns, renderExplanationText, verdictLine } from '../render/text.ts';
 import { txnLabelDisplay } from '../explain/facts.ts';
 
@@ -91,8 +93,29 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   lines.push(`${file} (${format}): ${c.sessions} sessions, ${c.transactions} transactions (${c.checkedTransactions} checked), ${c.operations} operations, ${c.keys} keys`);
   for (const n of [...notes, ...(r.notes ?? [])]) lines.push(`note: ${n}`);
   lines.push(verdictLine(r));
+  lines.push(...anomalyLines(h, r, '  '));
+  const t = r.timesMs;
+  lines.push(`constraints: ${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)` +
+    (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts`));
+  lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
+    (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`));
+  if (explain) {
+    r.anomalies.forEach((a, i) => {
+      if (a.explanation !== undefined) lines.push('', renderExplanationText(a.explanation, { index: i + 1, total: r.anomalies.length }));
+    });
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The anomalies of a result, one block each (at most 10): the name and size of its minimal
+ * counterexample, the cycle the name describes, and the transactions on it. `indent` prefixes
+ * every line (the ladder's table nests them under a level).
+ */
+export function anomalyLines(h: History, r: CheckResult, indent: string): string[] {
+  const lines: string[] = [];
   for (const a of r.anomalies.slice(0, 10)) {
-    if (a.type === 'non-cycle') { lines.push(`  ${a.name}: ${a.message}`); continue; }
+    if (a.type === 'non-cycle') { lines.push(`${indent}${a.name}: ${a.message}`); continue; }
     const cx = a.explanation;
     let cycle: string, txns: number[];
     if (cx === undefined || cx.cycle === null) {
@@ -106,22 +129,27 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
       txns = [...new Set(namedCycleTxns(cx))].sort((x, y) => x - y);
     }
     const name = cx === undefined ? cycleName(a.edges, r.level) : `${cx.name} (${cx.size.txns} txns, ${cx.size.edges} edges)`;
-    lines.push(`  ${name} cycle: ${cycle}`);
+    lines.push(`${indent}${name} cycle: ${cycle}`);
     for (const t of txns) {
       const v = txnView(h, t);
-      lines.push(`    ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
+      lines.push(`${indent}  ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
     }
   }
-  if (r.anomalies.length > 10) lines.push(`  ... ${r.anomalies.length - 10} more (use --json)`);
-  const t = r.timesMs;
-  lines.push(`constraints: ${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)` +
-    (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts`));
-  lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
-    (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`));
-  if (explain) {
-    r.anomalies.forEach((a, i) => {
-      if (a.explanation !== undefined) lines.push('', renderExplanationText(a.explanation, { index: i + 1, total: r.anomalies.length }));
-    });
-  }
-  return lines.join('\n');
+  if (r.anomalies.length > 10) lines.push(`${indent}... ${r.anomalies.length - 10} more (use --json)`);
+  return lines;
+}
+
+/**
+ * The --json result when the time limit passed while parsing: the same schema as every check
+ * result (verdict unknown, decided by the limit), with zero counts since nothing was read whole.
+ */
+export function parseTimeoutJson(path: string, level: Level, reason: string): Record<string, unknown> {
+  const empty = new HistoryBuilder(path).build();
+  const r = checkHistory(empty, { level, pruning: true });
+  r.verdict = 'unknown';
+  r.decidedBy = 'limit';
+  r.unknownReason = reason;
+  r.anomalySearchComplete = false;
+  r.notes = ['the input was not read to its end, so the counts are zero'];
+  return resultJson(empty, r, { file: path });
 }

@@ -43,6 +43,11 @@ export interface ExplainOptions {
   maxAnomalies: number;
   /** Absolute deadline (Date.now() scale). */
   deadlineMs: number;
+  /**
+   * Absolute deadline (Date.now() scale) for looking beyond the first counterexample, which is
+   * always explained in full: past it the search for more stops (and is not `complete`).
+   */
+  moreDeadlineMs?: number;
   /** Add the session neighbours of the counterexample's transactions (for drawing). */
   neighbours?: boolean;
 }
@@ -106,13 +111,16 @@ export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: Ex
       found++;
       if (out.length < opts.maxAnomalies) out.push({ cycle: current.cycle, explanation: cx });
     }
-    if (found >= countMax || tries >= 3 * countMax || Date.now() > opts.deadlineMs) break;
+    const now = Date.now();
+    if (found >= countMax || tries >= 3 * countMax || now > opts.deadlineMs || now >= (opts.moreDeadlineMs ?? Infinity)) break;
     for (const d of deps) {
       if (d.cons < 0) removedKnown.add(current.knownMap === null ? d.ref : current.knownMap[d.ref]!);
       else removedCe.add(current.ceMap === null ? d.ref : current.ceMap[d.ref]!);
     }
-    const next = recheck(inp, removedKnown, removedCe, opts.deadlineMs);
-    if (next === null) { complete = Date.now() <= opts.deadlineMs; break; }
+    // Rechecking is the cost of each further anomaly: it too stops at the budget for more.
+    const nextDeadline = Math.min(opts.deadlineMs, opts.moreDeadlineMs ?? Infinity);
+    const next = recheck(inp, removedKnown, removedCe, nextDeadline);
+    if (next === null) { complete = Date.now() <= nextDeadline; break; }
     current = next;
   }
   return { shown: out, notShown: found - out.length, complete, failures };

@@ -6,9 +6,8 @@
  * update without seeing it". Pure; the text renderer prints it above the argument.
  */
 
-import { LEVEL_TITLES } from '../result/levels.ts';
 import type { History } from '../history/model.ts';
-import type { Level } from '../result/types.ts';
+import { LEVEL_TITLES, type Level } from '../result/types.ts';
 import { K_RW, KIND_NAMES } from '../graph/edges.ts';
 import { keyDisplay, txnDisplay, type FactIndex } from './facts.ts';
 import type { AnomalyName } from '../result/counterexample.ts';

@@ -24,6 +24,7 @@
  */
 
 import type { Level } from '../result/types.ts';
+import type { PolygraphLevel } from '../result/levels.ts';
 import { K_RW } from './edges.ts';
 
 /** Split edges of one dependency edge a->b: [layer of a, layer of b], layer 0 = .d, 1 = .n. */
@@ -34,7 +35,7 @@ const WW_PC: Pairs = [[0, 1], [1, 1]];
 const NONE: Pairs = [];
 
 /** Per level, the pairs of each kind, indexed by kind code: SO, WR, WW, RW, RT (edges.ts). */
-const ENCODING: Record<Level, readonly Pairs[]> = {
+const ENCODING: Record<PolygraphLevel, readonly Pairs[]> = {
   'ser': [DEP, DEP, DEP, DEP, DEP],
   'strict-ser': [DEP, DEP, DEP, DEP, DEP],
   'si': [DEP, DEP, DEP, INTO_N, DEP],
@@ -44,18 +45,25 @@ const ENCODING: Record<Level, readonly Pairs[]> = {
   'rr': [NONE, DEP, DEP, DEP, NONE],
 };
 
+/** A polygraph level's row; the saturation levels (src/levels/) never reach the split graph. */
+function rowOf<T>(table: Partial<Record<Level, T>>, level: Level): T {
+  const row = table[level];
+  if (row === undefined) throw new Error(`internal error: ${level} is not decided by the polygraph`);
+  return row;
+}
+
 /** The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs. */
-const FLAT: Record<Level, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
+const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
   Object.entries(ENCODING).map(([level, kinds]) => [level, {
     count: Int8Array.from(kinds, (p) => p.length),
     x: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[0] ?? 0),
     y: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[1] ?? 0),
   }]),
-) as Record<Level, { count: Int8Array; x: Int8Array; y: Int8Array }>;
+) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
 
 /** The split-edge pairs of an edge of `kind` at `level`. */
 export function splitPairs(kind: number, level: Level): Pairs {
-  return ENCODING[level][kind]!;
+  return rowOf<readonly Pairs[]>(ENCODING, level)[kind]!;
 }
 
 /** True for PSI: RW edges are not in the split graph and are checked one by one (psi.ts). */
@@ -108,7 +116,7 @@ export function buildSplitGraph(
   n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level,
 ): SplitGraph {
   const nodeCount = 2 * n;
-  const { count: cnt, x: X, y: Y } = FLAT[level];
+  const { count: cnt, x: X, y: Y } = rowOf(FLAT, level);
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
     const a = from[i]!, k = kind[i]!, c = cnt[k]!;

@@ -7,8 +7,7 @@
  * is async because it lays out the SVGs; `renderHtml` assembles already rendered parts).
  */
 
-import { LEVEL_TITLES } from '../result/levels.ts';
-import type { CheckResult } from '../result/types.ts';
+import { LEVEL_TITLES, type CheckResult } from '../result/types.ts';
 import type { Counterexample } from '../result/counterexample.ts';
 import { renderExplanationText, verdictLine } from './text.ts';
 import { anomalyTitle, LEGEND_LABELS } from './dot.ts';

@@ -8,8 +8,9 @@
 
 import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
-import { INIT_TXN, type CheckResult } from '../result/types.ts';
-import { LEVEL_FORBIDDEN_CYCLES, LEVEL_TITLES } from '../result/levels.ts';
+import { INIT_TXN, type CheckResult, type Level } from '../result/types.ts';
+import { LEVELS } from '../result/lattice.ts';
+import { LEVEL_FORBIDDEN_CYCLES } from '../result/levels.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -19,7 +20,8 @@ export interface TextOptions {
   indent?: string;
 }
 
-const LEVEL_NAMES = LEVEL_TITLES;
+/** Each level's name for people, from the lattice (so a new level needs no edit here). */
+const LEVEL_NAMES = Object.fromEntries(Object.values(LEVELS).map((i) => [i.name, i.title])) as Record<keyof typeof LEVELS, string>;
 
 class Namer {
   private readonly labels = new Map<number, string>();
@@ -181,7 +183,7 @@ function consequence(nm: Namer, e: CxEdge): string {
 
 function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: string[]): void {
   const level = LEVEL_NAMES[nm.cx.level];
-  const forbids = `${LEVEL_FORBIDDEN_CYCLES[nm.cx.level]}, which ${level} forbids`;
+  const forbids = forbiddenText(nm.cx.level);
   for (const s of steps) {
     switch (s.kind) {
       case 'forced': {
@@ -218,5 +220,22 @@ function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: st
 }
 
 function cycleWord(nm: Namer): string {
-  return nm.cx.level === 'ser' || nm.cx.level === 'strict-ser' ? 'a cycle' : 'a forbidden cycle';
+  switch (nm.cx.level) {
+    case 'si': case 'pc': case 'psi': case 'rr': case 'strict-si': return 'a forbidden cycle';
+    case 'ser': case 'strict-ser': return 'a cycle';
+    case 'ru': case 'rc': case 'ra': case 'tcc': return `a cycle ${LEVEL_NAMES[nm.cx.level]} forbids`;
+  }
+}
+
+/** What the level forbids, for the final step of an argument. */
+function forbiddenText(level: Level): string {
+  switch (level) {
+    case 'si': return 'a cycle without two consecutive RW edges, which snapshot isolation forbids';
+    case 'ser': return 'a cycle, which serializability forbids';
+    case 'ru': return 'a cycle of session order and write order (G0), which read uncommitted forbids';
+    case 'rc': case 'ra': case 'tcc':
+      return `a cycle in the order the versions must have been committed in, which ${LEVEL_NAMES[level]} forbids`;
+    case 'pc': case 'psi': case 'rr': case 'strict-si': case 'strict-ser':
+      return `${LEVEL_FORBIDDEN_CYCLES[level]}, which ${LEVEL_NAMES[level]} forbids`;
+  }
 }

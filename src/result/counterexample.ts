@@ -23,6 +23,8 @@ export type AnomalyName =
   | 'read skew'
   | 'session guarantee violation'
   | 'causality violation'
+  | 'fractured read'
+  | 'non-monotonic read'
   | 'write skew'
   | 'G2-item'
   | 'G-single'

@@ -1,22 +1,15 @@
 /**
- * Words for each level the checker decides, for people (constants only, like types.ts): its
- * title, and the cycles it forbids (docs/levels.md has the definitions and citations).
+ * Words for the polygraph levels, for people (constants only, like types.ts): the cycles each
+ * forbids (docs/levels.md has the definitions and citations; titles are LEVEL_TITLES in types.ts).
  */
 
 import type { Level } from './types.ts';
 
-export const LEVEL_TITLES: Readonly<Record<Level, string>> = {
-  'pc': 'prefix consistency',
-  'psi': 'parallel snapshot isolation',
-  'rr': 'repeatable read (PL-2.99)',
-  'si': 'snapshot isolation',
-  'ser': 'serializability',
-  'strict-si': 'strict snapshot isolation',
-  'strict-ser': 'strict serializability',
-};
+/** The levels decided by the polygraph (src/check/index.ts); the others by saturation (src/levels/). */
+export type PolygraphLevel = Extract<Level, 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser'>;
 
 /** "a cycle ..., which <level> forbids": the shape of the cycles the level rules out. */
-export const LEVEL_FORBIDDEN_CYCLES: Readonly<Record<Level, string>> = {
+export const LEVEL_FORBIDDEN_CYCLES: Readonly<Record<PolygraphLevel, string>> = {
   'pc': 'a cycle in which some RW edge follows an SO or WR edge',
   'psi': 'a cycle with at most one RW edge',
   'rr': 'a cycle of WR, WW and RW edges (G2-item)',

@@ -24,8 +24,23 @@ export type LevelName = (typeof LEVEL_NAMES)[number];
  * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
  * implemented. Code that switches on a Level must handle every member (no `else` = SER).
  */
-export type Level = 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
+export type Level = 'ru' | 'rc' | 'ra' | 'tcc' | 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
+
+/** Each level's name for people (docs/levels.md). */
+export const LEVEL_TITLES: Record<Level, string> = {
+  ru: 'read uncommitted',
+  rc: 'read committed',
+  ra: 'read atomic',
+  tcc: 'transactional causal consistency',
+  pc: 'prefix consistency',
+  psi: 'parallel snapshot isolation',
+  rr: 'repeatable read (PL-2.99)',
+  si: 'snapshot isolation',
+  ser: 'serializability',
+  'strict-si': 'strict snapshot isolation',
+  'strict-ser': 'strict serializability',
+};
 
 /** The implicit initial transaction. */
 export const INIT_TXN = -1;
@@ -94,9 +109,11 @@ export interface StageTimesMs {
  *   every constraint and the known graph stayed acyclic (valid);
  * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them
  *   without pruning); `solver.conflicts` says how hard it had to work;
+ * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
+ *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;
@@ -122,8 +139,9 @@ export interface CheckResult {
   /** Violations found; empty when valid. At least one when verdict is 'violation'. */
   anomalies: Anomaly[];
   /**
-   * True when `anomalies` is cut short by `maxAnomalies`: more distinct violations were found
-   * (`anomaliesNotShown` > 0), or the search stopped at that bound without knowing.
+   * True when `anomalies` may be cut short: more distinct violations were found
+   * (`anomaliesNotShown` > 0), or the search for more stopped at a bound (maxAnomalies, the
+   * explain time limit or budget) before it knew whether there are others.
    */
   truncated: boolean;
   /** Distinct violations found but not listed in `anomalies`; a lower bound unless `anomalySearchComplete`. */
@@ -201,6 +219,13 @@ export interface CheckOptions {
   maxAnomalies?: number;
   /** Wall-clock budget for explaining (default 30 s); past it, what was found so far is reported. */
   explainTimeoutMs?: number;
+  /**
+   * Budget for looking beyond the first counterexample (default: none, only explainTimeoutMs):
+   * the first is always explained in full; further ones are searched for only while explaining
+   * has taken less than this many milliseconds. When it stops the search, the result says so
+   * (`truncated`, `anomalySearchComplete: false`). The CLI sets it unless --max-anomalies is given.
+   */
+  explainMoreMs?: number;
   /** Add each counterexample's session neighbours (for drawing). */
   neighbours?: boolean;
 }

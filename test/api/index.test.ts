@@ -9,8 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import {
-  checkHistory, FORMAT_NAMES, HistoryBuilder, InputError, readHistory, resultJson, SCHEMA_VERSION, TXN_ABORTED,
+  checkHistory, checkLevels, FORMAT_NAMES, HistoryBuilder, implies, InputError, levelsResultJson, readHistory, resultJson, SCHEMA_VERSION,
+  TXN_ABORTED,
 } from '../../src/index.ts';
+import { IMPLEMENTED_LEVELS, LEVEL_NAMES } from '../../src/check/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
@@ -38,7 +40,9 @@ test('levels: si and ser differ on the bank example (write skew)', async () => {
 test('bad options are TypeErrors that name the option', async () => {
   const { history } = await readHistory(BANK);
   const cases: [unknown, RegExp][] = [
-    [{ level: 'bogus' }, /level must be one of .*'strict-ser', got "bogus"/],
+    [{ level: 'snapshot' }, /level must be one of .*'si', 'ser'.*, got "snapshot"/],
+    // Every level of the ladder that checkHistory does not decide yet is refused, never run as another.
+    ...LEVEL_NAMES.filter((l) => !(IMPLEMENTED_LEVELS as readonly string[]).includes(l)).map((l): [unknown, RegExp] => [{ level: l }, new RegExp(`got "${l}"`)]),
     [{ level: 'SI' }, /level/],
     [{ level: 1 }, /level/],
     [{ timeoutMs: -1 }, /timeoutMs must be a finite number >= 0, got -1/],
@@ -84,4 +88,21 @@ test('HistoryBuilder makes in-memory histories; resultJson carries schemaVersion
   assert.equal(j['schemaVersion'], SCHEMA_VERSION);
   assert.equal(j['file'], 'mem');
   assert.deepEqual((j['transactions'] as { label: string }[]).map((t) => t.label).sort(), ['r1', 'w1']);
+});
+
+test('checkLevels: the ladder from the public API, with validated options', async () => {
+  const { history } = await readHistory(BANK);
+  const lr = checkLevels(history);
+  const row = (l: string) => lr.rows.find((r) => r.level === l)!;
+  assert.equal(row('si').status, 'satisfied');
+  assert.equal(row('ser').status, 'violated');
+  assert.equal(row('ser').result!.anomalies.length, 1, 'one counterexample per level by default');
+  assert.ok(lr.strongest.includes('si') || lr.strongest.some((l) => implies(l, 'si')));
+  const seen: string[] = [];
+  checkLevels(history, { onLevel: (l) => seen.push(l), maxAnomalies: 3 });
+  assert.deepEqual(seen, lr.checked, 'onLevel is called for each level checked, in order');
+  assert.equal(levelsResultJson(history, lr, { file: 'bank' })['file'], 'bank');
+  assert.throws(() => checkLevels(history, { level: 'si' } as never), /use checkHistory for one level/);
+  assert.throws(() => checkLevels(history, { onLevel: 1 } as never), /onLevel must be a function/);
+  assert.throws(() => checkLevels(history, { timeoutMs: -1 }), TypeError);
 });

@@ -49,11 +49,39 @@ test('--max-anomalies 1 on five violations says "1 anomaly shown (4 more not sho
   assert.equal(j.anomaliesNotShown, 4);
   assert.equal(j.anomalySearchComplete, true);
 
-  const all = await run('check', YUGABYTE);
+  // Asked for (--max-anomalies), the search runs to its end: all five, nothing cut.
+  const all = await run('check', YUGABYTE, '--max-anomalies', '10');
   assert.match(all.out, /SI: VIOLATION — 5 anomalies found\n/);
-  const jAll = JSON.parse((await run('check', YUGABYTE, '--json')).out);
+  const jAll = JSON.parse((await run('check', YUGABYTE, '--max-anomalies', '10', '--json')).out);
   assert.equal(jAll.truncated, false);
   assert.equal(jAll.anomaliesNotShown, 0);
+  assert.equal(jAll.anomalySearchComplete, true);
+});
+
+test('by default the CLI explains the first anomaly and looks for more only within a time budget, and says when it stopped', { skip: needsData() }, async () => {
+  // How many fit in the budget depends on the machine; what may not vary is the honesty.
+  const j = JSON.parse((await run('check', YUGABYTE, '--json')).out);
+  assert.ok(j.anomalies.length >= 1 && j.anomalies.length <= 5, `${j.anomalies.length} anomalies`);
+  assert.ok(j.anomalies[0].explanation !== undefined, 'the first anomaly is explained');
+  if (j.anomalies.length < 5) {
+    assert.equal(j.truncated, true);
+    assert.equal(j.anomalySearchComplete, false);
+  }
+  const text = (await run('check', YUGABYTE)).out;
+  assert.match(text, /SI: VIOLATION — (5 anomalies found|\d anomal(y|ies) shown \(there may be more: the search stopped; raise --max-anomalies\))\n/);
+});
+
+test('explainMoreMs: 0 explains the first anomaly only and reports the search as stopped', { skip: needsData() }, async () => {
+  const { history } = await readHistory(YUGABYTE);
+  const r = checkHistory(history, { level: 'si', pruning: true, explain: true, explainMoreMs: 0 });
+  assert.equal(r.anomalies.length, 1);
+  assert.equal(r.truncated, true);
+  assert.equal(r.anomalySearchComplete, false);
+  assert.equal(r.anomaliesNotShown, 0);
+  const full = checkHistory(history, { level: 'si', pruning: true, explain: true });
+  assert.equal(full.anomalies.length, 5);
+  // The first one is the same counterexample either way: the budget only cuts the search for more.
+  assert.deepEqual(r.anomalies[0], full.anomalies[0]);
 });
 
 /** `n` independent lost updates, one key each: n distinct violations. */
@@ -90,4 +118,14 @@ test('non-cycle anomalies cut by --max-anomalies are counted exactly', () => {
   const r = checkHistory(h, { level: 'si', pruning: true, explain: true, maxAnomalies: 1 });
   assert.deepEqual([r.anomalies.length, r.truncated, r.anomaliesNotShown, r.anomalySearchComplete], [1, true, 2, true]);
   assert.match(renderText(h, r, 'h', 'text', []), /1 anomaly shown \(2 more not shown; raise --max-anomalies\)/);
+});
+
+test('the public API takes explainMoreMs (a non-negative number) and rejects a bad one', async () => {
+  const api = await import('../../src/index.ts');
+  const h = tinyHistory(lostUpdates(3));
+  const r = api.checkHistory(h, { explainMoreMs: 0 });
+  assert.equal(r.anomalies.length, 1);
+  assert.equal(r.truncated, true);
+  assert.equal(api.checkHistory(h, {}).anomalies.length, 3, 'without it, the search runs to its end');
+  assert.throws(() => api.checkHistory(h, { explainMoreMs: -1 }), (e: unknown) => e instanceof TypeError && /explainMoreMs/.test(e.message));
 });

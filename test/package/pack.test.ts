@@ -6,7 +6,7 @@
  *   - the installed `polysi` command (dist present, tsx absent) prints its version and checks;
  *   - tsc type-checks a consumer file against the shipped .d.ts, including lines that must NOT
  *     compile (`@ts-expect-error`), so types that degrade to `any` fail the test.
- * Installing needs the runtime dependencies (@viz-js/viz, pg, mysql2): npm takes them from its cache
+ * Installing needs the runtime dependencies (@viz-js/viz, pg, mysql2, z3-solver): npm takes them from its cache
  * (--prefer-offline), which `npm ci` of the checkout has filled.
  */
 
@@ -58,18 +58,18 @@ test('the packed tarball installs into a scratch project and works as a library,
   assert.ok(existsSync(join(app, 'node_modules', 'polysi', 'dist', 'index.mjs')));
   assert.ok(!existsSync(join(app, 'node_modules', 'tsx')), 'tsx was installed as a runtime dependency');
   assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'esbuild was installed as a runtime dependency');
-  // Runtime dependencies: Graphviz as WebAssembly and the two database drivers (loaded only by
-  // `polysi run` against a database); no build or test tool.
+  // Runtime dependencies: Graphviz as WebAssembly, the two database drivers (loaded only by
+  // `polysi run` against a database) and Z3 (loaded only by `polysi analyze`); no build or test tool.
   const deps = JSON.parse(readFileSync(join(app, 'node_modules', 'polysi', 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-  assert.deepEqual(Object.keys(deps.dependencies ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg']);
-  for (const tool of ['typescript', 'playwright-core', 'ajv', '@types']) {
+  assert.deepEqual(Object.keys(deps.dependencies ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg', 'z3-solver']);
+  for (const tool of ['typescript', 'playwright-core', 'ajv']) {
     assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} was installed as a runtime dependency`);
   }
 
   // 3. The library from plain JavaScript.
   writeFileSync(join(app, 'use.mjs'), `
 import assert from 'node:assert/strict';
-import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText } from 'polysi';
+import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS } from 'polysi';
 const example = new URL('./node_modules/polysi/examples/long-fork.txt', import.meta.url).pathname;
 const { history, format } = await readHistory(example);
 assert.equal(format, 'text');
@@ -80,7 +80,11 @@ assert.ok(r.anomalies[0].explanation, 'explained by default');
 assert.match(renderExplanationText(r.anomalies[0].explanation), /long fork/);
 assert.equal(resultJson(history, r).schemaVersion, SCHEMA_VERSION);
 assert.equal(checkHistory(history, { level: 'ser', pruning: false }).verdict, 'violation');
-assert.throws(() => checkHistory(history, { level: 'rc' }), TypeError);
+assert.throws(() => checkHistory(history, { level: 'snapshot' }), TypeError);
+const ladder = checkLevels(history);
+assert.equal(ladder.rows.find((row) => row.level === 'si').status, 'violated');
+assert.ok(implies('ser', 'si') && !implies('pc', 'psi') && LEVEL_NAMES.length === 11 && IMPLEMENTED_LEVELS.includes('si'));
+assert.equal(levelsResultJson(history, ladder).levels.length, 11);
 assert.throws(() => checkHistory(history, { timeoutMs: -1 }), TypeError);
 await assert.rejects(readHistory(example + '.missing'), InputError);
 const b = new HistoryBuilder();
@@ -91,6 +95,8 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/check-result.schema.json'), 'utf8'));
 assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
+const levelsSchema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/levels-result.schema.json'), 'utf8'));
+assert.equal(levelsSchema.properties.schemaVersion.const, SCHEMA_VERSION);
 console.log('library ok');
 `);
   assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
@@ -114,7 +120,7 @@ console.log('library ok');
 
   // 5. The shipped types: a consumer must compile, and misuse must not.
   writeFileSync(join(app, 'consumer.ts'), `
-import { readHistory, checkHistory, type CheckResult, type CheckOptions, type Counterexample, InputError } from 'polysi';
+import { readHistory, checkHistory, checkLevels, type CheckResult, type CheckOptions, type Counterexample, type LevelName, type LevelsResult, InputError } from 'polysi';
 const { history } = await readHistory('h.txt', 'auto');
 const opts: CheckOptions = { level: 'ser', timeoutMs: 1000 };
 const r: CheckResult = checkHistory(history, opts);
@@ -122,7 +128,9 @@ const v: 'valid' | 'violation' | 'unknown' = r.verdict;
 const cx: Counterexample | undefined = r.anomalies[0]?.explanation;
 export const out = [v, cx?.name, InputError.name];
 // @ts-expect-error: not a level
-checkHistory(history, { level: 'rc' });
+checkHistory(history, { level: 'snapshot' });
+const table: LevelsResult = checkLevels(history, { timeoutMs: 1000 });
+export const strongest: LevelName[] = table.strongest;
 // @ts-expect-error: verdicts are a closed set
 export const bad: 'ok' = r.verdict;
 `);

@@ -1,0 +1,80 @@
+/**
+ * Small-history latency and corpus throughput (issue 10, items 1 and 2): `npm run bench:small`.
+ *
+ * Inputs (bench/small-gen.ts, deterministic, cached in $POLYSI_BENCH_DIR or the temp dir): a
+ * 360-transaction history with a violation (12 sessions, ~7,100 operations), a valid one of
+ * the same shape, and a corpus of N such histories (default 3,302, every fourth with a bug).
+ * Measures, each several times (the machine is shared: best and median are reported):
+ *   node -e 0                         Node's own start-up;
+ *   polysi --version                  start-up of the CLI bundle (no checker loaded);
+ *   polysi check violation / valid    end to end, default text output, plus the stage times
+ *                                     the check reports (parse .. explain) from --json;
+ *   polysi check CORPUS_DIR           the whole corpus in one command on every core.
+ * Usage: npm run bench:small [-- --runs 7] [-- --corpus 3302] [-- --corpus-runs 1]
+ */
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureSmallInputs } from './small-gen.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, corpus: { type: 'string', default: '3302' }, 'corpus-runs': { type: 'string', default: '1' } } });
+const runs = Number(values.runs), corpusSize = Number(values.corpus), corpusRuns = Number(values['corpus-runs']);
+const bin = fileURLToPath(new URL('../bin/polysi.mjs', import.meta.url));
+const dir = process.env['POLYSI_BENCH_DIR'] ?? join(tmpdir(), 'polysi-bench-small');
+
+const tg = performance.now();
+const inputs = ensureSmallInputs(dir, corpusSize);
+console.log(`node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (a shared machine: wall times vary, cpu times less)`);
+console.log(`inputs in ${dir} (${((performance.now() - tg) / 1000).toFixed(1)} s to make or find)`);
+
+interface Run { ms: number; cpuMs: number | null; code: number | null; out: string }
+// CPU time (user + sys) of the child, through GNU time when present: on a machine shared with
+// other builds it varies far less than the wall clock, and says what an idle machine would see.
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+function run(args: string[]): Run {
+  const t = performance.now();
+  const [cmd, argv] = GNU_TIME === null ? [process.execPath, args] : [GNU_TIME, ['-f', 'cpu %U %S', process.execPath, ...args]];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, POLYSI_PROGRESS: '0' } });
+  const ms = performance.now() - t;
+  const m = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr ?? '');
+  return { ms, cpuMs: m === null ? null : (Number(m[1]) + Number(m[2])) * 1000, code: r.status, out: r.stdout };
+}
+function stats(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  const med = s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return `best ${s[0]!.toFixed(0)} ms, median ${med.toFixed(0)} ms (${s.length} runs)`;
+}
+function measure(name: string, args: string[], expectCode: number, n = runs): Run[] {
+  const rs: Run[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = run(args);
+    if (r.code !== expectCode) throw new Error(`${name}: expected exit ${expectCode}, got ${r.code}\n${r.out.slice(0, 2000)}`);
+    rs.push(r);
+  }
+  const cpu = rs.every((r) => r.cpuMs !== null) ? `; cpu ${stats(rs.map((r) => r.cpuMs!))}` : '';
+  console.log(`${name.padEnd(44)} wall ${stats(rs.map((r) => r.ms))}${cpu}`);
+  return rs;
+}
+
+measure('node -e 0', ['-e', '0'], 0);
+measure('polysi --version (start-up)', [bin, '--version'], 0);
+for (const [name, path, code] of [['violation', inputs.violation, 1], ['valid', inputs.valid, 0]] as const) {
+  measure(`polysi check ${name}.jsonl (end to end)`, [bin, 'check', path], code);
+  // The stages as the check itself times them (in the process, after start-up).
+  const js = measure(`polysi check ${name}.jsonl --json`, [bin, 'check', path, '--json'], code).map((r) => JSON.parse(r.out) as {
+    timesMs: Record<string, number>; anomalies: unknown[]; truncated: boolean;
+  });
+  const stage = (k: string) => stats(js.map((j) => j.timesMs[k] ?? 0));
+  const check = stats(js.map((j) => ['validate', 'construct', 'prune', 'solve'].reduce((a, k) => a + (j.timesMs[k] ?? 0), 0)));
+  console.log(`  parse: ${stage('parse')}\n  check (validate..solve): ${check}${name === 'violation' ? `\n  explain: ${stage('explain')}; anomalies shown ${js.map((j) => j.anomalies.length).join(',')}` : ''}`);
+}
+for (let i = 0; i < corpusRuns; i++) {
+  const r = run([bin, 'check', inputs.corpus]);
+  const summary = r.out.slice(r.out.lastIndexOf('summary:'));
+  const cpu = r.cpuMs === null ? '' : `, cpu ${(r.cpuMs / 1000).toFixed(1)} s (user + sys, all threads)`;
+  console.log(`polysi check corpus of ${corpusSize}: ${(r.ms / 1000).toFixed(1)} s end to end${cpu}, exit ${r.code}, load average ${loadavg()[0]!.toFixed(1)}\n${summary}`);
+}

@@ -1,0 +1,249 @@
+/**
+ * `polysi analyze --confirm --db ...`: runs a predicted anomaly's instances as a workload against
+ * the embedded store (or, once drivers exist, a database), records the histories and checks them
+ * with the dynamic checker (issue 11, item 5).
+ *
+ * Takes: the analysed program, a confirmed witness (its instances and the initial database the
+ * interpreter used), a target spec, an isolation level, a number of rounds and a seed. Gives:
+ * per round whether the recorded history violates serializability, and the first violation's
+ * name. Each round runs the witness's instances concurrently, one session each, on keys of its
+ * own; every record field is a register whose values are fresh write ids (unique per key, as the
+ * checker needs), mapped back to the program's integers on the side.
+ * Invariant: only programs whose statements address single records (key-only WHEREs, INSERT)
+ * can run on a key-value store: anything else is refused with the statement's line.
+ */
+
+import { HistoryBuilder } from '../history/builder.ts';
+import { TXN_ABORTED } from '../history/model.ts';
+import { checkHistory } from '../check/index.ts';
+import { openTarget } from '../run/targets.ts';
+import { DbError, type Connection, type IsolationLevel } from '../run/types.ts';
+import { ALIVE, keyOnly, type ProgramInfo } from './lang/access.ts';
+import type { Expr, Pred, Stmt } from './lang/ast.ts';
+import type { InitialDb } from './interp.ts';
+import type { Witness } from './queries.ts';
+
+export interface DbConfirmOptions {
+  db: string;
+  isolation?: IsolationLevel;
+  rounds: number;
+  seed: number;
+}
+
+export interface DbConfirmResult {
+  target: string;
+  isolation: IsolationLevel;
+  rounds: number;
+  /** Rounds whose history violates serializability, and the first one's anomaly names. */
+  violations: number;
+  firstViolationRound: number | null;
+  anomalyNames: string[];
+  committed: number;
+  aborted: number;
+}
+
+export class NotRunnableError extends Error {}
+
+/** Throws NotRunnableError naming the first statement a key-value store cannot run. */
+export function assertRunnable(info: ProgramInfo): void {
+  for (const a of info.access) {
+    if (a.stmt.k === 'insert') continue;
+    if (!keyOnly(a.stmt.where, a.table) || (a.stmt.k === 'select' && a.stmt.agg !== null)) {
+      throw new NotRunnableError(`${info.program.source} line ${a.stmt.loc.line}: --confirm runs only statements that address one record by its whole key`);
+    }
+  }
+}
+
+type Val = number | null | { rows: Map<string, number>[]; fields: string[] };
+
+export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: InitialDb, opts: DbConfirmOptions): Promise<DbConfirmResult> {
+  assertRunnable(info);
+  const resolved = await openTarget(opts.db, opts.isolation, opts.seed);
+  const { target, isolation } = resolved;
+  const n = w.execution.instances.length;
+  const result: DbConfirmResult = {
+    target: target.name, isolation, rounds: opts.rounds, violations: 0, firstViolationRound: null, anomalyNames: [], committed: 0, aborted: 0,
+  };
+  // Register keys: one per (round, item); values: fresh write ids, mapped to integers here.
+  const keyIds = new Map<string, number>();
+  const valueOf = new Map<number, number>();
+  let nextWrite = 1;
+  const keyId = (round: number, item: string): number => {
+    const k = `${round}|${item}`;
+    let id = keyIds.get(k);
+    if (id === undefined) { id = keyIds.size; keyIds.set(k, id); }
+    return id;
+  };
+  const initialValue = (table: string, key: string, field: string): number => {
+    const t = info.tables.get(table)!;
+    if (field === ALIVE) {
+      if (info.staticTables.has(table)) return 1;
+      return initial.rows.some((r) => r.table === table && t.key.every((k, i) => r.values[k] === Number(key.split(',')[i]))) ? 1 : 0;
+    }
+    const row = initial.rows.find((r) => r.table === table && t.key.every((k, i) => r.values[k] === Number(key.split(',')[i])));
+    return row?.values[field] ?? (info.staticTables.has(table) ? initial.value(table, field) : 0);
+  };
+  try {
+    await target.setup(0, { registers: true, lists: false });
+    for (let round = 0; round < opts.rounds; round++) {
+      const b = new HistoryBuilder(`${target.name} round ${round + 1}`, 'record');
+      const conns: Connection[] = [];
+      for (let i = 0; i < n; i++) conns.push(await target.connect(round * n + i));
+      await Promise.all(w.execution.instances.map(async (inst, i) => {
+        const session = b.session(`instance ${i + 1}`);
+        const txn = b.beginTxn(session, `${inst.txn}#${i + 1}`);
+        const conn = conns[i]!;
+        const item = (table: string, key: string, field: string) => `${table}|${key}|${field}`;
+        const read = async (table: string, key: string, field: string): Promise<number> => {
+          const k = keyId(round, item(table, key, field));
+          const v = await conn.read(k);
+          b.read(txn, k, v);
+          return v === null ? initialValue(table, key, field) : valueOf.get(v)!;
+        };
+        const write = async (table: string, key: string, field: string, value: number): Promise<void> => {
+          const k = keyId(round, item(table, key, field));
+          const id = nextWrite++;
+          valueOf.set(id, value);
+          await conn.write(k, id);
+          b.write(txn, k, id);
+        };
+        try {
+          await conn.begin(isolation);
+          await runInstance(info, inst.txn, inst.args, read, write);
+          await conn.commit();
+          result.committed++;
+        } catch (err) {
+          if (!(err instanceof DbError)) throw err;
+          b.setStatus(txn, TXN_ABORTED);
+          result.aborted++;
+          await conn.rollback();
+        }
+        // Leave the scheduler at once: it runs a step only when every live session has one.
+        await conn.close();
+      }));
+      // SI first, for its sharper names (a lost update is an SI violation), then serializability.
+      const h = b.build();
+      let r = checkHistory(h, { level: 'si', explain: true, pruning: true });
+      if (r.verdict === 'valid') r = checkHistory(h, { level: 'ser', explain: true, pruning: true });
+      if (r.verdict === 'violation') {
+        result.violations++;
+        if (result.firstViolationRound === null) {
+          result.firstViolationRound = round + 1;
+          result.anomalyNames = r.anomalies.map((a) => a.explanation?.name ?? (a.type === 'cycle' ? 'cycle' : a.name));
+        }
+      }
+    }
+  } finally {
+    await target.close();
+  }
+  return result;
+}
+
+/** The program's semantics over single-record reads and writes (interp.ts, restricted to pinned records). */
+async function runInstance(
+  info: ProgramInfo, txnName: string, args: number[],
+  read: (table: string, key: string, field: string) => Promise<number>,
+  write: (table: string, key: string, field: string, value: number) => Promise<void>,
+): Promise<void> {
+  const txn = info.program.txns.find((t) => t.name === txnName)!;
+  const env = new Map<string, Val>();
+  txn.params.forEach((p, i) => env.set(p, args[i]!));
+  const num = (v: Val | undefined): number => (typeof v === 'number' ? v : v === null || v === undefined ? 0 : v.rows.length === 0 ? 0 : v.rows[0]!.get(v.fields[0]!) ?? 0);
+  const expr = (e: Expr, row: Map<string, number> | null): number => {
+    switch (e.k) {
+      case 'int': return e.v;
+      case 'null': return 0;
+      case 'field': return row?.get(e.name) ?? 0;
+      case 'var': return num(env.get(e.name));
+      case 'dot': { const v = env.get(e.name); return typeof v === 'object' && v !== null ? v.rows[0]?.get(e.field) ?? 0 : 0; }
+      case 'neg': return -expr(e.e, row);
+      case 'bin': {
+        const a = expr(e.l, row);
+        const c = expr(e.r, row);
+        return e.op === '+' ? a + c : e.op === '-' ? a - c : e.op === '*' ? a * c : c === 0 ? 0 : Math.trunc(a / c);
+      }
+    }
+  };
+  const pred = (p: Pred): boolean => {
+    switch (p.k) {
+      case 'true': return true;
+      case 'and': return pred(p.l) && pred(p.r);
+      case 'or': return pred(p.l) || pred(p.r);
+      case 'not': return !pred(p.p);
+      case 'isnull': { const v = env.get(p.name); const isNull = v === null || v === undefined || (typeof v === 'object' && v.rows.length === 0); return p.neg ? !isNull : isNull; }
+      case 'cmp': {
+        const a = expr(p.l, null);
+        const c = expr(p.r, null);
+        return p.op === '<' ? a < c : p.op === '<=' ? a <= c : p.op === '=' ? a === c : p.op === '<>' ? a !== c : p.op === '>' ? a > c : a >= c;
+      }
+    }
+  };
+  const keyOf = (table: string, where: Pred): string => {
+    const t = info.tables.get(table)!;
+    const pins = new Map<string, Expr>();
+    const walk = (p: Pred): void => {
+      if (p.k === 'and') { walk(p.l); walk(p.r); return; }
+      if (p.k === 'cmp') pins.set(p.l.k === 'field' ? p.l.name : (p.r as { name: string }).name, p.l.k === 'field' ? p.r : p.l);
+    };
+    walk(where);
+    return t.key.map((k) => String(expr(pins.get(k)!, null))).join(',');
+  };
+  const exec = async (block: Stmt[]): Promise<void> => {
+    for (const s of block) {
+      switch (s.k) {
+        case 'skip': break;
+        case 'let': env.set(s.target, expr(s.e, null)); break;
+        case 'if': await exec(pred(s.cond) ? s.then : s.else); break;
+        case 'foreach': {
+          const v = env.get(s.over);
+          for (const r of typeof v === 'object' && v !== null ? v.rows : []) { env.set(s.target, { rows: [r], fields: [] }); await exec(s.body); }
+          break;
+        }
+        case 'select': {
+          const key = keyOf(s.table, s.where);
+          const alive = await read(s.table, key, ALIVE);
+          const rows: Map<string, number>[] = [];
+          if (alive === 1) {
+            const row = new Map<string, number>();
+            for (const f of s.fields) row.set(f, info.tables.get(s.table)!.key.includes(f) ? Number(key.split(',')[info.tables.get(s.table)!.key.indexOf(f)]) : await read(s.table, key, f));
+            rows.push(row);
+          }
+          env.set(s.target, { rows, fields: s.fields });
+          break;
+        }
+        case 'update': {
+          const key = keyOf(s.table, s.where);
+          if (await read(s.table, key, ALIVE) !== 1) break;
+          const row = new Map<string, number>();
+          for (const set of s.sets) for (const f of fieldsIn(set.e)) if (!row.has(f)) row.set(f, await read(s.table, key, f));
+          const vals = s.sets.map((set) => expr(set.e, row));
+          for (let i = 0; i < s.sets.length; i++) await write(s.table, key, s.sets[i]!.field, vals[i]!);
+          break;
+        }
+        case 'insert': {
+          const t = info.tables.get(s.table)!;
+          const vals = new Map(s.values.map((v) => [v.field, expr(v.e, null)]));
+          const key = t.key.map((k) => String(vals.get(k)!)).join(',');
+          for (const f of t.fields) if (!t.key.includes(f)) await write(s.table, key, f, vals.get(f) ?? 0);
+          await write(s.table, key, ALIVE, 1);
+          break;
+        }
+        case 'delete': {
+          const key = keyOf(s.table, s.where);
+          if (await read(s.table, key, ALIVE) === 1) await write(s.table, key, ALIVE, 0);
+          break;
+        }
+      }
+    }
+  };
+  await exec(txn.body);
+}
+
+function fieldsIn(e: Expr): string[] {
+  switch (e.k) {
+    case 'field': return [e.name];
+    case 'bin': return [...fieldsIn(e.l), ...fieldsIn(e.r)];
+    case 'neg': return fieldsIn(e.e);
+    default: return [];
+  }
+}

@@ -1,0 +1,393 @@
+/**
+ * The bounded first-order encoding of ANODE §4, grounded on a fixed number of instance slots.
+ *
+ * Takes: the analysed program, the model specification, the transactions that may appear, the
+ * number of slots n, and the Z3 context. Gives: Z3 variables per slot (its transaction, the
+ * values of its parameters and locals, its position in arbitration order) and per ordered pair
+ * of slots (vis, WR, WW, RW), with the constraints φ_basic, φ_Ψ (models.ts), the necessary
+ * conditions R(i,j) ⇒ ∨ η (two statements touch a common field of a common record, each
+ * under its IF conditions) and the sufficient conditions for WW (two unconditional writes of the
+ * same pinned record). Queries (queries.ts) add a cycle, a chordless path or the inductive step.
+ * Invariant: every execution of ≤ n instances of the program under the model, with its real
+ * dependency graph, is a model: unknown values (loop iterations, non-key fields, products of
+ * variables) are fresh existential constants, and forcing rules fire only on certainties.
+ */
+
+import type { Arith, Bool } from 'z3-solver';
+import type { Access, ProgramInfo } from '../lang/access.ts';
+import { keyOnly } from '../lang/access.ts';
+import type { Expr, Pred, Transaction } from '../lang/ast.ts';
+import type { Axiom, ModelSpec } from '../models.ts';
+import type { Z3 } from './z3.ts';
+
+type A = Arith<'main'>;
+type B = Bool<'main'>;
+export type EdgeKindA = 'WR' | 'WW' | 'RW';
+
+/** One disjunct of a necessary condition: which statements and which record. */
+export interface Cause {
+  kind: EdgeKindA;
+  from: number;
+  to: number;
+  stmtFrom: number;
+  stmtTo: number;
+  table: string;
+  fields: string[];
+  key: A[];
+  cond: B;
+}
+
+/** Variables of one encoding context: slot i evaluating statements of transaction txn. */
+interface Ctx { slot: number; txn: Transaction; iter: Map<string, Map<string, A>>; side: B[] }
+
+export class Encoding {
+  readonly txnIndex: Map<string, number>;
+  readonly type: A[];
+  readonly pos: A[];
+  readonly vis: B[][];
+  readonly rel: Record<EdgeKindA, B[][]>;
+  readonly causes: Cause[] = [];
+  readonly constraints: B[] = [];
+  private fresh = 0;
+  private readonly named = new Map<string, A | B>();
+
+  constructor(
+    readonly Z: Z3,
+    readonly info: ProgramInfo,
+    readonly spec: ModelSpec,
+    /** The transactions slots may take (all of them, or the rest in an inductive proof). */
+    readonly txns: Transaction[],
+    readonly n: number,
+  ) {
+    this.txnIndex = new Map(txns.map((t, i) => [t.name, i]));
+    const ids = Array.from({ length: n }, (_, i) => i);
+    this.type = ids.map((i) => Z.Int.const(`type_${i}`));
+    this.pos = ids.map((i) => Z.Int.const(`ar_${i}`));
+    const pairs = (name: string): B[][] => ids.map((i) => ids.map((j) => Z.Bool.const(`${name}_${i}_${j}`)));
+    this.vis = pairs('vis');
+    this.rel = { WR: pairs('WR'), WW: pairs('WW'), RW: pairs('RW') };
+    for (const i of ids) this.constraints.push(this.type[i]!.ge(0), this.type[i]!.lt(txns.length));
+    if (n > 1) this.constraints.push(Z.Distinct(...this.pos));
+    for (const i of ids) for (const t of txns) this.localFacts(i, t);
+    for (const i of ids) {
+      for (const j of ids) {
+        if (i === j) {
+          for (const r of [this.vis, this.rel.WR, this.rel.WW, this.rel.RW]) this.constraints.push(Z.Not(r[i]![j]!));
+          continue;
+        }
+        this.basic(i, j);
+        for (const kind of ['WR', 'WW', 'RW'] as const) this.necessary(kind, i, j);
+        this.forcedWW(i, j);
+      }
+    }
+    this.axioms();
+  }
+
+  ar(i: number, j: number): B { return this.pos[i]!.lt(this.pos[j]!); }
+  dep(i: number, j: number): B { return this.Z.Or(this.rel.WR[i]![j]!, this.rel.WW[i]![j]!, this.rel.RW[i]![j]!); }
+  isType(i: number, txn: string): B { return this.type[i]!.eq(this.txnIndex.get(txn)!); }
+
+  param(i: number, txn: string, v: string): A { return this.int(`${txn}_${i}_${v}`); }
+
+  private int(name: string): A {
+    let c = this.named.get(name) as A | undefined;
+    if (c === undefined) { c = this.Z.Int.const(name); this.named.set(name, c); }
+    return c;
+  }
+  private bool(name: string): B {
+    let c = this.named.get(name) as B | undefined;
+    if (c === undefined) { c = this.Z.Bool.const(name); this.named.set(name, c); }
+    return c;
+  }
+  private freshInt(): A { return this.Z.Int.const(`fresh_${this.fresh++}`); }
+  private freshBool(): B { return this.Z.Bool.const(`freshb_${this.fresh++}`); }
+
+  /** A variable's value is tracked per slot only if it is assigned once, outside loops. */
+  tracked(txn: Transaction, v: string): boolean {
+    const info = txn.vars.get(v)!;
+    return info.kind === 'param' || (info.kind !== 'row' && info.depth === 0 && info.assignments === 1);
+  }
+
+  /** NULL reads as 0: an empty row set's field and a NULL aggregate are 0. A pinned key is what the WHERE says. */
+  private localFacts(i: number, txn: Transaction): void {
+    const Z = this.Z;
+    const facts: B[] = [];
+    for (const [v, info] of txn.vars) {
+      if (!this.tracked(txn, v) || info.kind === 'param' || info.kind === 'row') continue;
+      if (info.kind === 'scalar') facts.push(Z.Implies(this.bool(`${txn.name}_${i}_${v}_null`), this.int(`${txn.name}_${i}_${v}`).eq(0)));
+      if (info.kind === 'rows') {
+        const empty = this.bool(`${txn.name}_${i}_${v}_null`);
+        const a = this.info.access[info.stmt]!;
+        for (const f of info.fields) {
+          const val = this.int(`${txn.name}_${i}_${v}.${f}`);
+          facts.push(Z.Implies(empty, val.eq(0)));
+          const pinned = a.exactKey?.get(f);
+          if (pinned !== undefined && onlyKeyEqualities(a)) {
+            const ctx: Ctx = { slot: i, txn, iter: new Map(), side: [] };
+            facts.push(Z.Implies(Z.Not(empty), val.eq(this.expr(pinned, ctx, null))));
+          }
+        }
+        // A pinned record of a static table always exists.
+        if (this.info.staticTables.has(a.table.name) && onlyKeyEqualities(a)) facts.push(Z.Not(empty));
+      }
+    }
+    if (facts.length > 0) this.constraints.push(Z.Implies(this.isType(i, txn.name), Z.And(...facts)));
+  }
+
+  expr(e: Expr, ctx: Ctx, rec: Map<string, A> | null): A {
+    const Z = this.Z;
+    const { slot: i, txn } = ctx;
+    switch (e.k) {
+      case 'int': return Z.Int.val(e.v);
+      case 'null': return Z.Int.val(0);
+      case 'field': return rec?.get(e.name) ?? this.freshInt();
+      case 'var': {
+        const info = txn.vars.get(e.name)!;
+        if (!this.tracked(txn, e.name)) return this.freshInt();
+        if (info.kind === 'rows') return this.int(`${txn.name}_${i}_${e.name}.${info.fields[0]}`);
+        return this.int(`${txn.name}_${i}_${e.name}`);
+      }
+      case 'dot': {
+        const info = txn.vars.get(e.name)!;
+        if (info.kind === 'row') return this.iteration(ctx, e.name).get(e.field) ?? this.freshInt();
+        if (!this.tracked(txn, e.name)) return this.freshInt();
+        return this.int(`${txn.name}_${i}_${e.name}.${e.field}`);
+      }
+      case 'neg': return this.expr(e.e, ctx, rec).neg();
+      case 'bin': {
+        const l = this.expr(e.l, ctx, rec);
+        const r = this.expr(e.r, ctx, rec);
+        if (e.op === '+') return l.add(r);
+        if (e.op === '-') return l.sub(r);
+        // Products of two unknowns and all divisions stay uninterpreted (fresh): linear arithmetic only.
+        if (e.op === '*' && (e.l.k === 'int' || e.r.k === 'int')) return l.mul(r);
+        return this.freshInt();
+      }
+    }
+  }
+
+  pred(p: Pred, ctx: Ctx, rec: Map<string, A> | null): B {
+    const Z = this.Z;
+    switch (p.k) {
+      case 'true': return Z.Bool.val(true);
+      case 'and': return Z.And(this.pred(p.l, ctx, rec), this.pred(p.r, ctx, rec));
+      case 'or': return Z.Or(this.pred(p.l, ctx, rec), this.pred(p.r, ctx, rec));
+      case 'not': return Z.Not(this.pred(p.p, ctx, rec));
+      case 'isnull': {
+        const b = this.tracked(ctx.txn, p.name) ? this.bool(`${ctx.txn.name}_${ctx.slot}_${p.name}_null`) : this.freshBool();
+        return p.neg ? Z.Not(b) : b;
+      }
+      case 'cmp': {
+        const l = this.expr(p.l, ctx, rec);
+        const r = this.expr(p.r, ctx, rec);
+        switch (p.op) {
+          case '<': return l.lt(r);
+          case '<=': return l.le(r);
+          case '=': return l.eq(r);
+          case '<>': return l.neq(r);
+          case '>': return l.gt(r);
+          case '>=': return l.ge(r);
+        }
+      }
+    }
+  }
+
+  /** Some iteration of loop variable `v`: a record of the looped-over SELECT that satisfies its WHERE. */
+  private iteration(ctx: Ctx, v: string): Map<string, A> {
+    let rec = ctx.iter.get(v);
+    if (rec !== undefined) return rec;
+    const info = ctx.txn.vars.get(v)!;
+    if (info.kind !== 'row') throw new Error(`not a loop variable: ${v}`);
+    const table = this.info.tables.get(info.table)!;
+    rec = new Map(table.fields.map((f) => [f, this.freshInt()]));
+    ctx.iter.set(v, rec);
+    const over = ctx.txn.vars.get(info.over)!;
+    if (over.kind === 'rows') {
+      const a = this.info.access[over.stmt]!;
+      ctx.side.push(this.pred(a.stmt.k === 'select' ? a.stmt.where : { k: 'true' }, ctx, rec));
+      for (const g of a.guards) ctx.side.push(g.pos ? this.pred(g.cond, ctx, null) : this.Z.Not(this.pred(g.cond, ctx, null)));
+      if (this.tracked(ctx.txn, info.over)) ctx.side.push(this.Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${info.over}_null`)));
+    }
+    return rec;
+  }
+
+  /** The statement runs: its IF conditions hold and an iteration of each enclosing loop exists. */
+  private guard(a: Access, ctx: Ctx): B {
+    const Z = this.Z;
+    for (const l of a.loops) this.iteration(ctx, l);
+    const gs = a.guards.map((g) => (g.pos ? this.pred(g.cond, ctx, null) : Z.Not(this.pred(g.cond, ctx, null))));
+    return Z.And(...gs);
+  }
+
+  /** The WHERE of `a` holds on record `rec` (INSERT: the record is the inserted one). */
+  private where(a: Access, ctx: Ctx, rec: Map<string, A>): B {
+    const s = a.stmt;
+    if (s.k === 'insert') {
+      return this.Z.And(...s.values.filter((v) => a.table.key.includes(v.field)).map((v) => rec.get(v.field)!.eq(this.expr(v.e, ctx, null))));
+    }
+    return this.pred(s.where, ctx, rec);
+  }
+
+  private conflicts(kind: EdgeKindA, a1: Access, a2: Access): string[] {
+    if (a1.table !== a2.table) return [];
+    const [x, y] = kind === 'WR' ? [a1.writes, a2.reads] : kind === 'WW' ? [a1.writes, a2.writes] : [a1.reads, a2.writes];
+    return [...x].filter((f) => y.has(f));
+  }
+
+  /** R(i,j) ⇒ some pair of statements (one in each instance) touches a common field of a common record. */
+  private necessary(kind: EdgeKindA, i: number, j: number): void {
+    const Z = this.Z;
+    const ors: B[] = [];
+    for (const t1 of this.txns) {
+      for (const t2 of this.txns) {
+        for (const a1 of this.accesses(t1)) {
+          for (const a2 of this.accesses(t2)) {
+            const all = this.conflicts(kind, a1, a2);
+            if (all.length === 0) continue;
+            const reader = kind === 'RW' ? a1 : kind === 'WR' ? a2 : null;
+            const writer = kind === 'RW' ? a2 : kind === 'WR' ? a1 : null;
+            // 'where' fields (existence and the WHERE's) are read on every record looked at, found
+            // or not; the others only on found records.
+            const groups: { fields: string[]; found: boolean }[] = reader === null ? [{ fields: all, found: false }] : [
+              { fields: all.filter((f) => reader.whereFields.has(f)), found: false },
+              { fields: all.filter((f) => !reader.whereFields.has(f)), found: true },
+            ].filter((g) => g.fields.length > 0);
+            for (const group of groups) {
+              const key = a1.table.key.map(() => this.freshInt());
+              const rec1 = new Map(a1.table.fields.map((f) => [f, a1.table.key.includes(f) ? key[a1.table.key.indexOf(f)]! : this.freshInt()]));
+              const rec2 = new Map(a2.table.fields.map((f) => [f, a2.table.key.includes(f) ? key[a2.table.key.indexOf(f)]! : this.freshInt()]));
+              const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
+              const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+              const parts = [this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), this.where(a1, c1, rec1), this.where(a2, c2, rec2)];
+              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, reader === a1 ? c1 : c2, group.found, i, j));
+              parts.push(...c1.side, ...c2.side);
+              const cond = Z.And(...parts);
+              this.causes.push({ kind, from: i, to: j, stmtFrom: a1.stmt.id, stmtTo: a2.stmt.id, table: a1.table.name, fields: group.fields, key, cond });
+              ors.push(cond);
+            }
+          }
+        }
+      }
+    }
+    this.constraints.push(Z.Implies(this.rel[kind][i]![j]!, ors.length === 0 ? Z.Bool.val(false) : Z.Or(...ors)));
+  }
+
+  /**
+   * Read-modify-write: when the reader found the record, each statement of its instance that
+   * writes the record back (access.ts, writeBacks) makes the two instances WW-related, one way
+   * or the other, if its guard holds. A key-only SELECT into a tracked row set found the record
+   * iff the set is not empty, which also covers conflicts on existence.
+   */
+  private writeBack(reader: Access, writer: Access, rc: Ctx, found: boolean, i: number, j: number): B {
+    const Z = this.Z;
+    const probe = this.foundProbe(reader, rc);
+    const emptyVar = probe === null ? null : this.bool(`${rc.txn.name}_${rc.slot}_${probe}_null`);
+    const ww = (): B[] => reader.writeBacks
+      .filter((wb) => [...wb.fields].some((f) => writer.writes.has(f)))
+      .map((wb) => Z.Implies(this.guard(this.info.access[wb.stmt]!, rc), Z.Or(this.rel.WW[i]![j]!, this.rel.WW[j]![i]!)));
+    if (found) return Z.And(...(emptyVar === null ? [] : [Z.Not(emptyVar)]), ...ww());
+    if (emptyVar === null) return Z.Bool.val(true);
+    return Z.Or(emptyVar, Z.And(Z.Not(emptyVar), ...ww()));
+  }
+
+  /**
+   * A tracked row-set variable that is empty iff `a` does not find its record: `a` itself when it
+   * is a key-only SELECT, or an earlier key-only SELECT with the same WHERE in the same loops,
+   * with no INSERT or DELETE on the table in between.
+   */
+  private foundProbe(a: Access, ctx: Ctx): string | null {
+    if (!keyOnly(a.stmt.k === 'insert' ? { k: 'true' } : a.stmt.where, a.table) || a.loops.length > 0 || a.stmt.k === 'insert') return null;
+    const where = JSON.stringify(a.stmt.where);
+    const sibs = this.accesses(ctx.txn).filter((b) => b.stmt.k === 'select' && b.stmt.agg === null && b.table === a.table && b.stmt.id <= a.stmt.id
+      && b.loops.length === 0 && JSON.stringify(b.stmt.where) === where && this.tracked(ctx.txn, b.stmt.target));
+    for (const b of sibs.reverse()) {
+      const between = this.accesses(ctx.txn).some((c) => c.table === a.table && c.stmt.id > b.stmt.id && c.stmt.id < a.stmt.id && (c.stmt.k === 'insert' || c.stmt.k === 'delete'));
+      if (!between && b.stmt.k === 'select') return b.stmt.target;
+    }
+    return null;
+  }
+
+  /**
+   * Two writes of the same field of the same pinned record, outside loops, each certain when its
+   * guard holds (an INSERT; an UPDATE of a static table; an UPDATE or DELETE that finds its record,
+   * known from a tracked SELECT with the same WHERE): WW in arbitration order.
+   */
+  private forcedWW(i: number, j: number): void {
+    const Z = this.Z;
+    for (const t1 of this.txns) {
+      for (const t2 of this.txns) {
+        for (const a1 of this.accesses(t1)) {
+          for (const a2 of this.accesses(t2)) {
+            if (a1.table !== a2.table || this.conflicts('WW', a1, a2).length === 0) continue;
+            const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
+            const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+            const sure1 = this.certainWrite(a1, c1);
+            const sure2 = this.certainWrite(a2, c2);
+            if (sure1 === null || sure2 === null) continue;
+            const same = a1.table.key.map((k) => this.expr(a1.exactKey!.get(k)!, c1, null).eq(this.expr(a2.exactKey!.get(k)!, c2, null)));
+            const premise = Z.And(this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), sure1, sure2, ...same, this.ar(i, j));
+            this.constraints.push(Z.Implies(premise, this.rel.WW[i]![j]!));
+          }
+        }
+      }
+    }
+  }
+
+  /** When `a` certainly writes its pinned record (given its guard), or null if it never certainly does. */
+  private certainWrite(a: Access, ctx: Ctx): B | null {
+    if (a.loops.length > 0 || a.exactKey === null) return null;
+    if (a.stmt.k === 'insert') return this.Z.Bool.val(true);
+    if (a.stmt.k === 'select' || !keyOnly(a.stmt.where, a.table)) return null;
+    if (a.stmt.k === 'update' && this.info.staticTables.has(a.table.name)) return this.Z.Bool.val(true);
+    const probe = this.foundProbe(a, ctx);
+    return probe === null ? null : this.Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${probe}_null`));
+  }
+
+  private accesses(t: Transaction): Access[] {
+    return this.info.access.filter((a) => a.txn === t.name);
+  }
+
+  /** φ_basic (§4.2): vis ⊆ ar, WR ⊆ vis, WW ⊆ ar, RW ⊆ ¬vis⁻¹. */
+  private basic(i: number, j: number): void {
+    const Z = this.Z;
+    this.constraints.push(
+      Z.Implies(this.vis[i]![j]!, this.ar(i, j)),
+      Z.Implies(this.rel.WR[i]![j]!, this.vis[i]![j]!),
+      Z.Implies(this.rel.WW[i]![j]!, this.ar(i, j)),
+      Z.Implies(this.rel.RW[i]![j]!, Z.Not(this.vis[j]![i]!)),
+    );
+  }
+
+  private has(i: number, axiom: Axiom): B {
+    const ts = this.txns.filter((t) => this.spec.axioms.get(t.name)!.has(axiom));
+    return ts.length === 0 ? this.Z.Bool.val(false) : this.Z.Or(...ts.map((t) => this.isType(i, t.name)));
+  }
+
+  /** φ_Ψ: the axioms of each slot's model (models.ts), and selective serializability. */
+  private axioms(): void {
+    const Z = this.Z;
+    const ids = Array.from({ length: this.n }, (_, i) => i);
+    for (const i of ids) {
+      for (const j of ids) {
+        if (i === j) continue;
+        this.constraints.push(Z.Implies(Z.And(this.has(j, 'ser'), this.ar(i, j)), this.vis[i]![j]!));
+        this.constraints.push(Z.Implies(Z.And(Z.Or(this.has(i, 'psi'), this.has(j, 'psi')), this.rel.WW[i]![j]!), this.vis[i]![j]!));
+        for (const [x, y] of this.spec.serializablePairs) {
+          if (!this.txnIndex.has(x) || !this.txnIndex.has(y)) continue;
+          const pair = Z.Or(Z.And(this.isType(i, x), this.isType(j, y)), Z.And(this.isType(i, y), this.isType(j, x)));
+          this.constraints.push(Z.Implies(Z.And(pair, this.ar(i, j)), this.vis[i]![j]!));
+        }
+        for (const l of ids) {
+          if (l === i || l === j) continue;
+          this.constraints.push(Z.Implies(Z.And(this.has(l, 'cc'), this.vis[i]![j]!, this.vis[j]![l]!), this.vis[i]![l]!));
+          this.constraints.push(Z.Implies(Z.And(this.has(l, 'pc'), this.ar(i, j), this.vis[j]![l]!), this.vis[i]![l]!));
+        }
+      }
+    }
+  }
+}
+
+/** WHERE is a conjunction of key equalities only (no other condition can make it miss). */
+export function onlyKeyEqualities(a: Access): boolean {
+  return a.stmt.k === 'insert' || keyOnly(a.stmt.where, a.table);
+}

@@ -1,0 +1,109 @@
+/**
+ * A predicted anomaly as a `Counterexample` (src/result/counterexample.ts), so that the dynamic
+ * checker's renderers (text, DOT, SVG) draw it unchanged.
+ *
+ * Takes: the analysed program and a witness (with its confirmation run, if any). Gives: a
+ * counterexample whose transactions are the instances ("withdraw#1(ID=0, Amount=1)"), whose
+ * edges are the cycle's dependencies labelled with the record and field, all certain, and whose
+ * one step is the cycle. Invariant: edges[i].to === edges[i+1].from, around.
+ */
+
+import type { Counterexample, CxEdge, CxTxn, AnomalyName, CycleClass } from '../result/counterexample.ts';
+import type { ProgramInfo } from './lang/access.ts';
+import { ALIVE } from './lang/access.ts';
+import type { Confirmation } from './confirm.ts';
+import type { Witness, WitnessEdge } from './queries.ts';
+
+export function instanceLabel(info: ProgramInfo, w: Witness, i: number): string {
+  const inst = w.execution.instances[i]!;
+  const t = info.program.txns.find((x) => x.name === inst.txn)!;
+  return `${inst.txn}#${i + 1}(${t.params.map((p, k) => `${p}=${inst.args[k]}`).join(', ')})`;
+}
+
+export function recordLabel(info: ProgramInfo, e: WitnessEdge): string {
+  if (e.item !== undefined) return e.item;
+  const t = info.tables.get(e.table)!;
+  const key = t.key.map((k, i) => `${k}=${e.key[i]}`).join(',');
+  const fields = e.fields.map((f) => (f === ALIVE ? 'exists' : f)).join('/');
+  return `${e.table}[${key}].${fields}`;
+}
+
+export function classify(edges: readonly { kind: string }[]): CycleClass {
+  const rw = edges.map((e) => e.kind === 'RW');
+  const n = rw.length;
+  const count = rw.filter(Boolean).length;
+  if (count === 0) return edges.every((e) => e.kind === 'WW') ? 'G0' : 'G1c';
+  if (count === 1) return 'G-single';
+  for (let i = 0; i < n; i++) if (rw[i] && rw[(i + 1) % n]) return 'G2';
+  return 'G-nonadjacent';
+}
+
+export function nameAnomaly(w: Witness): AnomalyName {
+  const c = w.cycle;
+  const cls = classify(c);
+  const items = (e: WitnessEdge) => e.item ?? `${e.table}|${e.key.join(',')}|${e.fields.join()}`;
+  if (c.length === 2 && c.some((e) => e.kind === 'RW') && c.some((e) => e.kind === 'WW' || e.kind === 'RW')
+    && items(c[0]!) === items(c[1]!) && c.every((e) => e.kind !== 'WR')) return 'lost update';
+  if (c.length === 4 && cls === 'G-nonadjacent' && c.filter((e) => e.kind === 'WR').length === 2) return 'long fork';
+  if (cls === 'G2') return c.length === 2 ? 'write skew' : 'G2';
+  return cls;
+}
+
+export function toCounterexample(info: ProgramInfo, w: Witness, conf: Confirmation | null): Counterexample {
+  const n = w.execution.instances.length;
+  const txns: CxTxn[] = Array.from({ length: n }, (_, i) => ({
+    txn: i,
+    label: instanceLabel(info, w, i),
+    session: `instance ${i + 1}`,
+    index: w.execution.ar.indexOf(i),
+    source: info.program.source,
+    loc: `line ${info.program.txns.find((t) => t.name === w.execution.instances[i]!.txn)!.loc.line}`,
+    ops: opsOf(info, w, conf, i),
+    focus: [],
+    role: 'core',
+  }));
+  const str = (v: number | undefined): string | null => (v === undefined ? null : String(v));
+  const edges: CxEdge[] = w.cycle.map((e, id) => ({
+    id, from: e.from, to: e.to, kind: e.kind, key: id, keyLabel: recordLabel(info, e), status: 'certain',
+    constraint: -1, side: null, step: -1, readFrom: e.kind === 'WR' ? e.from : null,
+    readValue: e.kind === 'WW' ? null : str(e.fromValue),
+    writtenValue: e.kind === 'RW' ? str(e.toValue) : str(e.fromValue),
+    toValue: e.kind === 'WW' ? str(e.toValue) : null,
+  }));
+  const cls = classify(w.cycle);
+  const name = nameAnomaly(w);
+  const cycleText = w.cycle.map((e) => `${txns[e.from]!.label} -${e.kind}-> `).join('') + txns[w.cycle[0]!.from]!.label;
+  return {
+    type: 'cycle', name, classes: [cls], level: 'ser',
+    summary: `${name}: ${cycleText}`,
+    txns, edges, constraints: [],
+    steps: [{ kind: 'contradiction', n: 1, cycle: { edges: edges.map((e) => e.id), class: cls } }],
+    cycle: { edges: edges.map((e) => e.id), class: cls },
+    context: [], size: { txns: n, edges: edges.length }, minimal: true, selfContained: true,
+    // The independent check of a predicted anomaly is its re-execution on the program's own
+    // semantics (interp.ts via confirm.ts), not the brute force of recorded histories.
+    certificate: conf !== null && conf.reproduced
+      ? { status: 'certified', choices: 0, reason: '' }
+      : { status: 'uncertified', choices: 0, reason: `not confirmed by re-executing the program (interp.ts)${conf === null || conf.reason === '' ? '' : `: ${conf.reason}`}` },
+  };
+}
+
+/** The statements behind the cycle's edges, and (when confirmed) what the instance read and wrote. */
+function opsOf(info: ProgramInfo, w: Witness, conf: Confirmation | null, i: number): string[] {
+  const out: string[] = [];
+  for (const e of w.cycle) {
+    for (const [who, stmt] of [[e.from, e.stmtFrom], [e.to, e.stmtTo]] as const) {
+      if (who !== i) continue;
+      const a = info.access[stmt]!;
+      const text = `${a.stmt.k.toUpperCase()} ${a.table.name} (line ${a.stmt.loc.line})`;
+      if (!out.includes(text)) out.push(text);
+    }
+  }
+  if (conf?.run) {
+    const fmt = (item: string) => { const [t, k, f] = item.split('|'); return `${t}[${k}].${f === ALIVE ? 'exists' : f}`; };
+    const r = [...conf.run.reads[i]!].map(([item, from]) => `r ${fmt(item)} = ${conf.run!.readValues[i]!.get(item)} (${from < 0 ? 'initial' : `from #${from + 1}`})`);
+    const wr = [...conf.run.writes[i]!].map((item) => `w ${fmt(item)} = ${conf.run!.writeValues[i]!.get(item)}`);
+    out.push(...r.slice(0, 6), ...wr.slice(0, 6));
+  }
+  return out;
+}

@@ -1,0 +1,197 @@
+/**
+ * The questions asked of the encoding (ANODE §5): a dependency cycle of length ≤ k (bounded
+ * anomaly detection), a chordless path of length k (the shortest-path proof) and the inductive
+ * step on a set of transactions (the inductive proof).
+ *
+ * Takes: the analysed program, the model specification, a bound, a deadline. Gives: for a cycle,
+ * the witness read off the Z3 model (instances, parameters, arbitration, visibility, the cycle's
+ * edges with the statements and record behind each); for proofs, sat / unsat / unknown.
+ * Invariant: one Z3 query at a time; every query has a timeout, and an exhausted budget
+ * answers 'unknown', never 'unsat'.
+ */
+
+import type { ProgramInfo } from './lang/access.ts';
+import type { Bool } from 'z3-solver';
+import type { Transaction } from './lang/ast.ts';
+import type { ModelSpec } from './models.ts';
+import { Encoding, type EdgeKindA } from './encode/encoding.ts';
+import type { Z3 } from './encode/z3.ts';
+import type { AbstractExecution } from './interp.ts';
+
+export type SatAnswer = 'sat' | 'unsat' | 'unknown';
+
+export interface WitnessEdge {
+  from: number;
+  to: number;
+  kind: EdgeKindA;
+  /** The statements (program-wide ids) and the record behind the edge, as the model chose them. */
+  stmtFrom: number;
+  stmtTo: number;
+  table: string;
+  key: number[];
+  fields: string[];
+  /** The kind and fields as the model chose them (kind and item may be replaced by the real ones). */
+  modelKind: EdgeKindA;
+  modelFields: string[];
+  /** After confirmation: the item of the real dependency (e.g. `Account[0].Balance`) and its values (interp.ts DepEdge). */
+  item?: string;
+  fromValue?: number;
+  toValue?: number;
+}
+
+export interface Witness {
+  execution: AbstractExecution;
+  /** The cycle: edges[i].to === edges[i+1].from, around. */
+  cycle: WitnessEdge[];
+  /** Values of tracked locals per instance, for reading the model (e.g. bal = 3). */
+  locals: Record<string, number>[];
+  /** Field values the model's instances read through tracked row sets (hints for confirmation). */
+  fieldValues: { table: string; field: string; value: number }[];
+}
+
+export interface QueryBudget { deadline: number }
+
+function remaining(b: QueryBudget): number {
+  return Math.max(1, Math.floor(b.deadline - performance.now()));
+}
+
+type Solver = InstanceType<Z3['Solver']>;
+
+/**
+ * Encodings are built once per (transactions, slots) and kept with a solver that holds their
+ * constraints; each query pushes its goal and pops it again, so the cycle search, the
+ * shortest-path proof and the inductive steps share the work of building and internalising.
+ */
+const cache = new WeakMap<ProgramInfo, Map<string, { enc: Encoding; solver: Solver }>>();
+
+function encodingFor(Z: Z3, info: ProgramInfo, spec: ModelSpec, txns: Transaction[], n: number): { enc: Encoding; solver: Solver } {
+  let m = cache.get(info);
+  if (m === undefined) { m = new Map(); cache.set(info, m); }
+  const key = `${[...spec.models].join()}|${spec.serializablePairs.join()}|${txns.map((t) => t.name).join()}|${n}`;
+  let e = m.get(key);
+  if (e === undefined) {
+    const enc = new Encoding(Z, info, spec, txns, n);
+    const solver = new Z.Solver();
+    solver.add(...enc.constraints);
+    e = { enc, solver };
+    m.set(key, e);
+  }
+  return e;
+}
+
+async function check(solver: Solver, goal: Bool<'main'>, b: QueryBudget, block: Bool<'main'>[] = []): Promise<{ answer: SatAnswer; model: ReturnType<Solver['model']> | null }> {
+  solver.set('timeout', remaining(b));
+  solver.push();
+  try {
+    solver.add(goal, ...block);
+    const r = await solver.check();
+    return { answer: r === 'unknown' ? 'unknown' : r, model: r === 'sat' ? solver.model() : null };
+  } finally {
+    solver.pop();
+  }
+}
+
+/** A cycle through exactly m instances: slot 0 → 1 → ... → m-1 → 0. */
+export async function findCycle(
+  Z: Z3, info: ProgramInfo, spec: ModelSpec, m: number, b: QueryBudget, exclude: Witness[] = [],
+): Promise<{ answer: SatAnswer; witness: Witness | null }> {
+  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, m);
+  const goal = Z.And(...Array.from({ length: m }, (_, i) => enc.dep(i, (i + 1) % m)));
+  // Refuted witnesses: exclude their instances, and, once a pattern (transactions and the
+  // statement pairs behind each edge) has been refuted twice, the pattern itself, so that the
+  // search moves on to other explanations (index.ts never reports "none" because of this).
+  const seen = new Map<string, number>();
+  const block: Bool<'main'>[] = [];
+  for (const w of exclude) {
+    const types = w.execution.instances.map((inst, i) => enc.isType(i, inst.txn));
+    block.push(Z.Not(Z.And(...types, ...w.execution.instances.flatMap((inst, i) =>
+      inst.args.map((a, p) => enc.param(i, inst.txn, info.program.txns.find((t) => t.name === inst.txn)!.params[p]!).eq(a))))));
+    const pattern = patternKey(w);
+    seen.set(pattern, (seen.get(pattern) ?? 0) + 1);
+    if (seen.get(pattern) === 2) {
+      const conds = w.cycle.map((e) => enc.causes.find((c) => c.kind === e.modelKind && c.from === e.from && c.to === e.to && c.stmtFrom === e.stmtFrom && c.stmtTo === e.stmtTo && c.fields.join() === e.modelFields.join())!.cond);
+      block.push(Z.Not(Z.And(...types, ...conds)));
+    }
+  }
+  const { answer, model } = await check(solver, goal, b, block);
+  if (answer !== 'sat') return { answer, witness: null };
+  return { answer, witness: readWitness(Z, enc, model!, m) };
+}
+
+export function patternKey(w: Witness): string {
+  return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();
+}
+
+function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m: number): Witness {
+  const int = (e: Parameters<typeof model.eval>[0]): number => Number((model.eval(e as never, true) as unknown as { value(): bigint }).value());
+  const bool = (e: Parameters<typeof model.eval>[0]): boolean => Z.isTrue(model.eval(e as never, true));
+  const txns = enc.txns;
+  const instances = Array.from({ length: m }, (_, i) => {
+    const t = txns[int(enc.type[i]!)]!;
+    return { txn: t.name, args: t.params.map((p) => int(enc.param(i, t.name, p))) };
+  });
+  const ar = Array.from({ length: m }, (_, i) => i).sort((x, y) => int(enc.pos[x]!) - int(enc.pos[y]!));
+  const vis = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (_, j) => i !== j && bool(enc.vis[i]![j]!)));
+  const cycle: WitnessEdge[] = [];
+  for (let i = 0; i < m; i++) {
+    const j = (i + 1) % m;
+    const kinds = (['WW', 'WR', 'RW'] as const).filter((k) => bool(enc.rel[k][i]![j]!));
+    const kind = kinds[0]!;
+    // The model makes some disjunct of R(i,j)'s necessary condition true; fall back to the first
+    // candidate if evaluation leaves it symbolic.
+    const candidates = enc.causes.filter((c) => c.kind === kind && c.from === i && c.to === j);
+    const cause = candidates.find((c) => bool(c.cond)) ?? candidates[0]!;
+    cycle.push({
+      from: i, to: j, kind, stmtFrom: cause.stmtFrom, stmtTo: cause.stmtTo, table: cause.table,
+      key: cause.key.map((k) => int(k)), fields: cause.fields, modelKind: kind, modelFields: cause.fields,
+    });
+  }
+  const locals = instances.map((inst, i) => {
+    const t = txns.find((x) => x.name === inst.txn)! as Transaction;
+    const out: Record<string, number> = {};
+    for (const [v, vi] of t.vars) {
+      if (vi.kind === 'scalar' && vi.depth === 0 && vi.assignments === 1) out[v] = int(Z.Int.const(`${t.name}_${i}_${v}`));
+      if (vi.kind === 'rows' && vi.depth === 0 && vi.assignments === 1 && vi.fields.length === 1) out[v] = int(Z.Int.const(`${t.name}_${i}_${v}.${vi.fields[0]}`));
+    }
+    return out;
+  });
+  const fieldValues: Witness['fieldValues'] = [];
+  instances.forEach((inst, i) => {
+    const t = txns.find((x) => x.name === inst.txn)!;
+    for (const [v, vi] of t.vars) {
+      if (vi.kind !== 'rows' || vi.depth !== 0 || vi.assignments !== 1) continue;
+      if (bool(Z.Bool.const(`${t.name}_${i}_${v}_null`))) continue;
+      for (const f of vi.fields) fieldValues.push({ table: vi.table, field: f, value: int(Z.Int.const(`${t.name}_${i}_${v}.${f}`)) });
+    }
+  });
+  return { execution: { instances, ar, vis }, cycle, locals, fieldValues };
+}
+
+/** φ_ShortestPath,k: k+1 distinct instances on a path with no chord. unsat ⇒ no shortest path of length ≥ k. */
+export async function shortestPath(Z: Z3, info: ProgramInfo, spec: ModelSpec, k: number, b: QueryBudget): Promise<SatAnswer> {
+  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, k + 1);
+  const parts: Bool<'main'>[] = [];
+  for (let i = 0; i < k; i++) parts.push(enc.dep(i, i + 1));
+  for (let i = 0; i < k; i++) for (let j = i + 2; j <= k; j++) parts.push(Z.Not(enc.dep(i, j)));
+  return (await check(solver, Z.And(...parts), b)).answer;
+}
+
+/**
+ * φ_Inductive,T' over the transactions `among`: an edge out of an instance of T' against
+ * arbitration, or a two-edge path t1 → t2 → t3 with t3 arbitrated before both. unsat ⇒ no
+ * execution of `among` with an instance of T' has a cycle through it (Theorem 12).
+ */
+export async function inductiveStep(Z: Z3, info: ProgramInfo, spec: ModelSpec, among: Transaction[], tPrime: Transaction[], b: QueryBudget): Promise<SatAnswer> {
+  const { enc: e2, solver: s2 } = encodingFor(Z, info, spec, among, 2);
+  const first = await check(s2, Z.And(Z.Or(...tPrime.map((t) => e2.isType(0, t.name))), e2.dep(0, 1), Z.Not(e2.ar(0, 1))), b);
+  if (first.answer !== 'unsat') return first.answer;
+  const { enc: e3, solver: s3 } = encodingFor(Z, info, spec, among, 3);
+  const second = await check(s3, Z.And(e3.dep(0, 1), e3.dep(1, 2), Z.Not(e3.ar(0, 2)), Z.Not(e3.ar(1, 2))), b);
+  return second.answer;
+}
+
+/** Whether any two instances of `among` can be dependent at all. */
+export async function anyDependency(Z: Z3, info: ProgramInfo, spec: ModelSpec, among: Transaction[], b: QueryBudget): Promise<SatAnswer> {
+  const { enc: e2, solver } = encodingFor(Z, info, spec, among, 2);
+  return (await check(solver, e2.dep(0, 1), b)).answer;
+}

@@ -1,0 +1,151 @@
+/**
+ * `polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json]
+ *  [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]`: static analysis of a transaction
+ * program (src/analyze/, docs/analyze-language.md).
+ *
+ * Takes: argv after `analyze`. Gives: an exit code as `check`: 0 no anomaly up to the bound (or
+ * proved), 1 anomaly, 2 bad input or usage, 3 unknown (the time budget ran out).
+ */
+
+import { parseArgs } from 'node:util';
+import { readFile, writeFile } from 'node:fs/promises';
+import { InputError } from '../history/errors.ts';
+import type { Io } from './main.ts';
+
+const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
+const MODELS = ['ec', 'cc', 'pc', 'psi', 'si', 'ser'];
+
+export async function runAnalyze(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      model: { type: 'string', default: 'ec' },
+      bound: { type: 'string', default: '4' },
+      prove: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '60' },
+      explain: { type: 'boolean', default: false },
+      dot: { type: 'string' },
+      svg: { type: 'string' },
+      confirm: { type: 'boolean', default: false },
+      db: { type: 'string', default: 'memory:lost-update' },
+      isolation: { type: 'string' },
+      rounds: { type: 'string', default: '50' },
+      seed: { type: 'string', default: '1' },
+    },
+  });
+  if (positionals.length !== 1) {
+    io.stderr(`polysi analyze: expected exactly one program file, got ${positionals.length}\n${USAGE}`);
+    return 2;
+  }
+  if (!MODELS.includes(values.model)) {
+    io.stderr(`polysi analyze: --model must be one of ${MODELS.join(', ')}, got "${values.model}"`);
+    return 2;
+  }
+  const bound = Number(values.bound);
+  if (!Number.isInteger(bound) || bound < 2 || bound > 12) {
+    io.stderr(`polysi analyze: --bound takes an integer from 2 to 12, got "${values.bound}"`);
+    return 2;
+  }
+  const timeout = Number(values.timeout);
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    io.stderr(`polysi analyze: --timeout takes a positive number of seconds, got "${values.timeout}"`);
+    return 2;
+  }
+  const rounds = Number(values.rounds);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(seed)) {
+    io.stderr(`polysi analyze: --rounds takes a positive integer and --seed an integer`);
+    return 2;
+  }
+  const isolations = ['read-uncommitted', 'read-committed', 'repeatable-read', 'snapshot', 'serializable'];
+  if (values.isolation !== undefined && !isolations.includes(values.isolation)) {
+    io.stderr(`polysi analyze: --isolation must be one of ${isolations.join(', ')}`);
+    return 2;
+  }
+  const path = positionals[0]!;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new InputError('io', path, null, -1, `cannot read: ${(err as Error).message}`);
+  }
+  const { parseProgram, analyzeProgram } = await import('../analyze/index.ts');
+  const program = parseProgram(text, path);
+  const r = await analyzeProgram(program, { model: values.model as 'ec', bound, prove: values.prove, timeoutMs: timeout * 1000 });
+  // --confirm: run the confirmed anomaly's instances against the store and check the histories.
+  let dynamic: unknown = null;
+  let dynamicText = '';
+  if (values.confirm && r.anomaly !== null && r.anomaly.confirmation.db !== null) {
+    const { confirmOnDb, NotRunnableError } = await import('../analyze/confirm-db.ts');
+    const { analyzeProgram: access } = await import('../analyze/lang/access.ts');
+    try {
+      const d = await confirmOnDb(access(program), r.anomaly.witness, r.anomaly.confirmation.db, {
+        db: values.db, rounds, seed, ...(values.isolation === undefined ? {} : { isolation: values.isolation as 'snapshot' }),
+      });
+      dynamic = { ...d, reproduced: d.violations > 0 };
+      dynamicText = d.violations > 0
+        ? `  REPRODUCED on ${d.target} (${d.isolation}): ${d.violations} of ${d.rounds} rounds violate serializability, first in round ${d.firstViolationRound} (${d.anomalyNames.join(', ')}); ${d.committed} commits, ${d.aborted} aborts`
+        : `  not reproduced on ${d.target} (${d.isolation}) in ${d.rounds} rounds; ${d.committed} commits, ${d.aborted} aborts`;
+    } catch (err) {
+      if (!(err instanceof NotRunnableError) && !(err instanceof Error && err.constructor.name === 'TargetSpecError')) throw err;
+      io.stderr(`polysi analyze --confirm: ${err.message}`);
+      return 2;
+    }
+  } else if (values.confirm) dynamicText = '  --confirm: nothing to run (no anomaly confirmed on the interpreter)';
+  if (values.json) {
+    io.stdout(JSON.stringify({
+      dynamic,
+      verdict: r.verdict, model: r.model, bound: r.bound, file: path,
+      anomaly: r.anomaly === null ? null : {
+        length: r.anomaly.length,
+        name: r.anomaly.explanation.name,
+        instances: r.anomaly.witness.execution.instances,
+        arbitration: r.anomaly.witness.execution.ar,
+        visibility: r.anomaly.witness.execution.vis,
+        cycle: r.anomaly.witness.cycle,
+        confirmed: r.anomaly.confirmation.reproduced,
+        confirmation: { reason: r.anomaly.confirmation.reason, initialValue: r.anomaly.confirmation.initialValue, initialRows: r.anomaly.confirmation.initialRows },
+        explanation: r.anomaly.explanation,
+      },
+      proof: r.proof, proofNote: r.proofNote, queries: r.queries, timesMs: r.timesMs,
+    }));
+  } else {
+    io.stdout(await renderAnalysis(r, path, values.explain) + (dynamicText === '' ? '' : `\n${dynamicText}`));
+  }
+  if (r.anomaly !== null && (values.dot !== undefined || values.svg !== undefined)) {
+    const render = await import('../render/index.ts');
+    if (values.dot !== undefined) await writeFile(values.dot, render.renderDot([r.anomaly.explanation], 'anode'));
+    if (values.svg !== undefined) await writeFile(values.svg, await render.renderSvg([r.anomaly.explanation]));
+  }
+  return r.verdict === 'anomaly' ? 1 : r.verdict === 'unknown' ? 3 : 0;
+}
+
+async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/index.ts')['analyzeProgram']>>, path: string, explain: boolean): Promise<string> {
+  const lines = [`${path}: model ${r.model}, bound ${r.bound}`];
+  if (r.verdict === 'anomaly') {
+    const a = r.anomaly!;
+    lines.push(`ANOMALY (${a.explanation.name}, ${a.length} instances): ${a.explanation.summary}`);
+    for (const e of a.explanation.edges) lines.push(`  ${a.explanation.txns[e.from]!.label} -${e.kind}(${e.keyLabel})-> ${a.explanation.txns[e.to]!.label}`);
+    const order = a.witness.execution.ar.map((i) => `#${i + 1}`).join(' < ');
+    lines.push(`  arbitration: ${order}; visible: ${visText(a.witness.execution.vis)}`);
+    lines.push(a.confirmation.reproduced
+      ? `  confirmed on the interpreter (unwritten fields = ${a.confirmation.initialValue}${a.confirmation.initialRows.length > 0 ? `, ${a.confirmation.initialRows.length} initial rows` : ''})`
+      : `  NOT confirmed on the interpreter: ${a.confirmation.reason}`);
+    if (explain) {
+      const { renderExplanationText } = await import('../render/index.ts');
+      lines.push(renderExplanationText(a.explanation));
+    }
+  } else if (r.verdict === 'proved') lines.push(`PROVED: ${r.proof!.statement}`);
+  else if (r.verdict === 'none') lines.push(`no anomaly with up to ${r.bound} instances${r.proofNote === null ? '' : ` (not proved: ${r.proofNote})`}`);
+  else lines.push('UNKNOWN: the time budget ran out');
+  lines.push(`  ${r.queries.length} queries, ${r.timesMs.total} ms (Z3 load ${r.timesMs.z3Load} ms)`);
+  return lines.join('\n');
+}
+
+function visText(vis: boolean[][]): string {
+  const out: string[] = [];
+  vis.forEach((row, i) => row.forEach((v, j) => { if (v) out.push(`#${i + 1}→#${j + 1}`); }));
+  return out.length === 0 ? 'none' : out.join(', ');
+}
