@@ -56,7 +56,7 @@ export type CheckOptions = Partial<FullCheckOptions>;
 const OPTION_NAMES: Record<keyof FullCheckOptions, true> = {
   level: true, pruning: true, timeoutMs: true, conflictsMax: true, reachCellsMax: true, onProgress: true,
   explain: true, maxAnomalies: true, explainTimeoutMs: true, explainMoreMs: true, neighbours: true, pruneRoundsMax: true,
-  deadlineMs: true, constraintsMax: true, constraintEdgesMax: true,
+  deadlineMs: true, constraintsMax: true, constraintEdgesMax: true, maxMemoryMb: true,
 };
 
 /** The options `readHistory` accepts (see ReadOptions). */
@@ -171,6 +171,8 @@ function checkOptions(history: unknown, o: unknown): FullCheckOptions {
   if (conflictsMax !== undefined) out.conflictsMax = conflictsMax;
   const reachCellsMax = limit(opts, 'reachCellsMax', true, 1);
   if (reachCellsMax !== undefined) out.reachCellsMax = reachCellsMax;
+  const maxMemoryMb = limit(opts, 'maxMemoryMb', false, 1);
+  if (maxMemoryMb !== undefined) out.maxMemoryMb = maxMemoryMb;
   const deadlineMs = limit(opts, 'deadlineMs', false, 0);
   if (deadlineMs !== undefined) out.deadlineMs = deadlineMs;
   const constraintsMax = limit(opts, 'constraintsMax', true, 0);

@@ -14,9 +14,11 @@ import { TXN_ABORTED, TXN_UNKNOWN, type History } from '../history/model.ts';
 import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
 import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX, type Polygraph } from '../graph/polygraph.ts';
 import { TimeLimitError } from '../util/deadline.ts';
+import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { usesRealTime } from '../graph/split.ts';
 import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
+import { REACH_CELLS_MAX } from '../prune/reach.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
@@ -98,7 +100,7 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResul
   try {
     return runStages(h, opts, deadlineMs, result);
   } catch (err) {
-    if (err instanceof TimeLimitError) return unknown(result, err.message);
+    if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return unknown(result, err.message);
     throw err;
   }
 }
@@ -123,6 +125,10 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
   const t0 = performance.now();
   const times = result.timesMs;
   const progress = opts.onProgress ?? (() => {});
+  // Before each stage: the resident set plus what the stage will allocate must fit the budget.
+  const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
+  budget?.reserve('parse', 0);
+  budget?.reserve('validate', STAGE_BYTES.validate(h.opCount, h.txnCount));
   progress({ stage: 'validate' });
   // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0), so
   // a txn of unknown outcome may as well have aborted even when read: the most permissive choice.
@@ -173,6 +179,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       ? `the polygraph would have ${count.pairs} constraints, more than constraintsMax (${consMax})${hot}`
       : `the polygraph would have ${count.edges} constraint edges, more than constraintEdgesMax (${edgesMax})${hot}`);
   }
+  budget?.reserve('construct', STAGE_BYTES.construct(count.pairs, count.edges, h.txnCount));
   const pg = buildPolygraph(v, deadlineMs,
     opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }),
     usesRealTime(opts.level));
@@ -186,10 +193,19 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
   let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
     progress({ stage: 'prune', round: 0, constraintsLeft: pg.consCount });
+    let reachCellsMax = opts.reachCellsMax;
+    if (budget !== null) {
+      const base = STAGE_BYTES.prune(pg.known.length, pg.ceFrom.length, pg.consCount, h.txnCount);
+      budget.reserve('prune', base + 2 * h.txnCount * STAGE_BYTES.reachCell);
+      // The reachability table takes at most half of what is left: past that, pruning tracks
+      // fewer chains (weaker, never unsound; reach.ts) rather than running out of memory.
+      const cells = Math.floor((budget.leftBytes() - base) / 2 / STAGE_BYTES.reachCell);
+      reachCellsMax = Math.max(1, Math.min(reachCellsMax ?? REACH_CELLS_MAX, cells));
+    }
     const p = pruneConstraints(h, pg, {
       level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs,
       onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
-      ...(opts.reachCellsMax === undefined ? {} : { reachCellsMax: opts.reachCellsMax }),
+      ...(reachCellsMax === undefined ? {} : { reachCellsMax }),
     });
     if (p.note !== null) (result.notes ??= []).push(p.note);
     active = p.active;
@@ -216,6 +232,11 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
     t2 = t1;
   }
 
+  if (budget !== null) {
+    let activeEdges = 0;
+    for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) activeEdges += pg.edgeStart[2 * c + 2]! - pg.edgeStart[2 * c]!;
+    budget.reserve('solve', STAGE_BYTES.solve(pg.known.length, activeEdges, result.constraints.after, h.txnCount));
+  }
   progress({ stage: 'solve', constraintsLeft: result.constraints.after });
   const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
   times.solve = performance.now() - t2;

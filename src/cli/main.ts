@@ -52,6 +52,7 @@ export const EXPLAIN_MORE_MS_BATCH = 0;
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
+               [--max-memory MB]
   polysi check PATH PATH... | DIR [--jobs N] [same options, no drawings]
                many histories on a pool of worker threads (one per core), directories walked
                (a Cobra log directory is one history): one line per history (JSON Lines with
@@ -73,7 +74,8 @@ exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, 
 that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
 progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
 check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
-write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)`;
+write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)
+check --max-memory MB answers unknown (naming the stage) instead of running out of memory`;
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -142,6 +144,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     levels: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     timeout: { type: 'string' },
+    'max-memory': { type: 'string' },
     'no-pruning': { type: 'boolean', default: false },
     explain: { type: 'boolean', default: false },
     dot: { type: 'string' },
@@ -176,6 +179,15 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       return EXIT_INVALID;
     }
     timeoutMs = s * 1000;
+  }
+  let maxMemoryMb: number | undefined;
+  if (values['max-memory'] !== undefined) {
+    const mb = Number(values['max-memory']);
+    if (!Number.isFinite(mb) || mb < 1) {
+      io.stderr(`polysi check: --max-memory takes a number of megabytes (at least 1), got "${values['max-memory']}"`);
+      return EXIT_INVALID;
+    }
+    maxMemoryMb = mb;
   }
   let maxAnomalies: number | undefined;
   if (values['max-anomalies'] !== undefined) {
@@ -286,6 +298,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     explain,
     neighbours: values.neighbours,
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    ...(maxMemoryMb === undefined ? {} : { maxMemoryMb }),
     // Explaining is proportional to what is asked for: the first anomaly always, more only
     // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
     ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),

@@ -36,6 +36,11 @@ export class HistoryBuilder {
   private readonly keyLabels: string[] = [];
   private readonly valueIndex = new Map<string | number | bigint, number>();
   private readonly valueLabels: string[];
+  /** smallValue's table: `smallKeys[i]` a value (-1 = empty slot), `smallIds[i]` its id. */
+  private smallBits = 10;
+  private smallKeys = new Int32Array(1 << 10).fill(-1);
+  private smallIds = new Int32Array(1 << 10);
+  private smallCount = 0;
 
   // Per txn, in creation order.
   private readonly txnSessionArr = new GrowableInt32();
@@ -146,6 +151,8 @@ export class HistoryBuilder {
   /** Interns a value; `null` is the initial value. */
   value(raw: RawValue): number {
     if (raw === null) return INITIAL_VALUE;
+    // Non-negative 31-bit integers (what every generator writes) skip the Map: see smallValue.
+    if (typeof raw === 'number' && (raw | 0) === raw && raw >= 0) return this.smallValue(raw);
     let v = this.valueIndex.get(raw);
     if (v === undefined) {
       v = this.valueLabels.length;
@@ -153,6 +160,49 @@ export class HistoryBuilder {
       this.valueLabels.push(typeof raw === 'string' ? JSON.stringify(raw) : String(raw));
     }
     return v;
+  }
+
+  /**
+   * Interns a non-negative 31-bit integer through an open-addressing table of typed arrays
+   * (Fibonacci hashing, linear probing, at most half full). Parsers intern one value per
+   * operation, and histories write each value once, so a Map insertion per operation was the
+   * largest single cost of parsing (a quarter of the text parser's time). Every such number
+   * goes through this table and no other number does, so ids stay unique per value.
+   */
+  private smallValue(x: number): number {
+    const keys = this.smallKeys;
+    const shift = 32 - this.smallBits;
+    let i = Math.imul(x, 0x9e3779b1) >>> shift;
+    const mask = keys.length - 1;
+    for (;;) {
+      const k = keys[i]!;
+      if (k === x) return this.smallIds[i]!;
+      if (k === -1) break;
+      i = (i + 1) & mask;
+    }
+    const v = this.valueLabels.length;
+    this.valueLabels.push(String(x));
+    keys[i] = x;
+    this.smallIds[i] = v;
+    if (++this.smallCount * 2 > keys.length) this.growSmall();
+    return v;
+  }
+
+  private growSmall(): void {
+    const oldKeys = this.smallKeys, oldIds = this.smallIds;
+    this.smallBits++;
+    const keys = new Int32Array(1 << this.smallBits).fill(-1), ids = new Int32Array(1 << this.smallBits);
+    const shift = 32 - this.smallBits, mask = keys.length - 1;
+    for (let j = 0; j < oldKeys.length; j++) {
+      const x = oldKeys[j]!;
+      if (x === -1) continue;
+      let i = Math.imul(x, 0x9e3779b1) >>> shift;
+      while (keys[i] !== -1) i = (i + 1) & mask;
+      keys[i] = x;
+      ids[i] = oldIds[j]!;
+    }
+    this.smallKeys = keys;
+    this.smallIds = ids;
   }
 
   read(txn: number, key: RawKey, value: RawValue, loc = -1): void {

@@ -16,7 +16,8 @@
  * txn, and usually far fewer when short sessions are really the same client under new names
  * (Jepsen replaces a crashed process by a new one).
  * Txns with no edge at all (aborted or dropped ones, or isolated) get no chain (-1): nothing
- * reaches them, and no constraint mentions them.
+ * reaches them, and no constraint mentions them. `alsoTouched` marks txns that get a chain even
+ * without an edge (pruning passes the constraint endpoints, which later rounds may connect).
  */
 
 import { TXN_COMMITTED, type History } from '../history/model.ts';
@@ -32,10 +33,10 @@ export interface ChainCover {
   chainLength: Int32Array;
 }
 
-export function chainCover(h: History, g: SplitGraph, order: Int32Array): ChainCover {
+export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTouched: Uint8Array | null = null): ChainCover {
   const n = h.txnCount;
   const { outStart, outTo } = g;
-  const touched = new Uint8Array(n);
+  const touched = alsoTouched === null ? new Uint8Array(n) : alsoTouched.slice();
   for (let u = 0; u < g.nodeCount; u++) {
     if (outStart[u + 1]! > outStart[u]!) touched[u >> 1] = 1;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) touched[outTo[e]! >> 1] = 1;

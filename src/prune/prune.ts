@@ -7,6 +7,8 @@
  * A side of a constraint is impossible when one of its edges would close a cycle of the split
  * graph with the known edges: for a Dep edge a->b when b.d reaches a.d or a.n; for an RW edge
  * a->b when b.n reaches a.d (SI). Then the other side is forced and its edges become known.
+ * Reachability is computed in full in the first round only; later rounds update the rows that
+ * the edges forced in the previous round can change (ReachTable.update, exact).
  * Invariant: reachability is computed once per round, so within a round it can be stale, but
  * only in the safe direction (known edges only grow, so stale reachability under-approximates):
  * pruning never removes a possibility that does not truly close a cycle.
@@ -16,10 +18,10 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, forEachSplitEdge, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
-import { computeReach, REACH_CELLS_MAX, type Reach, type ReachScratch } from './reach.ts';
+import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
 
 export interface PruneOptions {
   level: Level;
@@ -80,7 +82,14 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
-  const scratch: ReachScratch = { minPos: null, chains: 0, tracked: 0 };
+  // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
+  const endpoints = new Uint8Array(h.txnCount);
+  for (let e = 0; e < pg.ceFrom.length; e++) { endpoints[pg.ceFrom[e]!] = 1; endpoints[pg.ceTo[e]!] = 1; }
+  let table: ReachTable | null = null;
+  // Known edges 0 .. tableKnown-1 are those the table reflects.
+  let tableKnown = 0;
+  // Txns whose reachability answers may differ from the last round (null: all of them).
+  let recheck: Uint8Array | null = null;
   let rounds = 0;
   for (;;) {
     const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
@@ -94,16 +103,28 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
 
     const rw = collectIntoN(known, opts.level);
-    let reach;
+    let reach: Reach;
     try {
-      reach = computeReach(h, g, order, rw.from.length, rw.from, rw.to, cellsMax, scratch, opts.deadlineMs);
+      if (table === null) {
+        table = ReachTable.build(h, g, order, cellsMax, endpoints, opts.deadlineMs);
+      } else {
+        const grown = new Uint8Array(g.nodeCount);
+        const { from, to, kind } = known.views();
+        let grownCount = 0;
+        const mark = (u: number): void => { if (grown[u] === 0) { grown[u] = 1; grownCount++; } };
+        for (let i = tableKnown; i < known.length; i++) forEachSplitEdge(from[i]!, to[i]!, kind[i]!, opts.level, mark);
+        const changedRows = table.update(g, order, grown, grownCount, opts.deadlineMs);
+        recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, opts.level);
+      }
+      tableKnown = known.length;
+      reach = table.reach(rw.from.length, rw.from, rw.to);
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
       throw err;
     }
-    if (scratch.tracked < scratch.chains) {
-      partial = `pruning tracked the ${scratch.tracked} longest of ${scratch.chains} transaction chains (reachability memory bound); the solver decides the rest`;
+    if (table.tracked < table.chains) {
+      partial = `pruning tracked the ${table.tracked} longest of ${table.chains} transaction chains (reachability memory bound); the solver decides the rest`;
     }
     let changed = false;
     const reachKnown = known.length;
@@ -112,6 +133,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
         return out(false, rounds, 'pruning stopped at the deadline', true);
       }
       if (active[c] !== 1) continue;
+      if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
       const eitherBlock = blockingEdge(pg, 2 * c, reach, opts.level);
       const orBlock = blockingEdge(pg, 2 * c + 1, reach, opts.level);
       const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
@@ -131,6 +153,35 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     opts.onRound?.(rounds, activeCount);
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
   }
+}
+
+/**
+ * Which txns' answers may have changed since the last round's table: bit 1 of `out[t]` when a
+ * row of t.d or t.n changed (reachesD(2t | 2t+1, .) and reachesN(2t, .) read them), bit 2 when
+ * t gained an RW predecessor (PC: or WW; reachesN(., t) reads the list of those).
+ */
+function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, level: Level): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let t = 0; t < n; t++) if ((changedRows[2 * t]! | changedRows[2 * t + 1]!) !== 0) out[t] = 1;
+  // Predecessors into t.n from a .d node (SI: RW; PC: RW and WW): reachesN(., t) reads them.
+  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
+  const { to, kind } = known.views();
+  for (let i = since; i < kind.length; i++) if (intoN(kind[i]!)) out[to[i]!]! |= 2;
+  return out;
+}
+
+/**
+ * Whether constraint c must be examined again. Every active constraint was examined against
+ * the last round's table and found possible on both sides (a round that finds a constraint
+ * impossible on both sides ends pruning, and the deadline ends it too); blockingEdge(a -> b)
+ * reads only the rows of b.d / b.n and the RW predecessors of a, so if none of those changed
+ * for any edge of either side, the answer is the same and the constraint can be skipped.
+ */
+function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
+  for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) {
+    if ((recheck[pg.ceTo[e]!]! & 1) !== 0 || (recheck[pg.ceFrom[e]!]! & 2) !== 0) return true;
+  }
+  return false;
 }
 
 /**

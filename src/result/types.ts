@@ -202,6 +202,13 @@ export interface CheckOptions {
   /** Memory bound of pruning's reachability table in Int32 cells (default 150M = 600 MB). */
   reachCellsMax?: number;
   /**
+   * Memory budget of the process in MiB (resident set). Before each stage the checker adds an
+   * estimate of what the stage allocates to the current resident set; past the budget the
+   * verdict is 'unknown' and `unknownReason` names the stage. Pruning's reachability table is
+   * shrunk to fit instead (weaker pruning, same verdicts).
+   */
+  maxMemoryMb?: number;
+  /**
    * Called as the check moves from stage to stage (and after each pruning round), so a caller
    * can show progress on long runs. The library itself never prints.
    */

@@ -88,7 +88,7 @@ test('bad input exits 2 naming the file and line', async () => {
 test('usage errors exit 2', async () => {
   assert.equal((await run('check')).code, 2);
   assert.equal((await run('check', 'a', 'b')).code, 2);
-  assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--level', 'rc')).code, 2);
+  assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--level', 'snapshot')).code, 2);
   assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--timeout', '-1')).code, 2);
   assert.equal((await run('check', join(ROOT, 'examples/long-fork.txt'), '--bogus')).code, 2);
   assert.equal((await run('frobnicate')).code, 2);

@@ -1,0 +1,48 @@
+// HistoryBuilder.value interns non-negative 31-bit integers through its own hash table
+// (smallValue) and everything else through a Map: one id per distinct value either way.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HistoryBuilder } from '../../src/history/builder.ts';
+import { INITIAL_VALUE } from '../../src/history/model.ts';
+import { mulberry32 } from '../support/gen.ts';
+
+test('value ids: one per distinct value across table growth, labels as written, other kinds apart', () => {
+  const b = new HistoryBuilder('<values>');
+  const rng = mulberry32(7);
+  const seen = new Map<number, number>();
+  const ids = new Set<number>();
+  // 50,000 draws from 20,000 numbers (many repeats), including 0 and 2^31-1: the table grows
+  // from 1,024 slots several times.
+  const pool = [0, 1, 0x7fffffff, ...Array.from({ length: 19_997 }, () => Math.floor(rng() * 0x7fffffff))];
+  for (let i = 0; i < 50_000; i++) {
+    const x = pool[Math.floor(rng() * pool.length)]!;
+    const id = b.value(x);
+    const before = seen.get(x);
+    if (before === undefined) {
+      assert.ok(!ids.has(id), `fresh value ${x} got the id ${id} of another value`);
+      seen.set(x, id);
+      ids.add(id);
+    } else {
+      assert.equal(id, before, `value ${x} interned twice`);
+    }
+  }
+  assert.equal(b.value(null), INITIAL_VALUE);
+  // Values outside 0 .. 2^31-1, strings and bigints go through the Map and stay distinct.
+  const others = [-1, 2 ** 31, 2 ** 40, 1.5, '5', 5n];
+  for (const o of others) {
+    const id = b.value(o);
+    assert.ok(!ids.has(id), `${String(o)} collides with a small value`);
+    assert.equal(b.value(o), id);
+    ids.add(id);
+  }
+  assert.notEqual(b.value(5), b.value('5'));
+  assert.notEqual(b.value(5), b.value(5n));
+  // Labels follow the values (written back by the writers and shown in explanations).
+  const t = b.beginTxn(b.session('s'), 't');
+  b.write(t, 'k', 0x7fffffff);
+  b.write(t, 'j', 12345);
+  const h = b.build();
+  assert.equal(h.valueLabels[b.value(0x7fffffff)], '2147483647');
+  assert.equal(h.valueLabels[b.value(12345)], '12345');
+  assert.equal(h.valueLabels[b.value('5')], '"5"');
+});
