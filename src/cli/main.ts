@@ -22,7 +22,7 @@ import {
   type ProgressEvent,
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
-import { parseTimeoutJson, renderText, resultJson } from './render.ts';
+import { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH, parseTimeoutJson, renderText, resultJson } from './render.ts';
 
 export interface Io {
   stdout(s: string): void;
@@ -40,14 +40,7 @@ export const EXIT_INVALID = 2;
 export const EXIT_UNKNOWN = 3;
 export const EXIT_INTERNAL = 4;
 
-/**
- * Without --max-anomalies, the CLI looks for anomalies beyond the first only while explaining has
- * taken less than this (ms): each further one costs a recheck of the polygraph, and on a small
- * history ten of them cost more than the whole check. The output says when the search stopped.
- */
-export const EXPLAIN_MORE_MS = 25;
-/** In a batch each history gets one line: only its first anomaly is explained (unless --max-anomalies). */
-export const EXPLAIN_MORE_MS_BATCH = 0;
+export { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH } from './render.ts';
 
 const USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]

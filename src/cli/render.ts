@@ -50,6 +50,15 @@ function involvedTxns(anomalies: readonly Anomaly[]): number[] {
  */
 export const SCHEMA_VERSION = 1;
 
+/**
+ * Without --max-anomalies, the CLI looks for anomalies beyond the first only while explaining has
+ * taken less than this (ms): each further one costs a recheck of the polygraph, and on a small
+ * history ten of them cost more than the whole check. The output says when the search stopped.
+ */
+export const EXPLAIN_MORE_MS = 25;
+/** In a batch each history gets one line: only its first anomaly is explained (unless --max-anomalies). */
+export const EXPLAIN_MORE_MS_BATCH = 0;
+
 /** `withText`: add each explanation's text rendering (`--explain`); the data is there either way. */
 export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>, withText = false): Record<string, unknown> {
   const keyName = (k: number) => (k < 0 ? null : h.keyLabels[k]);

@@ -19,7 +19,7 @@ import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import { MEMORY_MODES } from '../store/modes.ts';
-import { renderText, resultJson } from './render.ts';
+import { EXPLAIN_MORE_MS, renderText, resultJson } from './render.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -197,7 +197,11 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
 
   const t1 = performance.now();
   const { history, format, notes } = await readHistory(v.out, 'jsonl');
-  const result = checkHistory(history, { level, pruning: true, explain: true, ...(maxAnomalies === undefined ? {} : { maxAnomalies }) }, performance.now() - t1);
+  // Explained as `polysi check` explains: the first anomaly, more within a small budget unless
+  // --max-anomalies asks for a number.
+  const result = checkHistory(history, {
+    level, pruning: true, explain: true, ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
+  }, performance.now() - t1);
   if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: v.out, format, notes }, v.explain) }));
   else out.stdout(renderText(history, result, v.out, format, notes, v.explain));
   return result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3;
