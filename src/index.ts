@@ -84,8 +84,9 @@ export async function readHistory(path: string, format = 'auto', options: ReadOp
 }
 
 /**
- * Checks `history` against snapshot isolation (level 'si', strong session SI) or
- * serializability ('ser'). Returns the verdict with its evidence: 'valid', 'violation' (at least
+ * Checks `history` against snapshot isolation (level 'si', strong session SI), serializability
+ * ('ser'), or another level of the ladder: 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'
+ * (docs/levels.md; the strict ones read the history's txnStart/txnEnd). Returns the verdict with its evidence: 'valid', 'violation' (at least
  * one anomaly, each with a minimal counterexample unless `explain: false`) or 'unknown' (a limit
  * was hit; `unknownReason` says which). Throws TypeError for bad options, InputError for input the
  * checker does not support (two writes of the same value to a key).

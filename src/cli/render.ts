@@ -85,11 +85,13 @@ export function cycleName(edges: readonly DepEdge[], level: CheckResult['level']
   const rw = edges.filter((e) => e.kind === 'RW').length;
   if (rw === 0) return edges.every((e) => e.kind === 'WW') ? 'G0' : 'G1c';
   if (rw === 1) return 'G-single';
-  return level === 'ser' ? 'G2' : 'G-nonadjacent';
+  // From the cycle itself, whatever the level (each level's cycles may have either shape).
+  void level;
+  return edges.some((e, i) => e.kind === 'RW' && edges[(i + 1) % edges.length]!.kind === 'RW') ? 'G2' : 'G-nonadjacent';
 }
 
 export function renderEdge(h: History, e: DepEdge): string {
-  const label = e.kind === 'SO' ? 'SO' : `${e.kind}(${h.keyLabels[e.key]})`;
+  const label = e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${h.keyLabels[e.key]})`;
   return `-${label}->`;
 }
 

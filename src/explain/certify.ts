@@ -14,14 +14,17 @@
  *    what was read and written, and for a write order that its direction matches its side);
  * 2. brute force over every choice of the counterexample's write orders (2^constraints, at most
  *    `CERTIFY_CONSTRAINTS_MAX` of them): each choice, with the certain edges, holds a cycle the
- *    level forbids. The SI test is the Cerone–Gotsman characterisation written out directly:
- *    `Dep ; RW?` (Dep = SO ∪ WR ∪ WW) is acyclic; SER: `Dep ∪ RW` is acyclic.
+ *    level forbids, each test the level's dependency-graph characterisation written out directly
+ *    on relations (Cerone & Gotsman; Bernardi & Gotsman 2016; Adya), RT counting as SO:
+ *    SI: `Dep ; RW?` is acyclic (Dep = SO ∪ WR ∪ WW); SER: `Dep ∪ RW` is acyclic;
+ *    PC: `((SO ∪ WR) ; RW?) ∪ WW` is acyclic; PSI: `Dep+ ; RW?` is irreflexive;
+ *    RR (PL-2.99): `WR ∪ WW ∪ RW` is acyclic.
  * The counterexample's sides hold only some edges of the history's write orders; fewer edges only
  * remove cycles, so a violation of the counterexample is a violation of the history.
  */
 
 import {
-  INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, type History,
+  INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History,
 } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
@@ -119,7 +122,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
   }
   if (e.from === e.to) return 'a self-loop';
   if (e.to === INIT_TXN) return 'an edge into the initial transaction';
-  if (e.kind !== 'SO' && (e.key < 0 || e.key >= h.keyLabels.length)) return `key ${e.key} does not exist`;
+  if (e.kind !== 'SO' && e.kind !== 'RT' && (e.key < 0 || e.key >= h.keyLabels.length)) return `key ${e.key} does not exist`;
   // The side of a write order fixes which writer's version comes first.
   const sideOrder = (): [number, number] | null => {
     const c = cx.constraints[e.constraint];
@@ -130,6 +133,12 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
     case 'SO':
       if (e.status !== 'certain') return 'session order is always certain';
       return e.from !== INIT_TXN && h.txnSession[e.from] === h.txnSession[e.to] && e.from < e.to ? null : 'not in session order';
+    case 'RT': {
+      if (e.status !== 'certain') return 'real-time order is always certain';
+      if (e.from === INIT_TXN || h.txnStart === undefined || h.txnEnd === undefined) return 'no times to order by';
+      if (h.txnStatus[e.from] !== TXN_COMMITTED) return 'the earlier transaction did not commit';
+      return h.txnEnd[e.from]! < h.txnStart[e.to]! ? null : 'the first did not complete before the second was invoked';
+    }
     case 'WR': {
       if (e.status !== 'certain') return 'a read is always certain';
       const r = externalRead(h, e.to, e.key);
@@ -180,23 +189,60 @@ function firstAcyclicChoice(cx: Counterexample, nodes: readonly number[]): numbe
   const certain = cx.edges.filter((e) => e.constraint < 0);
   const sides = cx.constraints.map((c) => [c.either.map((id) => cx.edges[id]!), c.or.map((id) => cx.edges[id]!)] as const);
   const words = (n + 31) >>> 5;
-  const dep = new Uint32Array(n * words), rw = new Uint32Array(n * words);
+  // One relation per kind, RT merged into SO.
+  const rel: Record<'SO' | 'WR' | 'WW' | 'RW', Uint32Array> = {
+    SO: new Uint32Array(n * words), WR: new Uint32Array(n * words), WW: new Uint32Array(n * words), RW: new Uint32Array(n * words),
+  };
   for (let choice = 0; choice < 1 << sides.length; choice++) {
-    dep.fill(0); rw.fill(0);
+    for (const m of Object.values(rel)) m.fill(0);
     const add = (e: CxEdge) => {
       const a = ix.get(e.from)!, b = ix.get(e.to)!;
-      const m = level === 'si' && e.kind === 'RW' ? rw : dep;
+      const m = rel[e.kind === 'RT' ? 'SO' : e.kind];
       m[a * words + (b >>> 5)]! |= 1 << (b & 31);
     };
     certain.forEach(add);
     sides.forEach((s, i) => s[(choice >> i) & 1]!.forEach(add));
-    if (!hasCycle(composeSi(dep, rw, n, words), n, words)) return choice;
+    if (!forbids(level, rel, n, words)) return choice;
   }
   return null;
 }
 
-/** R = Dep ∪ Dep;RW as bit rows (with an empty RW, just Dep). */
-function composeSi(dep: Uint32Array, rw: Uint32Array, n: number, words: number): Uint32Array {
+/** Does the graph (one relation per kind) hold a cycle `level` forbids? */
+function forbids(level: Counterexample['level'], r: Record<'SO' | 'WR' | 'WW' | 'RW', Uint32Array>, n: number, words: number): boolean {
+  const union = (...ms: Uint32Array[]) => { const u = new Uint32Array(n * words); for (const m of ms) for (let i = 0; i < u.length; i++) u[i]! |= m[i]!; return u; };
+  switch (level) {
+    case 'ser': case 'strict-ser': return hasCycle(union(r.SO, r.WR, r.WW, r.RW), n, words);
+    case 'si': case 'strict-si': return hasCycle(compose(union(r.SO, r.WR, r.WW), r.RW, n, words), n, words);
+    case 'rr': return hasCycle(union(r.WR, r.WW, r.RW), n, words);
+    case 'ru': case 'rc': case 'ra': case 'tcc':
+      throw new Error(`internal error: ${level} counterexamples are certified by certify-saturated.ts`);
+    case 'pc': return hasCycle(union(compose(union(r.SO, r.WR), r.RW, n, words), r.WW), n, words);
+    case 'psi': {
+      const dep = union(r.SO, r.WR, r.WW);
+      if (hasCycle(dep, n, words)) return true;
+      const plus = closure(dep, n, words);
+      // (Dep+ ; RW?) is reflexive somewhere iff an RW edge a -> b has b Dep+ a.
+      const has = (m: Uint32Array, a: number, b: number) => (m[a * words + (b >>> 5)]! & (1 << (b & 31))) !== 0;
+      for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (has(r.RW, a, b) && has(plus, b, a)) return true;
+      return false;
+    }
+  }
+}
+
+/** Transitive closure (Warshall) of a relation given as bit rows. */
+function closure(m: Uint32Array, n: number, words: number): Uint32Array {
+  const r = m.slice();
+  for (let k = 0; k < n; k++) {
+    for (let a = 0; a < n; a++) {
+      if ((r[a * words + (k >>> 5)]! & (1 << (k & 31))) === 0) continue;
+      for (let w = 0; w < words; w++) r[a * words + w]! |= r[k * words + w]!;
+    }
+  }
+  return r;
+}
+
+/** R = D ∪ D;RW as bit rows (with an empty RW, just D). */
+function compose(dep: Uint32Array, rw: Uint32Array, n: number, words: number): Uint32Array {
   const r = dep.slice();
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {

@@ -211,7 +211,7 @@ function buildCounterexample(
   const sessions = new Set(txns.filter((t) => t.role === 'core').map((t) => t.session));
   if (leaves.length === 0) leaves.push(deps.map((_, i) => i)); // no argument: name the whole scenario's shape
   const leafEdges = leaves.map((l) => l.map((i) => deps[i]!));
-  const { name, cycle } = nameCycles(leafEdges, sessions.size === 1, (t, k) => facts.readOf(t, k)?.writer ?? null);
+  const { name, cycle } = nameCycles(leafEdges, sessions.size === 1, (t, k) => facts.readOf(t, k)?.writer ?? null, inp.level);
   return {
     type: 'cycle',
     name,

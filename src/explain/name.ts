@@ -7,7 +7,8 @@
  */
 
 import type { CycleClass, AnomalyName } from '../result/counterexample.ts';
-import { K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
+import { K_RT, K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
+import type { Level } from '../result/types.ts';
 
 export interface ShapeEdge {
   from: number;
@@ -40,7 +41,9 @@ const causal = (e: ShapeEdge) => e.kind === K_SO || e.kind === K_WR;
  * belongs to the same session. A lost update also needs both writers to have read the key from
  * the same writer (read-modify-write on one version); a blind write makes it a plain G-single.
  */
-export function nameCycle(cycle: readonly ShapeEdge[], oneSession: boolean, readSource: ReadSource): AnomalyName {
+export function nameCycle(cycle: readonly ShapeEdge[], oneSession: boolean, readSource: ReadSource, level?: Level): AnomalyName {
+  // A cycle through the real-time order: what the strict level adds is what it violates.
+  if (cycle.some((e) => e.kind === K_RT)) return 'real-time violation';
   const cls = cycleClass(cycle);
   const n = cycle.length;
   const rws = cycle.filter((e) => e.kind === K_RW);
@@ -56,21 +59,23 @@ export function nameCycle(cycle: readonly ShapeEdge[], oneSession: boolean, read
   }
   if (cls === 'G-nonadjacent' && rws.length === 2 && others.every(causal)) return 'long fork';
   if (cls === 'G2' && n === 2) return 'write skew';
+  // Repeatable read (PL-2.99) forbids exactly the item anti-dependency cycles (Adya's G2-item).
+  if (level === 'rr' && cls !== 'G0' && cls !== 'G1c') return 'G2-item';
   return cls;
 }
 
 /** Most specific first: the order in which names win when an argument ends in several cycles. */
 export const NAME_PRIORITY: readonly AnomalyName[] = [
-  'lost update', 'long fork', 'read skew', 'session guarantee violation', 'causality violation',
-  'write skew', 'G-single', 'G-nonadjacent', 'G2', 'G1c', 'G0',
+  'real-time violation', 'lost update', 'long fork', 'read skew', 'session guarantee violation', 'causality violation',
+  'write skew', 'G2-item', 'G-single', 'G-nonadjacent', 'G2', 'G1c', 'G0',
 ];
 
 /** The winning name over several cycles, and the index of the cycle that gives it. */
-export function nameCycles(cycles: readonly (readonly ShapeEdge[])[], oneSession: boolean, readSource: ReadSource): { name: AnomalyName; cycle: number } {
+export function nameCycles(cycles: readonly (readonly ShapeEdge[])[], oneSession: boolean, readSource: ReadSource, level?: Level): { name: AnomalyName; cycle: number } {
   let best = -1, bestRank = Number.POSITIVE_INFINITY;
   let name: AnomalyName = 'G1c';
   cycles.forEach((c, i) => {
-    const nm = nameCycle(c, oneSession, readSource);
+    const nm = nameCycle(c, oneSession, readSource, level);
     const rank = NAME_PRIORITY.indexOf(nm);
     if (rank < bestRank) { bestRank = rank; best = i; name = nm; }
   });

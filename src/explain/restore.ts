@@ -16,9 +16,9 @@
  */
 
 import type { Level } from '../result/types.ts';
-import { EdgeList, K_RW, K_SO, K_WR } from '../graph/edges.ts';
+import { EdgeList, K_SO, K_WR } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, closingQuery, type SplitGraph } from '../graph/split.ts';
 import type { PruneProvenance } from '../prune/prune.ts';
 import { chosenEdges, solveConstraints, witnessCycle, type SolveOutcome } from '../solve/solve.ts';
 import { depKey, solveScenario, type Dep } from './scenario.ts';
@@ -91,9 +91,8 @@ class PrefixPaths {
    */
   closingPath(len: number, a: number, b: number, kind: number, edgesMax = Infinity): number[] | null {
     const g = this.graph(len);
-    const si = this.level === 'si';
-    const start = si && kind === K_RW ? 2 * b + 1 : 2 * b;
-    const isTarget = (u: number) => u === 2 * a || (si && kind !== K_RW && u === 2 * a + 1);
+    const { start, targets } = closingQuery(a, b, kind, this.level);
+    const isTarget = (u: number) => targets.includes(u);
     if (this.seen.length < g.nodeCount) { this.seen = new Int32Array(g.nodeCount); this.parent = new Int32Array(g.nodeCount); this.stamp = 0; }
     const stamp = ++this.stamp;
     const queue = [start];

@@ -12,15 +12,14 @@
 import type { Level } from '../result/types.ts';
 import { EdgeList } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraphOf, topoOrder } from '../graph/split.ts';
-import { findShortCycle } from '../graph/cycle.ts';
+import { forbiddenCycle } from '../graph/forbidden.ts';
 import { solveConstraints } from '../solve/solve.ts';
 
 /** One dependency of a scenario. */
 export interface Dep {
   from: number;
   to: number;
-  /** K_SO, K_WR, K_WW or K_RW. */
+  /** K_SO, K_WR, K_WW, K_RW or K_RT. */
   kind: number;
   key: number;
   /** The Polygraph constraint whose side this edge belongs to, or -1 for an edge known from the history. */
@@ -90,9 +89,7 @@ export function solveScenario(deps: readonly Dep[], level: Level): ScenarioAnswe
  */
 export function shortCycle(deps: readonly Dep[], level: Level): number[] | null {
   const { index, count } = compact(deps);
-  const g = buildSplitGraphOf(count, deps.length, (i) => index.get(deps[i]!.from)!, (i) => index.get(deps[i]!.to)!, (i) => deps[i]!.kind, level);
-  if (topoOrder(g) !== null) return null;
-  const split = findShortCycle(g);
-  if (split === null) throw new Error('internal error: cyclic graph without a cycle');
-  return Array.from(split, (e) => g.outEdge[e]!);
+  const from = Int32Array.from(deps, (d) => index.get(d.from)!), to = Int32Array.from(deps, (d) => index.get(d.to)!);
+  const cycle = forbiddenCycle(count, deps.length, from, to, Int32Array.from(deps, (d) => d.kind), level);
+  return cycle === null ? null : Array.from(cycle);
 }

@@ -21,7 +21,7 @@ export interface SummaryEdge {
 
 export function edgeText(h: History, e: SummaryEdge): string {
   const k = KIND_NAMES[e.kind]!;
-  return `-${k === 'SO' ? 'SO' : `${k}(${h.keyLabels[e.key]})`}->`;
+  return `-${k === 'SO' || k === 'RT' ? k : `${k}(${h.keyLabels[e.key]})`}->`;
 }
 
 /** `T1 -SO-> T2 -RW(x)-> T1` */
@@ -86,6 +86,9 @@ export function summarize(h: History, facts: FactIndex, level: Level, name: Anom
       return `${T(x.from)} and ${T(y.from)} each read a key the other wrote (${K(x.key)}, ${K(y.key)}) without seeing ` +
         'the other\'s write: no serial order explains both';
     }
+    case 'real-time violation':
+      return `a cycle through the real-time order (RT: a transaction invoked after another had returned must come after it) ` +
+        `that ${levelName} forbids: ${cycleText(h, c)}`;
     default:
       return `a cycle of dependencies that ${levelName} forbids: ${cycleText(h, c)}`;
   }

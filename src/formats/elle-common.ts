@@ -52,6 +52,15 @@ interface Pending {
   txn: number;
   value: unknown;
   line: number;
+  /** The invocation's `:time` (NaN if absent). */
+  time: number;
+}
+
+/** `:time` as a number (Jepsen: nanoseconds since the test began); NaN if absent. */
+function timeOf(x: unknown): number {
+  if (typeof x === 'number' && Number.isFinite(x)) return x;
+  if (typeof x === 'bigint') return Number(x);
+  return Number.NaN;
 }
 
 const EMPTY: readonly RawValue[] = Object.freeze([]);
@@ -100,6 +109,7 @@ export class JepsenAssembler {
     const value = field(form, 'value');
     const index = field(form, 'index');
     const label = typeof index === 'number' || typeof index === 'bigint' ? String(index) : undefined;
+    const time = timeOf(field(form, 'time'));
 
     if (type === 'invoke') {
       const open = this.pending.get(pairKey);
@@ -108,7 +118,8 @@ export class JepsenAssembler {
           `${proc === null ? 'an operation without :process' : `process ${proc}`} invokes a transaction while its invocation at line ${open.line} is still pending (Jepsen processes are sequential)`);
       }
       const txn = this.b.beginTxn(this.sessionFor(proc, label), label, TXN_UNKNOWN, line);
-      this.pending.set(pairKey, { txn, value, line });
+      this.pending.set(pairKey, { txn, value, line, time });
+      if (!Number.isNaN(time)) this.b.setTimes(txn, time, Number.NaN);
       return;
     }
 
@@ -120,6 +131,8 @@ export class JepsenAssembler {
       this.pending.delete(pairKey);
       txn = open.txn;
       this.b.setStatus(txn, status);
+      // Real time: invoked at the :invoke's :time, completed at this one's (docs/levels.md).
+      if (!Number.isNaN(open.time) || !Number.isNaN(time)) this.b.setTimes(txn, open.time, time < open.time ? Number.NaN : time);
       if (ops === undefined || ops === null) ops = open.value;
     } else {
       this.orphanCompletions++;

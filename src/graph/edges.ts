@@ -4,7 +4,7 @@
  * Takes: pushes of (from, to, kind, key). Gives: columnar arrays.
  * Invariant: node ids are txn ids of the History (0 .. txnCount-1); the initial transaction is
  * never a node (nothing can reach it, so no cycle passes through it) and INIT_TXN edges are only
- * kept for reporting. Kinds are the numeric codes below; `key` is -1 for SO.
+ * kept for reporting. Kinds are the numeric codes below; `key` is -1 for SO and RT.
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
@@ -14,7 +14,9 @@ export const K_SO = 0;
 export const K_WR = 1;
 export const K_WW = 2;
 export const K_RW = 3;
-export const KIND_NAMES: readonly EdgeKind[] = ['SO', 'WR', 'WW', 'RW'];
+/** Real-time order: a completed before b was invoked (strict levels; docs/levels.md). */
+export const K_RT = 4;
+export const KIND_NAMES: readonly EdgeKind[] = ['SO', 'WR', 'WW', 'RW', 'RT'];
 
 export class EdgeList {
   readonly from = new GrowableInt32();

@@ -3,7 +3,8 @@
  *
  * Takes: a `Validated` history. Gives: `Polygraph`:
  * - known edges: SO into each included txn from the last committed txn before it in its
- *   session (none out of a txn of unknown outcome), WR from every resolved
+ *   session (none out of a txn of unknown outcome), RT (real-time order, strict levels only),
+ *   WR from every resolved
  *   read, and the WW/RW edges forced by the initial state and by list-append chains;
  * - one constraint per unordered pair of "free" writers {A, B} of a common key, coalesced over
  *   all keys both write: either = {A -WW-> B} ∪ {R -RW-> B : R read the key from A},
@@ -22,6 +23,7 @@ import { INIT_TXN } from '../result/types.ts';
 import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
 import { EdgeList, K_RW, K_SO, K_WR, K_WW } from './edges.ts';
+import { addRealTimeOrder } from './realtime.ts';
 
 export interface Polygraph {
   nodeCount: number;
@@ -101,14 +103,16 @@ export function countConstraints(v: Validated): ConstraintCount {
 /**
  * `deadlineMs` (epoch ms) is checked while pairing writers (TimeLimitError('construct'));
  * `onKeys(done, total)` is called every KEYS_PER_REPORT keys and at the end, for progress on long builds.
+ * `realTime`: add the real-time order (RT edges, realtime.ts) for the strict levels.
  */
 export function buildPolygraph(
-  v: Validated, deadlineMs = Number.POSITIVE_INFINITY, onKeys?: (done: number, total: number) => void,
+  v: Validated, deadlineMs = Number.POSITIVE_INFINITY, onKeys?: (done: number, total: number) => void, realTime = false,
 ): Polygraph {
   const h = v.history;
   const n = h.txnCount;
   const known = new EdgeList();
   addSessionOrder(v, known);
+  if (realTime) addRealTimeOrder(v, known);
   for (let i = 0; i < v.reads.count; i++) {
     const w = v.reads.writer[i]!;
     if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);

@@ -1,20 +1,80 @@
 /**
- * The split graph: SI-acyclicity as plain acyclicity, in linear size (DESIGN-NOTES.md).
+ * The split graph: a level's forbidden cycles as plain cycles, in linear size (DESIGN-NOTES.md,
+ * docs/levels.md).
  *
  * Takes: dependency edges (from, to, kind) over n transactions and a level.
- * Gives: a CSR graph over 2n nodes, `2t` = t.d ("entered by a Dep edge") and `2t+1` = t.n
- * ("start, or entered by an RW edge"), where each split edge remembers its dependency edge.
- *   SI:  Dep edge a->b  gives a.d->b.d and a.n->b.d;  RW edge a->b gives a.d->b.n.
- *   SER: every edge is treated as Dep (the .n nodes are then only sources).
- * Invariant: a path may take an RW edge only right after a Dep edge, so the cycles of this graph
- * are exactly the dependency cycles with no two adjacent RW edges (SI), or all dependency
- * cycles (SER). Proof sketch: every split edge into t.n is RW and every split edge out of t.n
- * is Dep, so two RW edges are never consecutive; conversely each Dep step can start from .d or
- * .n and each RW step starts from .d, which a Dep step always reaches.
+ * Gives: a CSR graph over 2n nodes, `2t` = t.d and `2t+1` = t.n, where each split edge
+ * remembers its dependency edge. Which split edges an edge of each kind becomes is the level's
+ * composition (`ENCODING` below, one row per level); "Dep" = d->d and n->d:
+ *   SER, strict-SER:  every kind is Dep: the cycles are all dependency cycles.
+ *   SI, strict-SI:    Dep for SO/WR/WW/RT, RW a->b = a.d->b.n: the cycles are those of
+ *                     (SO ∪ WR ∪ WW ∪ RT) ; RW? (Cerone & Gotsman), i.e. without two adjacent RWs.
+ *   PC:               Dep for SO/WR/RT, WW a->b = a.d->b.n and a.n->b.n, RW a->b = a.d->b.n:
+ *                     the cycles of ((SO ∪ WR) ; RW?) ∪ WW (Bernardi & Gotsman 2016): every RW
+ *                     right after an SO or WR edge.
+ *   RR (PL-2.99):     Dep for WR/WW/RW, nothing for SO: Adya's DSG has no session order.
+ *   PSI:              Dep for SO/WR/WW, nothing for RW: the split graph is the Dep graph, and
+ *                     PSI's other half, "no RW edge a->b with b Dep+ a" ((Dep+ ; RW?) is
+ *                     irreflexive), is checked edge by edge (`closingRw`, psi.ts): no single
+ *                     graph's acyclicity says "at most one RW edge" (a cycle walked twice has two).
+ * Invariant (every level): a split edge into t.n comes from a .d node or from a .n node whose
+ * .d twin has the same edge, and the edges out of t.n are a subset of those out of t.d, so
+ * whatever t.n reaches t.d reaches too (reach.ts relies on it); the cycles of the split graph
+ * are exactly the cycles the level forbids (for PSI: those with no RW edge).
  */
 
 import type { Level } from '../result/types.ts';
+import type { PolygraphLevel } from '../result/levels.ts';
 import { K_RW } from './edges.ts';
+
+/** Split edges of one dependency edge a->b: [layer of a, layer of b], layer 0 = .d, 1 = .n. */
+type Pairs = readonly (readonly [number, number])[];
+const DEP: Pairs = [[0, 0], [1, 0]];
+const INTO_N: Pairs = [[0, 1]];
+const WW_PC: Pairs = [[0, 1], [1, 1]];
+const NONE: Pairs = [];
+
+/** Per level, the pairs of each kind, indexed by kind code: SO, WR, WW, RW, RT (edges.ts). */
+const ENCODING: Record<PolygraphLevel, readonly Pairs[]> = {
+  'ser': [DEP, DEP, DEP, DEP, DEP],
+  'strict-ser': [DEP, DEP, DEP, DEP, DEP],
+  'si': [DEP, DEP, DEP, INTO_N, DEP],
+  'strict-si': [DEP, DEP, DEP, INTO_N, DEP],
+  'pc': [DEP, DEP, WW_PC, INTO_N, DEP],
+  'psi': [DEP, DEP, DEP, NONE, DEP],
+  'rr': [NONE, DEP, DEP, DEP, NONE],
+};
+
+/** A polygraph level's row; the saturation levels (src/levels/) never reach the split graph. */
+function rowOf<T>(table: Partial<Record<Level, T>>, level: Level): T {
+  const row = table[level];
+  if (row === undefined) throw new Error(`internal error: ${level} is not decided by the polygraph`);
+  return row;
+}
+
+/** The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs. */
+const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
+  Object.entries(ENCODING).map(([level, kinds]) => [level, {
+    count: Int8Array.from(kinds, (p) => p.length),
+    x: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[0] ?? 0),
+    y: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[1] ?? 0),
+  }]),
+) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
+
+/** The split-edge pairs of an edge of `kind` at `level`. */
+export function splitPairs(kind: number, level: Level): Pairs {
+  return rowOf<readonly Pairs[]>(ENCODING, level)[kind]!;
+}
+
+/** True for PSI: RW edges are not in the split graph and are checked one by one (psi.ts). */
+export function checksRwApart(level: Level): boolean {
+  return level === 'psi';
+}
+
+/** True for the levels whose known graph holds real-time (RT) edges. */
+export function usesRealTime(level: Level): boolean {
+  return level === 'strict-si' || level === 'strict-ser';
+}
 
 export interface SplitGraph {
   nodeCount: number;
@@ -27,7 +87,7 @@ export interface SplitGraph {
 
 /** How many split edges one dependency edge becomes. */
 export function splitEdgeCount(kind: number, level: Level): number {
-  return level === 'si' && kind === K_RW ? 1 : 2;
+  return splitPairs(kind, level).length;
 }
 
 /**
@@ -35,12 +95,20 @@ export function splitEdgeCount(kind: number, level: Level): number {
  * Kept as the single definition of the encoding, shared by pruning, solving and reporting.
  */
 export function forEachSplitEdge(a: number, b: number, kind: number, level: Level, emit: (u: number, v: number) => void): void {
-  if (level === 'si' && kind === K_RW) {
-    emit(2 * a, 2 * b + 1);
-  } else {
-    emit(2 * a, 2 * b);
-    emit(2 * a + 1, 2 * b);
-  }
+  const pairs = splitPairs(kind, level);
+  for (let p = 0; p < pairs.length; p++) emit(2 * a + pairs[p]![0]!, 2 * b + pairs[p]![1]!);
+}
+
+/**
+ * When does edge a->b of `kind` close a forbidden cycle with a graph? When split node `start`
+ * reaches one of the `targets` (the edge's split sources). For PSI's RW edges, which are not in
+ * the split graph: when b.d reaches a.d (then the RW edge ends a cycle with one RW edge).
+ * Every kind's pairs share one target layer, so one start suffices.
+ */
+export function closingQuery(a: number, b: number, kind: number, level: Level): { start: number; targets: number[] } {
+  const pairs = splitPairs(kind, level);
+  if (pairs.length === 0) return { start: 2 * b, targets: kind === K_RW && checksRwApart(level) ? [2 * a] : [] };
+  return { start: 2 * b + pairs[0]![1]!, targets: pairs.map(([x]) => 2 * a + x) };
 }
 
 /** The split graph of `count` dependency edges given as columns (the fast path). */
@@ -48,24 +116,20 @@ export function buildSplitGraph(
   n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level,
 ): SplitGraph {
   const nodeCount = 2 * n;
-  const si = level === 'si';
+  const { count: cnt, x: X, y: Y } = rowOf(FLAT, level);
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!;
-    if (si && kind[i] === K_RW) outStart[2 * a + 1]!++;
-    else { outStart[2 * a + 1]!++; outStart[2 * a + 2]!++; }
+    const a = from[i]!, k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
   }
   for (let u = 0; u < nodeCount; u++) outStart[u + 1]! += outStart[u]!;
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(m);
   const fill = outStart.slice(0, nodeCount);
   for (let i = 0; i < count; i++) {
-    const a = from[i]!, b = to[i]!;
-    if (si && kind[i] === K_RW) {
-      const at = fill[2 * a]!++; outTo[at] = 2 * b + 1; outEdge[at] = i;
-    } else {
-      let at = fill[2 * a]!++; outTo[at] = 2 * b; outEdge[at] = i;
-      at = fill[2 * a + 1]!++; outTo[at] = 2 * b; outEdge[at] = i;
+    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) {
+      const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
     }
   }
   return { nodeCount, outStart, outTo, outEdge };

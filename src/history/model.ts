@@ -78,8 +78,9 @@ export interface History {
 
   /**
    * Optional per-txn columns, present when the source recorded them (`polysi run`, JSONL
-   * `"start"` / `"end"` / `"error"`): `txnStart[t]` / `txnEnd[t]` are the invocation and completion
-   * times in milliseconds of the recorder's monotonic clock (NaN when not recorded for t), and
+   * `"start"` / `"end"` / `"error"`, Elle's `:time`): `txnStart[t]` / `txnEnd[t]` are the invocation
+   * and completion times in milliseconds of the recorder's monotonic clock (Elle: its `:time`
+   * unit, nanoseconds; NaN when not recorded for t; the strict levels read them), and
    * `txnError[t]` the database's error code for an aborted or unknown txn ('' when none).
    */
   readonly txnStart?: Float64Array;

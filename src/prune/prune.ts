@@ -16,9 +16,9 @@
 
 import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
-import { K_RW } from '../graph/edges.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, forEachSplitEdge, topoOrder } from '../graph/split.ts';
+import { closingRw } from '../graph/forbidden.ts';
+import { buildSplitGraph, checksRwApart, forEachSplitEdge, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
@@ -95,12 +95,14 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
     order = topoOrder(g);
     if (order === null) return out(true, rounds, null);
-    if (activeCount === 0) return out(false, rounds, partial);
-    if (rounds >= opts.roundsMax) return out(false, rounds, `pruning stopped after ${rounds} rounds`);
-    if (Date.now() >= opts.deadlineMs) return out(false, rounds, 'pruning stopped at the deadline', true);
+    // PSI: the known graph also violates when one of its RW edges closes a Dep path.
+    const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(g, order!, known);
+    if (activeCount === 0) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
+    if (rounds >= opts.roundsMax) return rwClosed() ? out(true, rounds, null) : out(false, rounds, `pruning stopped after ${rounds} rounds`);
+    if (Date.now() >= opts.deadlineMs) return rwClosed() ? out(true, rounds, null) : out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
 
-    const rw = opts.level === 'si' ? collectRw(known) : { from: new Int32Array(0), to: new Int32Array(0) };
+    const rw = collectIntoN(known, opts.level);
     let reach: Reach;
     try {
       if (table === null) {
@@ -149,22 +151,22 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       if (eitherImpossible && orImpossible) break;
     }
     opts.onRound?.(rounds, activeCount);
-    if (!changed) return out(false, rounds, partial);
+    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
   }
 }
 
 /**
  * Which txns' answers may have changed since the last round's table: bit 1 of `out[t]` when a
  * row of t.d or t.n changed (reachesD(2t | 2t+1, .) and reachesN(2t, .) read them), bit 2 when
- * t gained an RW predecessor (reachesN(., t) reads the list of those).
+ * t gained an RW predecessor (PC: or WW; reachesN(., t) reads the list of those).
  */
 function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, level: Level): Uint8Array {
   const out = new Uint8Array(n);
   for (let t = 0; t < n; t++) if ((changedRows[2 * t]! | changedRows[2 * t + 1]!) !== 0) out[t] = 1;
-  if (level === 'si') {
-    const { to, kind } = known.views();
-    for (let i = since; i < kind.length; i++) if (kind[i] === K_RW) out[to[i]!]! |= 2;
-  }
+  // Predecessors into t.n from a .d node (SI: RW; PC: RW and WW): reachesN(., t) reads them.
+  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
+  const { to, kind } = known.views();
+  for (let i = since; i < kind.length; i++) if (intoN(kind[i]!)) out[to[i]!]! |= 2;
   return out;
 }
 
@@ -182,29 +184,48 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
   return false;
 }
 
-/** The known RW edges as two columns (SI pruning needs their targets' predecessors). */
-function collectRw(known: Polygraph['known']): { from: Int32Array; to: Int32Array } {
+/**
+ * The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and WW), as
+ * two columns: reach.ts answers "does u reach t.n?" through them. Edges into t.n from a .n node
+ * (PC's WW) are left out, which only under-approximates (safe for pruning).
+ */
+function collectIntoN(known: Polygraph['known'], level: Level): { from: Int32Array; to: Int32Array } {
   const { from, to, kind } = known.views();
+  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
   let count = 0;
-  for (let i = 0; i < kind.length; i++) if (kind[i] === K_RW) count++;
+  for (let i = 0; i < kind.length; i++) if (intoN(kind[i]!)) count++;
   const rwFrom = new Int32Array(count), rwTo = new Int32Array(count);
   let j = 0;
   for (let i = 0; i < kind.length; i++) {
-    if (kind[i] !== K_RW) continue;
+    if (!intoN(kind[i]!)) continue;
     rwFrom[j] = from[i]!;
     rwTo[j++] = to[i]!;
   }
   return { from: rwFrom, to: rwTo };
 }
 
-/** The first edge of this side (slot = 2c + side) that would close a cycle with the known graph, or -1. */
+/** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */
+function knownRwClosed(g: SplitGraph, order: Int32Array, known: Polygraph['known']): boolean {
+  const { from, to, kind } = known.views();
+  return closingRw(g, order, from.length, from, to, kind) !== null;
+}
+
+/**
+ * The first edge of this side (slot = 2c + side) that would close a forbidden cycle with the
+ * known graph, or -1: edge a->b closes one when b's split node in the target layer reaches a's
+ * split node in a source layer (split.ts); a PSI RW edge when b.d reaches a.d.
+ */
 function blockingEdge(pg: Polygraph, slot: number, reach: Reach, level: Level): number {
   for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
     const a = pg.ceFrom[e]!, b = pg.ceTo[e]!;
-    if (level === 'si' && pg.ceKind[e] === K_RW) {
-      if (reach.reachesD(2 * b + 1, a)) return e;
-    } else if (reach.reachesD(2 * b, a) || (level === 'si' && reach.reachesN(2 * b, a))) {
-      return e;
+    const pairs = splitPairs(pg.ceKind[e]!, level);
+    if (pairs.length === 0) {
+      if (checksRwApart(level) && reach.reachesD(2 * b, a)) return e;
+      continue;
+    }
+    const start = 2 * b + pairs[0]![1]!;
+    for (let p = 0; p < pairs.length; p++) {
+      if (pairs[p]![0] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
     }
   }
   return -1;

@@ -39,7 +39,7 @@ function nodeLabel(t: CxTxn): string {
 }
 
 function edgeLabel(e: CxEdge): string {
-  const head = e.kind === 'SO' ? 'SO' : `${e.kind}(${e.keyLabel})`;
+  const head = e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${e.keyLabel})`;
   let value = '';
   if (e.kind === 'WR' || e.kind === 'RW') value = e.readValue === null ? '' : ` r=${e.readValue}`;
   else if (e.kind === 'WW') value = e.writtenValue === null ? '' : ` ${e.writtenValue}<${e.toValue}`;
@@ -84,7 +84,7 @@ function body(cx: Counterexample, prefix: string, pad: string): string[] {
     lines.push(`${pad}${id(e.from)} -> ${id(e.to)} [${attrs.join(', ')}];`);
   }
   for (const e of cx.context) {
-    const head = e.kind === 'SO' ? 'SO' : `${e.kind}(${e.keyLabel})`;
+    const head = e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${e.keyLabel})`;
     lines.push(`${pad}${id(e.from)} -> ${id(e.to)} [label=${dotString(head)}, style=dotted, color=gray55, fontcolor=gray40];`);
   }
   return lines;

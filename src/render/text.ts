@@ -10,6 +10,7 @@ import type { Counterexample, CxConstraint, CxCycle, CxEdge, CxStep, CxTxn } fro
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
 import { INIT_TXN, type CheckResult, type Level } from '../result/types.ts';
 import { LEVELS } from '../result/lattice.ts';
+import { LEVEL_FORBIDDEN_CYCLES } from '../result/levels.ts';
 
 export interface TextOptions {
   /** "Anomaly 2 of 5" in the heading. */
@@ -34,7 +35,7 @@ class Namer {
     return e.keyLabel === null ? '' : keyLabelDisplay(e.keyLabel);
   }
   arrow(e: CxEdge): string {
-    return `-${e.kind === 'SO' ? 'SO' : `${e.kind}(${e.keyLabel})`}->`;
+    return `-${e.kind === 'SO' || e.kind === 'RT' ? e.kind : `${e.kind}(${e.keyLabel})`}->`;
   }
   edge(e: CxEdge): string {
     return `${this.t(e.from)} ${this.arrow(e)} ${this.t(e.to)}`;
@@ -142,6 +143,8 @@ function certainText(nm: Namer, e: CxEdge): string {
   switch (e.kind) {
     case 'SO':
       return `${T(e.to)} follows ${T(e.from)} in their session, so ${nm.edge(e)}.`;
+    case 'RT':
+      return `${T(e.to)} was invoked after ${T(e.from)} had committed and returned (real time), so ${nm.edge(e)}.`;
     case 'WR':
       return `${T(e.to)} read ${nm.k(e)} = ${nm.value(e.readValue)}, written by ${T(e.from)}, so ${nm.edge(e)}.`;
     case 'WW':
@@ -218,8 +221,8 @@ function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: st
 
 function cycleWord(nm: Namer): string {
   switch (nm.cx.level) {
-    case 'si': return 'a forbidden cycle';
-    case 'ser': return 'a cycle';
+    case 'si': case 'pc': case 'psi': case 'rr': case 'strict-si': return 'a forbidden cycle';
+    case 'ser': case 'strict-ser': return 'a cycle';
     case 'ru': case 'rc': case 'ra': case 'tcc': return `a cycle ${LEVEL_NAMES[nm.cx.level]} forbids`;
   }
 }
@@ -232,5 +235,7 @@ function forbiddenText(level: Level): string {
     case 'ru': return 'a cycle of session order and write order (G0), which read uncommitted forbids';
     case 'rc': case 'ra': case 'tcc':
       return `a cycle in the order the versions must have been committed in, which ${LEVEL_NAMES[level]} forbids`;
+    case 'pc': case 'psi': case 'rr': case 'strict-si': case 'strict-ser':
+      return `${LEVEL_FORBIDDEN_CYCLES[level]}, which ${LEVEL_NAMES[level]} forbids`;
   }
 }

@@ -17,6 +17,7 @@ import type { EdgeKind, Level } from './types.ts';
 
 /** Names from the literature (Adya; Cerone and Gotsman; Elle), most specific first; see docs/explain.md. */
 export type AnomalyName =
+  | 'real-time violation'
   | 'lost update'
   | 'long fork'
   | 'read skew'
@@ -25,6 +26,7 @@ export type AnomalyName =
   | 'fractured read'
   | 'non-monotonic read'
   | 'write skew'
+  | 'G2-item'
   | 'G-single'
   | 'G-nonadjacent'
   | 'G2'

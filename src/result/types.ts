@@ -24,7 +24,7 @@ export type LevelName = (typeof LEVEL_NAMES)[number];
  * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
  * implemented. Code that switches on a Level must handle every member (no `else` = SER).
  */
-export type Level = 'ru' | 'rc' | 'ra' | 'tcc' | 'si' | 'ser';
+export type Level = 'ru' | 'rc' | 'ra' | 'tcc' | 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
 export type Verdict = 'valid' | 'violation' | 'unknown';
 
 /** Each level's name for people (docs/levels.md). */
@@ -33,16 +33,22 @@ export const LEVEL_TITLES: Record<Level, string> = {
   rc: 'read committed',
   ra: 'read atomic',
   tcc: 'transactional causal consistency',
+  pc: 'prefix consistency',
+  psi: 'parallel snapshot isolation',
+  rr: 'repeatable read (PL-2.99)',
   si: 'snapshot isolation',
   ser: 'serializability',
+  'strict-si': 'strict snapshot isolation',
+  'strict-ser': 'strict serializability',
 };
 
 /** The implicit initial transaction. */
 export const INIT_TXN = -1;
 
-export type EdgeKind = 'SO' | 'WR' | 'WW' | 'RW';
+/** RT: real-time order (the first txn completed before the second was invoked; strict levels only). */
+export type EdgeKind = 'SO' | 'WR' | 'WW' | 'RW' | 'RT';
 
-/** A dependency edge between two transactions. `key` is -1 for SO. */
+/** A dependency edge between two transactions. `key` is -1 for SO and RT. */
 export interface DepEdge {
   from: number;
   to: number;

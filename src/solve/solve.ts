@@ -13,11 +13,14 @@
 
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, forEachSplitEdge, topoOrder } from '../graph/split.ts';
-import { findShortCycle } from '../graph/cycle.ts';
+import { buildSplitGraph, checksRwApart, forEachSplitEdge, topoOrder } from '../graph/split.ts';
+import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+
+/** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
+const PSI_CLAUSES_PER_MODEL = 256;
 
 export interface SolveOptions {
   level: Level;
@@ -61,8 +64,9 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // Theory nodes are split nodes renumbered by their rank in a topological order of the known
   // graph: the theory then starts from the identity order (no sort of its own), and the same
   // ranks give every variable its initial phase.
-  const order = opts.knownOrder ?? knownSplitOrder(pg, opts.level);
-  if (order === null) {
+  const order = sessionOrderHint(pg, opts.level) ?? opts.knownOrder ?? knownSplitOrder(pg, opts.level);
+  const knownCycle = order === null || !checksRwApart(opts.level) ? null : knownClosingRw(pg, order);
+  if (order === null || knownCycle !== null) {
     // Only with pruning off: the known graph itself is cyclic.
     const edges = chosenEdges(pg, active, new Int32Array(pg.consCount), () => true);
     return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0 } };
@@ -112,7 +116,35 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
   if (opts.conflictsMax !== undefined) limits.conflictsMax = opts.conflictsMax;
-  const result = solver.solve(limits);
+  let result = solver.solve(limits);
+  // PSI: the theory keeps the Dep graph acyclic; an RW edge closing a Dep path is found on each
+  // model and ruled out by a clause over the choices that made it (lazy clause generation).
+  // Each clause removes at least the current model, so the loop ends.
+  while (result === 'sat' && checksRwApart(opts.level)) {
+    const edges = chosenEdges(pg, active, varOf, (x) => solver.modelValue(x));
+    const g = buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, opts.level);
+    const order = topoOrder(g);
+    if (order === null) throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    // Many closing RW edges per model, one clause each: far fewer rounds than one at a time.
+    const cycles = closingRws(g, order, edges.from.length, edges.from, edges.to, edges.kind, PSI_CLAUSES_PER_MODEL);
+    if (cycles.length === 0) break;
+    const clauses: number[][] = [];
+    for (const cycle of cycles) {
+      const clause: number[] = [];
+      const seen = new Set<number>();
+      for (const i of cycle) {
+        const c = edges.constraint[i]!;
+        if (c < 0 || seen.has(c)) continue;
+        seen.add(c);
+        const x = varOf[c]!;
+        clause.push(mkLit(x, solver.modelValue(x)));
+      }
+      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats() };
+      clauses.push(clause);
+    }
+    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats() };
+    result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
+  }
   if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
 
   if (result === 'sat') {
@@ -145,6 +177,24 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   return { result, cycle, edges, stats: stats(), fixed };
 }
 
+/**
+ * RR leaves session order out of its graph (PL-2.99), but the database still ran each session in
+ * order, so a topological order that also respects the SO edges, when there is one, is a far
+ * better first guess for the phases (measured: fig8 histories from a 60 s timeout to seconds).
+ * Any topological order of a supergraph is one of the RR graph, so the theory may start from it.
+ */
+function sessionOrderHint(pg: Polygraph, level: Level): Int32Array | null {
+  if (level !== 'rr') return null;
+  const k = pg.known;
+  return topoOrder(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'ser'));
+}
+
+/** PSI: an RW edge closing a Dep path among the known edges alone (then every choice violates). */
+function knownClosingRw(pg: Polygraph, order: Int32Array): Int32Array | null {
+  const k = pg.known;
+  return closingRw(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'psi'), order, k.length, k.from.view(), k.to.view(), k.kind.view());
+}
+
 /** A topological order of the split graph of the known edges, or null if it is cyclic. */
 function knownSplitOrder(pg: Polygraph, level: Level): Int32Array | null {
   const k = pg.known;
@@ -171,9 +221,5 @@ export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array
 
 /** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */
 export function witnessCycle(n: number, edges: ChosenEdges, level: Level): Int32Array | null {
-  const g = buildSplitGraph(n, edges.from.length, edges.from, edges.to, edges.kind, level);
-  if (topoOrder(g) !== null) return null;
-  const splitCycle = findShortCycle(g);
-  if (splitCycle === null) throw new Error('internal error: cyclic graph without a cycle');
-  return splitCycle.map((e) => g.outEdge[e]!);
+  return forbiddenCycle(n, edges.from.length, edges.from, edges.to, edges.kind, level);
 }

@@ -65,6 +65,10 @@ export class GrowableFloat64 {
     return this.buf[i]!;
   }
 
+  set(i: number, x: number): void {
+    this.buf[i] = x;
+  }
+
   toArray(): Float64Array {
     return this.buf.slice(0, this.length);
   }
