@@ -53,6 +53,12 @@ export function nameCycle(cycle: readonly ShapeEdge[], oneSession: boolean, read
     const a = readSource(rw.from, rw.key), b = readSource(rw.to, rw.key);
     if (a !== null && a === b) return 'lost update';
   }
+  // Two read-modify-writes of one key from the same version, each overwriting what the other
+  // read: the RW;RW form of a lost update (what SER sees; SI sees it as RW;WW above).
+  if (n === 2 && rws.length === 2 && rws[0]!.key === rws[1]!.key) {
+    const a = readSource(rws[0]!.from, rws[0]!.key), b = readSource(rws[1]!.from, rws[1]!.key);
+    if (a !== null && a === b) return 'lost update';
+  }
   if (n === 2 && rws.length === 1 && others[0]!.kind === K_WR) return 'read skew';
   if (cls === 'G-single' && others.every(causal)) {
     return oneSession && others.every((e) => e.kind === K_SO) ? 'session guarantee violation' : 'causality violation';

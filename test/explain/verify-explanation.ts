@@ -129,6 +129,11 @@ export function expectedName(h: History, es: readonly CxEdge[], oneSession: bool
     const a = externalRead(h, rws[0]!.from, k), b = externalRead(h, rws[0]!.to, k);
     if (a !== undefined && b !== undefined && writerOf(h, k, a) === writerOf(h, k, b)) return 'lost update';
   }
+  if (es.length === 2 && rws.length === 2 && rws[0]!.key === rws[1]!.key) {
+    const k = rws[0]!.key;
+    const a = externalRead(h, rws[0]!.from, k), b = externalRead(h, rws[1]!.from, k);
+    if (a !== undefined && b !== undefined && writerOf(h, k, a) === writerOf(h, k, b)) return 'lost update';
+  }
   if (es.length === 2 && rws.length === 1 && rest[0]!.kind === 'WR') return 'read skew';
   if (rws.length === 1 && causal) return oneSession && rest.every((e) => e.kind === 'SO') ? 'session guarantee violation' : 'causality violation';
   if (cls === 'G-nonadjacent' && rws.length === 2 && causal) return 'long fork';
