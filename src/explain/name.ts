@@ -76,11 +76,28 @@ export const NAME_PRIORITY: readonly AnomalyName[] = [
   'write skew', 'G2-item', 'G-single', 'G-nonadjacent', 'G2', 'G1c', 'G0',
 ];
 
-/** The winning name over several cycles, and the index of the cycle that gives it. */
+/**
+ * Cycle shapes from the most permissive (forbidden only by the strongest levels) to the least:
+ * a real-time cycle (only the strict levels), G2 (SER, RR), G-nonadjacent (SI, PC), G-single
+ * (from causal consistency up), G1c (from read committed up), G0 (every level).
+ */
+const PERMISSIVE: readonly string[] = ['RT', 'G2', 'G-nonadjacent', 'G-single', 'G1c', 'G0'];
+const shapeOf = (c: readonly ShapeEdge[]): string => (c.some((e) => e.kind === K_RT) ? 'RT' : cycleClass(c));
+
+/**
+ * The name of a counterexample whose argument ends in several cycles (a dilemma or a case
+ * split), and the index of the cycle that gives it. The argument proves only what every
+ * alternative proves together, so the name comes from the most permissive shape among them: a
+ * dilemma between a G-single and a write skew shows a SER violation, not a causality violation
+ * (which would claim that causal consistency and SI fail too). Among cycles of that shape, the
+ * most specific name wins.
+ */
 export function nameCycles(cycles: readonly (readonly ShapeEdge[])[], oneSession: boolean, readSource: ReadSource, level?: Level): { name: AnomalyName; cycle: number } {
+  const loosest = Math.min(...cycles.map((c) => PERMISSIVE.indexOf(shapeOf(c))));
   let best = -1, bestRank = Number.POSITIVE_INFINITY;
   let name: AnomalyName = 'G1c';
   cycles.forEach((c, i) => {
+    if (PERMISSIVE.indexOf(shapeOf(c)) !== loosest) return;
     const nm = nameCycle(c, oneSession, readSource, level);
     const rank = NAME_PRIORITY.indexOf(nm);
     if (rank < bestRank) { bestRank = rank; best = i; name = nm; }

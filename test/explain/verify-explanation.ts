@@ -233,7 +233,11 @@ export function verifyExplanation(h: History, level: Level, cx: Counterexample):
   verifySteps(cx, level, cx.steps, certain, leaves, problems);
   if (cx.steps.length > 0) {
     const sessions = new Set(cx.txns.filter((t) => t.role === 'core').map((t) => t.session));
-    const names = leaves.map((l) => expectedName(h, l, sessions.size === 1));
+    // The argument proves only what all its final cycles prove together: the name comes from
+    // the most permissive shape among them (G2 before G-nonadjacent before G-single ...).
+    const loose = ['G2', 'G-nonadjacent', 'G-single', 'G1c', 'G0'];
+    const loosest = Math.min(...leaves.map((l) => loose.indexOf(shapeClass(l))));
+    const names = leaves.filter((l) => loose.indexOf(shapeClass(l)) === loosest).map((l) => expectedName(h, l, sessions.size === 1));
     const best = names.sort((a, b) => PRIORITY.indexOf(a) - PRIORITY.indexOf(b))[0];
     if (cx.name !== best) problems.push(`named ${cx.name}, but the cycles' shapes say ${best}`);
     const classes = leaves.map(shapeClass);
