@@ -8,20 +8,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.ts';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { runCli as run } from '../support/run-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NO_DATA = needsData();
 const DATA = DATA_DIR;
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
-  return { code, out, err };
-}
 
 test('the README example: long fork is an SI violation (exit 1) with a cycle in the text', async () => {
   const r = await run('check', join(ROOT, 'examples/long-fork.txt'));

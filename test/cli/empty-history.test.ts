@@ -10,17 +10,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { main } from '../../src/cli/main.ts';
 import { checkHistory } from '../../src/check/index.ts';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
+import { runCli as run } from '../support/run-cli.ts';
 
 const DIR = mkdtempSync(join(tmpdir(), 'polysi-empty-'));
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
-  return { code, out, err };
-}
 
 function file(name: string, text: string): string {
   const path = join(DIR, name);

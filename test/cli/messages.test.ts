@@ -9,18 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.ts';
 import { dbcopBincodeFormat } from '../../src/formats/dbcop-bincode.ts';
 import { readHistory } from '../../src/formats/index.ts';
+import { runCli as run } from '../support/run-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples', 'long-fork.txt');
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
-  return { code, out, err };
-}
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-msg-'));

@@ -9,19 +9,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.ts';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import { MEMORY_MODES } from '../../src/store/modes.ts';
+import { runCli as run } from '../support/run-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DIR = mkdtempSync(join(tmpdir(), 'polysi-run-test-'));
 const SMALL = ['--sessions', '4', '--txns', '20', '--ops', '6', '--keys', '8'];
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const code = await main(argv, { stdout: (s) => { out += s; }, stderr: (s) => { err += s; } });
-  return { code, out, err };
-}
 
 test('run on memory:snapshot: records every txn, checks SI, exit 0', async () => {
   const out = join(DIR, 'snap.jsonl');
