@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `polysi` command. Runs the esbuild bundle (dist/, made by `npm ci` / `npm run build`, and
-// shipped in the package) when it is there; otherwise, in a checkout, loads the TypeScript
-// sources through tsx (a dev dependency).
+// shipped in the package) when it is there: dist/polysi.cjs from V8's code cache when the build
+// made one for this Node (bin/code-cache.mjs: no compiling at start-up), else dist/polysi.mjs;
+// otherwise, in a checkout, loads the TypeScript sources through tsx (a dev dependency).
+// POLYSI_NO_CODE_CACHE=1 skips the code cache (to compare, or to rule it out).
 // main() turns every exception into an exit code (4 for a bug); the handlers below do the same
 // for what escapes it (an error thrown later from a callback, a failed load), so nothing ends
 // with Node's exit code 1, which means "violation". A closed stdout (`polysi ... | head`) ends
@@ -23,8 +25,17 @@ process.stdout.on('error', (err) => {
 });
 
 const bundle = new URL('../dist/polysi.mjs', import.meta.url);
-let mod;
-if (existsSync(bundle) && !process.env.POLYSI_FROM_SOURCE) {
+let mod = null;
+if (!process.env.POLYSI_FROM_SOURCE && !process.env.POLYSI_NO_CODE_CACHE) {
+  try {
+    mod = (await import('./code-cache.mjs')).loadCached()?.exports ?? null;
+  } catch {
+    mod = null; // a damaged dist/polysi.cjs: the ESM bundle below is the fallback
+  }
+}
+if (mod !== null) {
+  // dist/polysi.cjs, run from its code cache
+} else if (existsSync(bundle) && !process.env.POLYSI_FROM_SOURCE) {
   mod = await import(bundle.href);
 } else {
   let register;

@@ -5,6 +5,11 @@
 //   dist/index.mjs   the library entry (`import ... from 'polysi'`, src/index.ts);
 //   dist/batch-worker.mjs  a worker thread of `polysi check PATH PATH...` (src/cli/batch.ts);
 //   dist/chunks/     code the two share, and the lazily loaded parts (convert, stat, drawings);
+//   dist/polysi.cjs  the CLI again, as one CommonJS script, and dist/polysi.cjs.cache, V8's code
+//                    cache of it made after checking small histories (scripts/code-cache.mjs):
+//                    bin/polysi.mjs runs that when both are there and match this Node, which
+//                    saves compiling the CLI on every run (see bin/code-cache.mjs); --no-cache
+//                    skips them (bin/polysi.mjs then loads dist/polysi.mjs);
 //   dist/types/      the .d.ts declarations of src/index.ts and what it imports (tsc), unless
 //                    --no-types (the test run skips them: ~5 s, and only the package needs them).
 // esbuild (~100 ms) and tsc are dev dependencies: the published tarball carries dist/ built by
@@ -12,12 +17,14 @@
 // `npm test`, so the bundles never lag behind the sources in normal use.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const withTypes = !process.argv.includes('--no-types');
+const withCache = !process.argv.includes('--no-cache');
 
 rmSync(new URL('../dist/', import.meta.url), { recursive: true, force: true });
 
@@ -36,6 +43,36 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+if (withCache) {
+  // The CLI as one script (no chunks: the code cache covers one script), with `import.meta`
+  // given by the loader (bin/code-cache.mjs); packages stay external, loaded by require().
+  await build({
+    absWorkingDir: root,
+    entryPoints: { polysi: 'src/cli/main.ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    packages: 'external',
+    define: { 'import.meta': '__polysi_import_meta' },
+    logLevel: 'warning',
+  });
+  const cjs = new URL('../dist/polysi.cjs', import.meta.url);
+  const body = readFileSync(cjs, 'utf8');
+  const id = createHash('sha256').update(body).update(process.version).digest('hex').slice(0, 24);
+  writeFileSync(cjs, `//polysi-cli ${id}\n${body}`);
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.mjs', import.meta.url))], { cwd: root, stdio: 'inherit', env });
+  if (r.status !== 0) {
+    // No cache is no failure: bin/polysi.mjs then loads dist/polysi.mjs, only slower to start.
+    rmSync(new URL('../dist/polysi.cjs.cache', import.meta.url), { force: true });
+    console.error('build: the code cache (scripts/code-cache.mjs) could not be made; polysi will start without it');
+  }
+}
 
 if (withTypes) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -1,0 +1,72 @@
+// The CLI bundle with V8's code cache (issue 10, small-history latency). Node 20 has no
+// module.enableCompileCache (22.1+), so the cache is kept by hand:
+//   dist/polysi.cjs        the whole CLI as one CommonJS script (scripts/build.mjs); its first line
+//                          is `//polysi-cli <id>`, <id> a hash of the rest;
+//   dist/polysi.cjs.cache  one header line `polysi-code-cache <id> <node version> <arch>`, then the
+//                          bytes of V8's code cache, made at build time (scripts/code-cache.mjs)
+//                          after checking small histories, so that it holds the bytecode of every
+//                          function a check runs, not only of the top level.
+// Takes: nothing (it reads dist/). Gives: the bundle's exports (main, internalErrorMessage), or
+// null when the bundle or its cache is missing, stale (another bundle, Node version or
+// architecture) or refused by V8 (other V8 flags): the caller then loads dist/polysi.mjs as before.
+// Invariant: the script is compiled from the same wrapped text at build time and at run time (V8
+// matches the cache to its source), and it sees the `import.meta` of a module at dist/polysi.cjs
+// (version.ts finds package.json from it, batch.ts the worker dist/batch-worker.mjs).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+
+export const BUNDLE = fileURLToPath(new URL('../dist/polysi.cjs', import.meta.url));
+export const CACHE = `${BUNDLE}.cache`;
+export const STAMP = '//polysi-cli ';
+export const CACHE_MAGIC = 'polysi-code-cache';
+
+/** The header line of a cache for the bundle stamped `id`, made by this Node. */
+export function cacheHeader(id) {
+  return `${CACHE_MAGIC} ${id} ${process.version} ${process.arch}\n`;
+}
+
+/** The id on the bundle's first line, or null. */
+export function bundleId(src) {
+  const nl = src.indexOf('\n');
+  return src.startsWith(STAMP) && nl > 0 ? src.slice(STAMP.length, nl) : null;
+}
+
+/** Compiles (with `cachedData` when given) and runs the bundle; its exports and the Script. */
+export function runBundle(src, cachedData, bundle = BUNDLE) {
+  // One line of wrapper, so line numbers in stack traces are the bundle's own.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname, __polysi_import_meta) {${src}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const url = pathToFileURL(bundle).href;
+  const require = createRequire(bundle);
+  const importMeta = { url, resolve: (spec) => pathToFileURL(require.resolve(spec)).href };
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, bundle, dirname(bundle), importMeta);
+  return { exports: module.exports, script };
+}
+
+/**
+ * The bundle run from its code cache, or null when there is no usable cache (see above).
+ * `used` tells whether V8 took the cache (false: it was refused and the bundle compiled anyway).
+ */
+export function loadCached(bundle = BUNDLE) {
+  let src, cache;
+  try {
+    src = readFileSync(bundle, 'utf8');
+    cache = readFileSync(`${bundle}.cache`);
+  } catch {
+    return null; // not built (a checkout before `npm run build`, or a build without it)
+  }
+  const id = bundleId(src);
+  if (id === null) return null;
+  const header = cacheHeader(id);
+  if (cache.length <= header.length || cache.toString('latin1', 0, header.length) !== header) return null;
+  // A cache that V8 refuses (other V8 flags, e.g. --jitless) costs nothing but the compile it
+  // would have saved: the bundle is then compiled from source, and works the same.
+  const { exports, script } = runBundle(src, cache.subarray(header.length), bundle);
+  return { exports, used: script.cachedDataRejected !== true };
+}
