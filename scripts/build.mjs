@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Builds what the package ships (dist/), from the TypeScript sources:
-//   dist/polysi.mjs  the CLI (bin/polysi.mjs loads it), so `polysi` starts in ~0.1 s instead of
+//   dist/polysi.mjs  the CLI (bin/polysi.cjs loads it), so `polysi` starts in ~0.1 s instead of
 //                    paying tsx's on-the-fly compilation on every run;
 //   dist/index.mjs   the library entry (`import ... from 'polysi'`, src/index.ts);
 //   dist/batch-worker.mjs  a worker thread of `polysi check PATH PATH...` (src/cli/batch.ts);
 //   dist/chunks/     code the two share, and the lazily loaded parts (convert, stat, drawings);
 //   dist/polysi.cjs  the CLI again, as one CommonJS script, and dist/polysi.cjs.cache, V8's code
 //                    cache of it made after checking small histories (scripts/code-cache.mjs):
-//                    bin/polysi.mjs runs that when both are there and match this Node, which
-//                    saves compiling the CLI on every run (see bin/code-cache.mjs); --no-cache
-//                    skips them (bin/polysi.mjs then loads dist/polysi.mjs);
+//                    bin/polysi.cjs runs that when both are there and match this Node, which
+//                    saves compiling the CLI on every run (see bin/code-cache.cjs); --no-cache
+//                    skips them (bin/polysi.cjs then loads dist/polysi.mjs);
 //   dist/types/      the .d.ts declarations of src/index.ts and what it imports (tsc), unless
 //                    --no-types (the test run skips them: ~5 s, and only the package needs them).
 // esbuild (~100 ms) and tsc are dev dependencies: the published tarball carries dist/ built by
@@ -46,7 +46,7 @@ await build({
 
 if (withCache) {
   // The CLI as one script (no chunks: the code cache covers one script), with `import.meta`
-  // given by the loader (bin/code-cache.mjs); packages stay external, loaded by require().
+  // given by the loader (bin/code-cache.cjs); packages stay external, loaded by require().
   await build({
     absWorkingDir: root,
     entryPoints: { polysi: 'src/cli/main.ts' },
@@ -68,7 +68,7 @@ if (withCache) {
   delete env.NODE_OPTIONS;
   const r = spawnSync(process.execPath, [fileURLToPath(new URL('./code-cache.mjs', import.meta.url))], { cwd: root, stdio: 'inherit', env });
   if (r.status !== 0) {
-    // No cache is no failure: bin/polysi.mjs then loads dist/polysi.mjs, only slower to start.
+    // No cache is no failure: bin/polysi.cjs then loads dist/polysi.mjs, only slower to start.
     rmSync(new URL('../dist/polysi.cjs.cache', import.meta.url), { force: true });
     console.error('build: the code cache (scripts/code-cache.mjs) could not be made; polysi will start without it');
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Makes dist/polysi.cjs.cache (see bin/code-cache.mjs): compiles the CLI bundle, runs it on the
+// Makes dist/polysi.cjs.cache (see bin/code-cache.cjs): compiles the CLI bundle, runs it on the
 // small histories in scripts/warm/ the way `polysi check` runs (text and --json, a violation
 // decided by pruning and explained, a valid history decided by the solver, SI and SER), then
 // saves V8's code cache, which now holds the bytecode of every function those checks ran.
@@ -9,7 +9,9 @@
 import { writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE, CACHE, bundleId, cacheHeader, runBundle } from '../bin/code-cache.mjs';
+import codeCache from '../bin/code-cache.cjs';
+
+const { BUNDLE, CACHE, bundleId, cacheHeader, runBundle } = codeCache;
 
 const warm = (name) => fileURLToPath(new URL(`./warm/${name}`, import.meta.url));
 const src = readFileSync(BUNDLE, 'utf8');

@@ -1,8 +1,9 @@
 /**
- * The CLI run from V8's code cache (bin/code-cache.mjs, made by scripts/build.mjs): it must be
+ * The CLI run from V8's code cache (bin/code-cache.cjs, made by scripts/build.mjs): it must be
  * the same program as dist/polysi.mjs (output, exit codes, standard input, worker threads,
  * internal errors), be refused when stale, foreign or damaged, and then fall back to
- * dist/polysi.mjs. Spawns bin/polysi.mjs over the dist/ that `npm test` builds.
+ * dist/polysi.mjs. Spawns bin/polysi.cjs (the package's "bin") and bin/polysi.mjs (its former
+ * path) over the dist/ that `npm test` builds.
  */
 
 import { test } from 'node:test';
@@ -21,14 +22,14 @@ interface Loader {
   loadCached(bundle?: string): { exports: { main: unknown }; used: boolean } | null;
   BUNDLE: string;
 }
-const loader = async (root = ROOT): Promise<Loader> => (await import(join(root, 'bin', 'code-cache.mjs') as string)) as Loader;
+const loader = async (root = ROOT): Promise<Loader> => (await import(join(root, 'bin', 'code-cache.cjs') as string)) as Loader;
 
-function polysi(args: string[], opts: { root?: string; noCache?: boolean; input?: string; env?: NodeJS.ProcessEnv } = {}) {
+function polysi(args: string[], opts: { root?: string; noCache?: boolean; input?: string; env?: NodeJS.ProcessEnv; bin?: string } = {}) {
   const env: NodeJS.ProcessEnv = { ...process.env, POLYSI_PROGRESS: '0', ...opts.env };
   delete env['POLYSI_FROM_SOURCE'];
   if (opts.noCache === true) env['POLYSI_NO_CODE_CACHE'] = '1';
   else delete env['POLYSI_NO_CODE_CACHE'];
-  const r = spawnSync(process.execPath, [join(opts.root ?? ROOT, 'bin', 'polysi.mjs'), ...args], {
+  const r = spawnSync(process.execPath, [join(opts.root ?? ROOT, 'bin', opts.bin ?? 'polysi.cjs'), ...args], {
     encoding: 'utf8', env, timeout: 60_000, ...(opts.input === undefined ? {} : { input: opts.input }),
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -58,6 +59,9 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
     assert.equal(stable(a.out), stable(b.out), args.join(' '));
     assert.equal(a.err, b.err, args.join(' '));
   }
+  // The former entry point is the same program.
+  const old = polysi(checks[0]!, { bin: 'polysi.mjs' }), now = polysi(checks[0]!);
+  assert.deepEqual([old.code, stable(old.out), old.err], [now.code, stable(now.out), now.err]);
   const json = polysi(['check', VIOLATION, '--json']);
   assert.equal(json.code, 1);
   const j = JSON.parse(json.out) as { verdict: string; file: string; format: string };
@@ -82,10 +86,11 @@ test('polysi from the code cache runs a batch on worker threads, and names dist/
   // Which program ran shows in the stack of an internal error.
   const cached = polysi(['check', VALID, '--debug'], { env: { POLYSI_TEST_FAULT: 'internal' } });
   assert.equal(cached.code, 4);
-  assert.match(cached.err, /dist[\\/]polysi\.cjs/);
+  assert.match(cached.err, /dist[\\/]polysi\.cjs:/);
   const plain = polysi(['check', VALID, '--debug'], { noCache: true, env: { POLYSI_TEST_FAULT: 'internal' } });
   assert.equal(plain.code, 4);
-  assert.doesNotMatch(plain.err, /polysi\.cjs/);
+  assert.doesNotMatch(plain.err, /dist[\\/]polysi\.cjs/);
+  assert.match(plain.err, /dist[\\/]polysi\.mjs:/);
 });
 
 test('a stale, foreign, damaged or missing code cache is not used: polysi falls back to dist/polysi.mjs', async () => {

@@ -1,7 +1,8 @@
 /**
  * `polysi --version` prints the package's version, and `polysi COMMAND --help` prints that
  * command's usage on stdout with exit 0 (help that was asked for is not an error), both in
- * process and through bin/polysi.mjs (the bundle in dist/, as users run it).
+ * process and through the package's "bin" (bin/polysi.cjs over the bundle in dist/, as users run
+ * it) and its former path bin/polysi.mjs.
  */
 
 import { test } from 'node:test';
@@ -37,11 +38,14 @@ test('COMMAND --help prints that command\'s usage on stdout and exits 0', async 
   assert.equal((await run()).code, 2);
 });
 
-test('the installed entry point (bin/polysi.mjs over dist/) answers --version and check --help', () => {
-  const bin = join(ROOT, 'bin', 'polysi.mjs');
-  const v = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
-  assert.deepEqual([v.status, v.stdout.trim()], [0, VERSION], v.stderr);
-  const h = spawnSync(process.execPath, [bin, 'check', '--help'], { encoding: 'utf8' });
-  assert.equal(h.status, 0, h.stderr);
-  assert.match(h.stdout, /polysi check PATH/);
+test('the installed entry point (package.json "bin" over dist/) answers --version and check --help', () => {
+  const pkgBin = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { polysi: string } }).bin.polysi;
+  assert.equal(pkgBin, 'bin/polysi.cjs');
+  for (const bin of [join(ROOT, pkgBin), join(ROOT, 'bin', 'polysi.mjs')]) {
+    const v = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+    assert.deepEqual([v.status, v.stdout.trim()], [0, VERSION], v.stderr);
+    const h = spawnSync(process.execPath, [bin, 'check', '--help'], { encoding: 'utf8' });
+    assert.equal(h.status, 0, h.stderr);
+    assert.match(h.stdout, /polysi check PATH/);
+  }
 });

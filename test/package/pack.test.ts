@@ -44,7 +44,7 @@ test('the packed tarball installs into a scratch project and works as a library,
   symlinkSync(join(ROOT, 'node_modules'), join(pkgDir, 'node_modules'), 'dir');
   const packed = JSON.parse(ok(run(NPM, ['pack', '--json', '--pack-destination', tmp], pkgDir), 'npm pack')) as { filename: string; files: { path: string }[] }[];
   const files = packed[0]!.files.map((f) => f.path);
-  for (const f of ['LICENSE', 'package.json', 'bin/polysi.mjs', 'dist/index.mjs', 'dist/polysi.mjs', 'dist/types/index.d.ts', 'schema/check-result.schema.json', 'schema/stat-result.schema.json', 'examples/long-fork.txt']) {
+  for (const f of ['LICENSE', 'package.json', 'bin/polysi.mjs', 'bin/polysi.cjs', 'bin/code-cache.cjs', 'dist/polysi.cjs', 'dist/polysi.cjs.cache', 'dist/index.mjs', 'dist/polysi.mjs', 'dist/types/index.d.ts', 'schema/check-result.schema.json', 'schema/stat-result.schema.json', 'examples/long-fork.txt']) {
     assert.ok(files.includes(f), `the tarball lacks ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'the tarball ships sources or tests');

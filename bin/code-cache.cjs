@@ -12,48 +12,50 @@
 // Invariant: the script is compiled from the same wrapped text at build time and at run time (V8
 // matches the cache to its source), and it sees the `import.meta` of a module at dist/polysi.cjs
 // (version.ts finds package.json from it, batch.ts the worker dist/batch-worker.mjs).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Script } from 'node:vm';
+// CommonJS, like bin/polysi.cjs: a plain `polysi` never starts Node's ESM loader.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { Script } = require('node:vm');
 
-export const BUNDLE = fileURLToPath(new URL('../dist/polysi.cjs', import.meta.url));
-export const CACHE = `${BUNDLE}.cache`;
-export const STAMP = '//polysi-cli ';
-export const CACHE_MAGIC = 'polysi-code-cache';
+const BUNDLE = join(__dirname, '..', 'dist', 'polysi.cjs');
+const CACHE = `${BUNDLE}.cache`;
+const STAMP = '//polysi-cli ';
+const CACHE_MAGIC = 'polysi-code-cache';
 
 /** The header line of a cache for the bundle stamped `id`, made by this Node. */
-export function cacheHeader(id) {
+function cacheHeader(id) {
   return `${CACHE_MAGIC} ${id} ${process.version} ${process.arch}\n`;
 }
 
 /** The id on the bundle's first line, or null. */
-export function bundleId(src) {
+function bundleId(src) {
   const nl = src.indexOf('\n');
   return src.startsWith(STAMP) && nl > 0 ? src.slice(STAMP.length, nl) : null;
 }
 
 /** Compiles (with `cachedData` when given) and runs the bundle; its exports and the Script. */
-export function runBundle(src, cachedData, bundle = BUNDLE) {
+function runBundle(src, cachedData, bundle = BUNDLE) {
   // One line of wrapper, so line numbers in stack traces are the bundle's own.
   const script = new Script(`(function (exports, require, module, __filename, __dirname, __polysi_import_meta) {${src}\n})`, {
     filename: bundle,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   const url = pathToFileURL(bundle).href;
-  const require = createRequire(bundle);
-  const importMeta = { url, resolve: (spec) => pathToFileURL(require.resolve(spec)).href };
-  const module = { exports: {} };
-  script.runInThisContext()(module.exports, require, module, bundle, dirname(bundle), importMeta);
-  return { exports: module.exports, script };
+  const req = createRequire(bundle);
+  const importMeta = { url, resolve: (spec) => pathToFileURL(req.resolve(spec)).href };
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, req, mod, bundle, dirname(bundle), importMeta);
+  return { exports: mod.exports, script };
 }
 
 /**
  * The bundle run from its code cache, or null when there is no usable cache (see above).
  * `used` tells whether V8 took the cache (false: it was refused and the bundle compiled anyway).
  */
-export function loadCached(bundle = BUNDLE) {
+function loadCached(bundle = BUNDLE) {
   let src, cache;
   try {
     src = readFileSync(bundle, 'utf8');
@@ -70,3 +72,5 @@ export function loadCached(bundle = BUNDLE) {
   const { exports, script } = runBundle(src, cache.subarray(header.length), bundle);
   return { exports, used: script.cachedDataRejected !== true };
 }
+
+module.exports = { BUNDLE, CACHE, STAMP, CACHE_MAGIC, cacheHeader, bundleId, runBundle, loadCached };
