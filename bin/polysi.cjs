@@ -29,6 +29,23 @@ process.stdout.on('error', (err) => {
   die(err);
 });
 
+/**
+ * `polysi --version` without loading the CLI: the version in the package.json beside bin/ (as
+ * src/cli/version.ts finds it). Null when that is not our package.json: the CLI then answers.
+ */
+function quickVersion() {
+  const args = process.argv.slice(2);
+  const end = args.indexOf('--');
+  const cmd = (end < 0 ? args : args.slice(0, end)).filter((a) => a !== '--debug')[0];
+  if (cmd !== '--version' && cmd !== '-V' && cmd !== 'version') return null;
+  try {
+    const pkg = JSON.parse(require('node:fs').readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    return pkg.name === 'polysi' && typeof pkg.version === 'string' ? pkg.version : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The CLI module: { main, internalErrorMessage }. */
 async function load() {
   const fromSource = Boolean(process.env.POLYSI_FROM_SOURCE);
@@ -53,7 +70,9 @@ async function load() {
   return import('../src/cli/main.ts');
 }
 
-load().then(async (mod) => {
+const version = quickVersion();
+if (version !== null) process.stdout.write(`${version}\n`);
+else load().then(async (mod) => {
   describe = (err) => mod.internalErrorMessage(err, debug);
   process.exitCode = await mod.main(process.argv.slice(2));
 }, die);

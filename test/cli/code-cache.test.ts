@@ -139,3 +139,14 @@ test('a stale, foreign, damaged or missing code cache is not used: polysi falls 
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('polysi --version answers from package.json without loading the CLI, as the CLI itself would', async () => {
+  const { runCli } = await import('../support/run-cli.ts');
+  const inProcess = await runCli('--version');
+  for (const args of [['--version'], ['-V'], ['version'], ['--debug', '--version']]) {
+    const r = polysi(args);
+    assert.deepEqual([r.code, r.out, r.err], [0, `${inProcess.out.trim()}\n`, ''], args.join(' '));
+  }
+  // `--` ends the options: what follows is no command of ours.
+  assert.equal(polysi(['--', '--version']).code, 2);
+});
