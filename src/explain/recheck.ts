@@ -38,25 +38,34 @@ export function recheck(
   const pg0 = inp.pg;
   const base = inp.provenance === null ? pg0.known.length : inp.provenance.knownBase;
   const known = new EdgeList();
-  const knownMap: number[] = [];
+  // Typed arrays filled by plain loops: this runs once per further anomaly, usually cold, where
+  // `Int32Array.from(list, fn)` (an iterator and a call per element) cost several ms.
+  const knownMapAll = new Int32Array(base);
+  let nKnown = 0;
   for (let i = 0; i < base; i++) {
     // Session order stays: pruning's chain cover follows it (chains.ts).
     if (removedKnown.has(i) && pg0.known.kind.get(i) !== K_SO) continue;
     known.push(pg0.known.from.get(i), pg0.known.to.get(i), pg0.known.kind.get(i), pg0.known.key.get(i));
-    knownMap.push(i);
+    knownMapAll[nKnown++] = i;
   }
   const edgeStart = new Int32Array(2 * pg0.consCount + 1);
-  const ceMap: number[] = [];
+  const ceMapAll = new Int32Array(pg0.ceFrom.length);
+  let nCe = 0;
   for (let slot = 0; slot < 2 * pg0.consCount; slot++) {
-    for (let e = pg0.edgeStart[slot]!; e < pg0.edgeStart[slot + 1]!; e++) if (!removedCe.has(e)) ceMap.push(e);
-    edgeStart[slot + 1] = ceMap.length;
+    for (let e = pg0.edgeStart[slot]!; e < pg0.edgeStart[slot + 1]!; e++) if (!removedCe.has(e)) ceMapAll[nCe++] = e;
+    edgeStart[slot + 1] = nCe;
   }
-  const pick = (src: Int32Array) => Int32Array.from(ceMap, (e) => src[e]!);
+  const ceMap = ceMapAll.slice(0, nCe);
+  const pick = (src: Int32Array) => {
+    const out = new Int32Array(nCe);
+    for (let i = 0; i < nCe; i++) out[i] = src[ceMap[i]!]!;
+    return out;
+  };
   const pg: Polygraph = {
     nodeCount: pg0.nodeCount, known, consCount: pg0.consCount, consA: pg0.consA, consB: pg0.consB, edgeStart,
     ceFrom: pick(pg0.ceFrom), ceTo: pick(pg0.ceTo), ceKind: pick(pg0.ceKind), ceKey: pick(pg0.ceKey),
   };
-  const maps = { knownMap: Int32Array.from(knownMap), ceMap: Int32Array.from(ceMap) };
+  const maps = { knownMap: knownMapAll.slice(0, nKnown), ceMap };
   const level = inp.level;
   // Always pruned, even if the check ran without: what pruning forces comes with its reason,
   // which is what Restore needs (and pruning never changes whether there is a violation).

@@ -48,8 +48,11 @@ export function unsatCycle(pg: Polygraph, active: Uint8Array, out: SolveOutcome,
   const given = () => Array.from(out.cycle!, (i) => (all.ce[i]! < 0 ? knownDep(pg, i) : ceDep(pg, all.ce[i]!)));
   const fixed = out.fixed;
   if (fixed === undefined) return given(); // the known edges alone were cyclic: that is the cycle
-  const onlyFixed = Uint8Array.from(active, (a, c) => (a === 1 && fixed[c]! >= 0 ? 1 : 0));
-  const ids = Int32Array.from({ length: pg.consCount }, (_, c) => c);
+  // Plain loops: `TypedArray.from(src, fn)` costs a call per element, and this runs cold.
+  const onlyFixed = new Uint8Array(active.length);
+  for (let c = 0; c < active.length; c++) onlyFixed[c] = active[c] === 1 && fixed[c]! >= 0 ? 1 : 0;
+  const ids = new Int32Array(pg.consCount);
+  for (let c = 0; c < ids.length; c++) ids[c] = c;
   const edges = chosenEdges(pg, onlyFixed, ids, (c) => fixed[c] === 0);
   const cycle = witnessCycle(pg.nodeCount, edges, level);
   if (cycle !== null) return Array.from(cycle, (i) => (edges.ce[i]! < 0 ? knownDep(pg, i) : ceDep(pg, edges.ce[i]!)));
