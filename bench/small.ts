@@ -6,15 +6,19 @@
  * the same shape, and a corpus of N such histories (default 3,302, every fourth with a bug).
  * Measures, each several times (the machine is shared: best and median are reported):
  *   node -e 0                         Node's own start-up;
- *   polysi --version                  start-up of the CLI bundle (no checker loaded);
+ *   polysi --version                  start-up of the command (answered without loading the CLI);
+ *   polysi check --help               start-up of the CLI bundle (no checker run);
  *   polysi check violation / valid    end to end, default text output, plus the stage times
- *                                     the check reports (parse .. explain) from --json;
+ *                                     the check reports (parse .. explain) from --json; the
+ *                                     violation also without the code cache (POLYSI_NO_CODE_CACHE=1:
+ *                                     dist/polysi.mjs, as before the cache), to compare;
  *   polysi check CORPUS_DIR           the whole corpus in one command on every core.
+ * `polysi` is the package's "bin" (bin/polysi.cjs), run as `node BIN ...`.
  * Usage: npm run bench:small [-- --runs 7] [-- --corpus 3302] [-- --corpus-runs 1]
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +27,8 @@ import { ensureSmallInputs } from './small-gen.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, corpus: { type: 'string', default: '3302' }, 'corpus-runs': { type: 'string', default: '1' } } });
 const runs = Number(values.runs), corpusSize = Number(values.corpus), corpusRuns = Number(values['corpus-runs']);
-const bin = fileURLToPath(new URL('../bin/polysi.mjs', import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: { polysi: string } };
+const bin = fileURLToPath(new URL(`../${pkg.bin.polysi}`, import.meta.url));
 const dir = process.env['POLYSI_BENCH_DIR'] ?? join(tmpdir(), 'polysi-bench-small');
 
 const tg = performance.now();
@@ -35,10 +40,10 @@ interface Run { ms: number; cpuMs: number | null; code: number | null; out: stri
 // CPU time (user + sys) of the child, through GNU time when present: on a machine shared with
 // other builds it varies far less than the wall clock, and says what an idle machine would see.
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
-function run(args: string[]): Run {
+function run(args: string[], env: Record<string, string> = {}): Run {
   const t = performance.now();
   const [cmd, argv] = GNU_TIME === null ? [process.execPath, args] : [GNU_TIME, ['-f', 'cpu %U %S', process.execPath, ...args]];
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, POLYSI_PROGRESS: '0' } });
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, POLYSI_PROGRESS: '0', ...env } });
   const ms = performance.now() - t;
   const m = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr ?? '');
   return { ms, cpuMs: m === null ? null : (Number(m[1]) + Number(m[2])) * 1000, code: r.status, out: r.stdout };
@@ -48,10 +53,10 @@ function stats(xs: number[]): string {
   const med = s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
   return `best ${s[0]!.toFixed(0)} ms, median ${med.toFixed(0)} ms (${s.length} runs)`;
 }
-function measure(name: string, args: string[], expectCode: number, n = runs): Run[] {
+function measure(name: string, args: string[], expectCode: number, n = runs, env: Record<string, string> = {}): Run[] {
   const rs: Run[] = [];
   for (let i = 0; i < n; i++) {
-    const r = run(args);
+    const r = run(args, env);
     if (r.code !== expectCode) throw new Error(`${name}: expected exit ${expectCode}, got ${r.code}\n${r.out.slice(0, 2000)}`);
     rs.push(r);
   }
@@ -62,8 +67,10 @@ function measure(name: string, args: string[], expectCode: number, n = runs): Ru
 
 measure('node -e 0', ['-e', '0'], 0);
 measure('polysi --version (start-up)', [bin, '--version'], 0);
+measure('polysi check --help (CLI loaded)', [bin, 'check', '--help'], 0);
 for (const [name, path, code] of [['violation', inputs.violation, 1], ['valid', inputs.valid, 0]] as const) {
   measure(`polysi check ${name}.jsonl (end to end)`, [bin, 'check', path], code);
+  if (name === 'violation') measure(`  the same without the code cache`, [bin, 'check', path], code, runs, { POLYSI_NO_CODE_CACHE: '1' });
   // The stages as the check itself times them (in the process, after start-up).
   const js = measure(`polysi check ${name}.jsonl --json`, [bin, 'check', path, '--json'], code).map((r) => JSON.parse(r.out) as {
     timesMs: Record<string, number>; anomalies: unknown[]; truncated: boolean;
