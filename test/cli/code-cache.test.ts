@@ -9,14 +9,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { needs } from '../support/requirements.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const VIOLATION = join(ROOT, 'scripts', 'warm', 'violation.jsonl');
 const VALID = join(ROOT, 'scripts', 'warm', 'valid.jsonl');
 const LONG_FORK = join(ROOT, 'examples', 'long-fork.txt');
+const CJS = join(ROOT, 'dist', 'polysi.cjs');
+const built = (): string | false => needs(existsSync(CJS) && existsSync(join(ROOT, 'dist', 'polysi.mjs')), `no bundled CLI at ${CJS} (run node scripts/build.mjs)`);
 
 interface Loader {
   loadCached(bundle?: string): { exports: { main: unknown }; used: boolean } | null;
@@ -40,7 +43,7 @@ function stable(s: string): string {
   return s.split('\n').filter((l) => !/^time \(ms\)|^\s*$/.test(l) && !/ms\)/.test(l)).join('\n').slice(0, 300);
 }
 
-test('the build leaves a code cache that V8 accepts, with the bytecode of a check in it', async () => {
+test('the build leaves a code cache that V8 accepts, with the bytecode of a check in it', { skip: built() }, async () => {
   const { loadCached, BUNDLE } = await loader();
   const got = loadCached();
   assert.ok(got !== null, `no usable code cache beside ${BUNDLE}: is dist/ built?`);
@@ -50,7 +53,7 @@ test('the build leaves a code cache that V8 accepts, with the bytecode of a chec
   assert.ok(readFileSync(`${BUNDLE}.cache`).length > 250_000);
 });
 
-test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs', () => {
+test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs', { skip: built() }, () => {
   // (--max-anomalies: how many anomalies are found within the default time budget varies.)
   const checks = [['check', VIOLATION], ['check', VALID], ['check', LONG_FORK, '--explain'], ['check', VALID, '--level', 'ser']].map((a) => [...a, '--max-anomalies', '5']);
   for (const args of [...checks, ['--version'], ['check', '--help'], ['stat', VALID], ['check', join(ROOT, 'no-such-file.jsonl')]]) {
@@ -72,7 +75,7 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
   assert.match(stdin.out, /SI: VIOLATION/);
 });
 
-test('polysi from the code cache runs a batch on worker threads, and names dist/polysi.cjs in a --debug stack', () => {
+test('polysi from the code cache runs a batch on worker threads, and names dist/polysi.cjs in a --debug stack', { skip: built() }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
   try {
     copyFileSync(VIOLATION, join(dir, 'a.jsonl'));
@@ -93,7 +96,7 @@ test('polysi from the code cache runs a batch on worker threads, and names dist/
   assert.match(plain.err, /dist[\\/]polysi\.mjs:/);
 });
 
-test('a stale, foreign, damaged or missing code cache is not used: polysi falls back to dist/polysi.mjs', async () => {
+test('a stale, foreign, damaged or missing code cache is not used: polysi falls back to dist/polysi.mjs', { skip: built() }, async () => {
   // A copy of the installed layout (bin/, dist/, package.json), whose cache the test spoils.
   const root = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
   try {
@@ -140,7 +143,7 @@ test('a stale, foreign, damaged or missing code cache is not used: polysi falls 
   }
 });
 
-test('polysi --version answers from package.json without loading the CLI, as the CLI itself would', async () => {
+test('polysi --version answers from package.json without loading the CLI, as the CLI itself would', { skip: built() }, async () => {
   const { runCli } = await import('../support/run-cli.ts');
   const inProcess = await runCli('--version');
   for (const args of [['--version'], ['-V'], ['version'], ['--debug', '--version']]) {
