@@ -49,9 +49,12 @@ function quickVersion() {
 /** The CLI module: { main, internalErrorMessage }. */
 async function load() {
   const fromSource = Boolean(process.env.POLYSI_FROM_SOURCE);
+  const codeCache = require('./code-cache.cjs');
+  // Before any of the CLI is compiled (the code cache was made under the same V8 flag).
+  codeCache.lazyTierUp();
   if (!fromSource && !process.env.POLYSI_NO_CODE_CACHE) {
     try {
-      const cached = require('./code-cache.cjs').loadCached();
+      const cached = codeCache.loadCached();
       if (cached !== null) return cached.exports;
     } catch {
       // A damaged dist/polysi.cjs: the ES module bundle below is the fallback.

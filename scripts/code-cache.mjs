@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import codeCache from '../bin/code-cache.cjs';
 
-const { BUNDLE, CACHE, bundleId, cacheHeader, runBundle } = codeCache;
+const { BUNDLE, CACHE, bundleId, cacheHeader, runBundle, lazyTierUp } = codeCache;
 
 const warm = (name) => fileURLToPath(new URL(`./warm/${name}`, import.meta.url));
 const src = readFileSync(BUNDLE, 'utf8');
@@ -20,6 +20,8 @@ if (id === null) {
   console.error(`code-cache: ${BUNDLE} has no build stamp`);
   process.exit(1);
 }
+// The V8 flags of bin/polysi.cjs when it compiles the bundle: V8 refuses a cache made under others.
+lazyTierUp();
 const { exports, script } = runBundle(src);
 const sink = { stdout() {}, stderr() {} };
 const runs = [

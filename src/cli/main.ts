@@ -11,11 +11,13 @@
  * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseCommandArgs } from './args.ts';
 import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
+import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
 import {
   checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
@@ -83,6 +85,8 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     if (cmd === 'convert') { io.stdout((await import('./convert.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
   }
+  // Only a single check of a small file is a short run (tiering.ts).
+  if (cmd !== 'check') eagerTierUp();
   try {
     switch (cmd) {
       case 'check': return await runCheck(rest, io);
@@ -212,8 +216,10 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
   // One history keeps the single report below, exactly as before.
   // (batch.ts and node:worker_threads are loaded only for a batch: a single check starts faster.)
-  const batch = positionals.length > 1 || await isDirectory(positionals[0]!) ? await import('./batch.ts') : null;
+  const st = positionals.length === 1 ? await statOrNull(positionals[0]!) : null;
+  const batch = positionals.length > 1 || st?.isDirectory() === true ? await import('./batch.ts') : null;
   if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
+    eagerTierUp();
     if (drawing) {
       io.stderr('polysi check: --dot, --svg and --html draw one history: give a single history path');
       return EXIT_INVALID;
@@ -232,6 +238,9 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     }, jobs ?? batch.defaultJobs(), io, pr);
   }
   const path = positionals[0]!;
+  // A long run (big file, standard input, a pipe, a log directory, the whole ladder) wants V8's
+  // optimizing compiler at its usual eagerness; a small file is checked before it would pay.
+  if (values.levels || st === null || !st.isFile() || st.size > SMALL_INPUT_BYTES) eagerTierUp();
   // A drawing that cannot be written should fail now, not after a long check.
   for (const opt of DRAWINGS) {
     const out = values[opt];
@@ -323,11 +332,11 @@ async function writeDrawings(
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;
 
-async function isDirectory(path: string): Promise<boolean> {
+async function statOrNull(path: string): Promise<Stats | null> {
   try {
-    return (await stat(path)).isDirectory();
+    return await stat(path);
   } catch {
-    return false;
+    return null; // missing or unreadable: readHistory says why
   }
 }
 

@@ -23,6 +23,7 @@ const built = (): string | false => needs(existsSync(CJS) && existsSync(join(ROO
 
 interface Loader {
   loadCached(bundle?: string): { exports: { main: unknown }; used: boolean } | null;
+  lazyTierUp(): void;
   BUNDLE: string;
 }
 const loader = async (root = ROOT): Promise<Loader> => (await import(join(root, 'bin', 'code-cache.cjs') as string)) as Loader;
@@ -44,7 +45,9 @@ function stable(s: string): string {
 }
 
 test('the build leaves a code cache that V8 accepts, with the bytecode of a check in it', { skip: built() }, async () => {
-  const { loadCached, BUNDLE } = await loader();
+  const { loadCached, lazyTierUp, BUNDLE } = await loader();
+  // As bin/polysi.cjs does before loading: V8 takes a cache only under the flags it was made with.
+  lazyTierUp();
   const got = loadCached();
   assert.ok(got !== null, `no usable code cache beside ${BUNDLE}: is dist/ built?`);
   assert.equal(got.used, true, 'V8 refused the code cache made by the build');
@@ -152,4 +155,40 @@ test('polysi --version answers from package.json without loading the CLI, as the
   }
   // `--` ends the options: what follows is no command of ours.
   assert.equal(polysi(['--', '--version']).code, 2);
+});
+
+test('lazy tier-up is kept only for a single check of a small file; every longer run restores V8\'s default', async () => {
+  const { runCli } = await import('../support/run-cli.ts');
+  const { SMALL_INPUT_BYTES } = await import('../../src/cli/tiering.ts');
+  const hook = Symbol.for('polysi.eagerTierUp');
+  const g = globalThis as Record<symbol, unknown>;
+  const saved = g[hook];
+  let calls = 0;
+  g[hook] = () => { calls++; };
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-tier-'));
+  try {
+    const big = join(dir, 'big.jsonl');
+    const text = readFileSync(VALID, 'utf8');
+    const header = text.slice(0, text.indexOf('\n') + 1);
+    // The same history padded with blank lines past the threshold (blank lines are allowed).
+    writeFileSync(big, header + '\n'.repeat(SMALL_INPUT_BYTES) + text.slice(header.length));
+    const cases: [string[], number, boolean][] = [
+      [['check', VALID], 0, false],
+      [['check', VIOLATION, '--json'], 1, false],
+      [['check', big], 0, true],
+      [['check', VALID, '--levels'], 0, true],
+      [['check', VALID, VIOLATION], 1, true],
+      [['check', dir], 0, true],
+      [['stat', VALID], 0, true],
+    ];
+    for (const [args, code, restored] of cases) {
+      calls = 0;
+      const r = await runCli(...args);
+      assert.equal(r.code, code, `${args.join(' ')}: ${r.err}`);
+      assert.equal(calls > 0, restored, args.join(' '));
+    }
+  } finally {
+    if (saved === undefined) delete g[hook]; else g[hook] = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
