@@ -58,6 +58,10 @@ if (withCache) {
     outExtension: { '.js': '.cjs' },
     packages: 'external',
     define: { 'import.meta': '__polysi_import_meta' },
+    // import() of the packages loaded on demand (Graphviz, Z3, the database drivers) becomes
+    // require(): a function restored from V8's code cache has no dynamic-import callback (the
+    // script's host options are not in the cache). Each of them has a CommonJS entry.
+    supported: { 'dynamic-import': false },
     logLevel: 'warning',
   });
   const cjs = new URL('../dist/polysi.cjs', import.meta.url);

@@ -65,6 +65,20 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
     assert.equal(stable(a.out), stable(b.out), args.join(' '));
     assert.equal(a.err, b.err, args.join(' '));
   }
+  // The packages loaded on demand: Graphviz (--svg) and the workload runner on the embedded store.
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
+  try {
+    const svg = (name: string) => join(dir, `${name}.svg`);
+    const a = polysi(['check', LONG_FORK, '--svg', svg('a')]), b = polysi(['check', LONG_FORK, '--svg', svg('b')], { noCache: true });
+    assert.deepEqual([a.code, a.err], [1, ''], a.err);
+    assert.deepEqual([b.code, b.err], [1, ''], b.err);
+    assert.match(readFileSync(svg('a'), 'utf8'), /^<svg /);
+    assert.equal(readFileSync(svg('a'), 'utf8'), readFileSync(svg('b'), 'utf8'));
+    const run = polysi(['run', '--sessions', '2', '--txns', '3', '--out', join(dir, 'run.jsonl')]);
+    assert.equal(run.code, 0, run.err);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   // The former entry point is the same program.
   const old = polysi(checks[0]!, { bin: 'polysi.mjs' }), now = polysi(checks[0]!);
   assert.deepEqual([old.code, stable(old.out), old.err], [now.code, stable(now.out), now.err]);
