@@ -16,7 +16,7 @@
  */
 
 import { checkUtf8 } from './utf8.ts';
-import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
+import { HistoryBuilder, IntIds, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, TXN_COMMITTED, type History } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
@@ -110,7 +110,8 @@ export class PolysiTextParser {
   private readonly b: HistoryBuilder;
   private readonly sessionIndex = new Map<RawId, number>();
   private readonly sessionLabel: string[] = []; // session id → label
-  private readonly txnIndex = new Map<RawId, number>();
+  private readonly txnIndex = new Map<RawId, number>(); // txn ids outside [0, 2^31)
+  private readonly txnIds = new IntIds(); // txn ids in [0, 2^31)
   private readonly txnSession: number[] = []; // builder txn id → session id
   private readonly txnLine: number[] = []; // builder txn id → line of its first op (for error messages)
   // Consecutive lines usually share a txn and a session: skip the map lookups for them.
@@ -214,7 +215,15 @@ export class PolysiTextParser {
     let t: number;
     if (txnRaw === this.lastTxnRaw) t = this.lastTxn;
     else {
-      const known = txnIndex.get(txnRaw);
+      // Txn ids in [0, 2^31) (all real files) go through a typed-array table, not the Map: a
+      // million Map entries cost more in garbage collection than in lookups.
+      let known: number | undefined;
+      if (typeof txnRaw === 'number' && txnRaw >= 0 && txnRaw <= 0x7fffffff) {
+        known = this.txnIds.intern(txnRaw, b.txnCount);
+        if (known === b.txnCount) known = undefined;
+      } else {
+        known = txnIndex.get(txnRaw);
+      }
       if (known === undefined) {
         if (s === undefined) {
           s = b.session(String(sessRaw));
@@ -224,7 +233,7 @@ export class PolysiTextParser {
           this.lastSess = s;
         }
         t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
-        txnIndex.set(txnRaw, t);
+        if (typeof txnRaw !== 'number' || txnRaw < 0 || txnRaw > 0x7fffffff) txnIndex.set(txnRaw, t);
         txnSession.push(s);
         txnLine.push(line);
       } else {

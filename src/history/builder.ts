@@ -48,7 +48,7 @@ export type RawValue = string | number | bigint | null;
  * Inputs that cluster under it (a probe run longer than MAX_PROBES) switch the table for good
  * to Fibonacci hashing, which scatters any pattern, so no input makes interning quadratic.
  */
-class IntIds {
+export class IntIds {
   private bits = 10;
   /** `keys[i]`: an integer (-1 = empty slot); `ids[i]` its id. */
   private keys = new Int32Array(1 << 10).fill(-1);
