@@ -10,6 +10,13 @@
  * child process (so each peak RSS is its own) and reports time, MB/s and peak RSS.
  * Invariant: the generated histories are valid (a serial execution), so they also serve as
  * large inputs for the checker.
+ *
+ * Core formats (PolySI text, JSON Lines, dbcop bincode): `--core 10,200 [--runs 5]` writes a
+ * register history of about that many MB per format (a seeded serial execution: 16 sessions,
+ * 5,000 integer keys, 2-9 ops per txn, reads see the latest write; JSON Lines with recorder-style
+ * fractional start / end times) and parses each file `--runs` times in one child process per
+ * file, reporting process CPU time (user + system) and wall time, best and median, as MB/s.
+ * CPU is the figure to compare on a shared machine.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -248,6 +255,83 @@ async function parseOne(format: string, path: string): Promise<void> {
   process.stdout.write(JSON.stringify({ ms, maxRssMB: process.resourceUsage().maxRSS / 1024, txns: h.txnCount, ops: h.opCount }));
 }
 
+/** A register history (serial execution) of about `targetBytes` of PolySI text, built in memory. */
+function genCoreHistory(targetBytes: number, seed: number, B: typeof import('../src/history/builder.ts').HistoryBuilder): History {
+  const rnd = prng(seed);
+  const sessions = 16, nKeys = 5000;
+  const cur = new Float64Array(nKeys); // latest value per key (0 = initial)
+  const b = new B('<bench>', 'line');
+  const sess = Array.from({ length: sessions }, (_, s) => b.session(String(s + 1)));
+  const nextIdx = new Int32Array(sessions);
+  let nextValue = 1, bytes = 0, clock = 0;
+  while (bytes < targetBytes) {
+    const s = Math.floor(rnd() * sessions);
+    const t = b.beginTxn(sess[s]!, `${s + 1}.${nextIdx[s]!++}`);
+    const n = 2 + Math.floor(rnd() * 8);
+    for (let i = 0; i < n; i++) {
+      const k = Math.floor(rnd() * nKeys);
+      if (rnd() < 0.5) {
+        const v = nextValue++;
+        cur[k] = v;
+        b.write(t, k, v);
+      } else {
+        b.read(t, k, cur[k] === 0 ? null : cur[k]!);
+      }
+      bytes += 22; // about one PolySI text line
+    }
+    const start = clock + Math.round(rnd() * 1e6) / 1000;
+    clock = start + Math.round(rnd() * 1e6) / 1000;
+    b.setTimes(t, start, clock);
+  }
+  return b.build();
+}
+
+const CORE: [string, string][] = [['text', 'history.txt'], ['jsonl', 'history.jsonl'], ['dbcop', 'history.bincode']];
+
+/** Child mode for --core: parse one file `runs` times; print per-run CPU and wall ms as JSON. */
+async function parseRepeated(format: string, path: string, runs: number): Promise<void> {
+  const registry = await import('../src/formats/index.ts');
+  const fmt = registry.findFormat(format);
+  const cpu: number[] = [], wall: number[] = [];
+  let h: History | null = null;
+  for (let i = 0; i < runs; i++) {
+    h = null;
+    const c0 = process.cpuUsage(), t0 = performance.now();
+    h = await fmt.read(path);
+    const c = process.cpuUsage(c0);
+    wall.push(performance.now() - t0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  process.stdout.write(JSON.stringify({ cpu, wall, txns: h!.txnCount, ops: h!.opCount, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+}
+
+async function core(dir: string, sizes: number[], runs: number, seed: number, formats: string[]): Promise<void> {
+  const registry = await import('../src/formats/index.ts');
+  const { HistoryBuilder } = await import('../src/history/builder.ts');
+  process.stdout.write('format   MB     runs  CPU best / median ms   MB/s (CPU best / median)   wall best ms   txns      ops\n');
+  for (const mb of sizes) {
+    const sub = join(dir, `core-${mb}mb`);
+    mkdirSync(sub, { recursive: true });
+    if (CORE.some(([, f]) => !existsSync(join(sub, f)))) {
+      process.stdout.write(`generating ${mb} MB register history (seed ${seed}) ...\n`);
+      const h = genCoreHistory(mb * 1e6, seed, HistoryBuilder);
+      for (const [name, file] of CORE) writeFileSync(join(sub, file), registry.findFormat(name).write!(h));
+    }
+    for (const [format, file] of CORE) {
+      if (!formats.includes(format)) continue;
+      const path = join(sub, file);
+      const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--parse-repeat', format, '--path', path, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      if (r.status !== 0) throw new Error(`parsing ${format} failed: ${r.stderr}`);
+      const res = JSON.parse(r.stdout) as { cpu: number[]; wall: number[]; txns: number; ops: number };
+      const size = sizeOf(path) / 1e6;
+      const sorted = res.cpu.slice().sort((a, b) => a - b);
+      const best = sorted[0]!, median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+      const wallBest = Math.min(...res.wall);
+      process.stdout.write(`${format.padEnd(7)} ${size.toFixed(1).padStart(6)} ${String(runs).padStart(5)} ${best.toFixed(0).padStart(9)} / ${median.toFixed(0).padEnd(9)} ${(size / (best / 1000)).toFixed(1).padStart(10)} / ${(size / (median / 1000)).toFixed(1).padEnd(14)} ${wallBest.toFixed(0).padStart(9)} ${String(res.txns).padStart(9)} ${String(res.ops).padStart(9)}\n`);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -257,10 +341,21 @@ async function main(): Promise<void> {
       formats: { type: 'string', default: 'edn,elle-json,cobra,dbcop-json,dbcop-hist,text,jsonl,dbcop' },
       dir: { type: 'string', default: '/tmp/polysi-bench-parse' },
       'parse-one': { type: 'string' },
+      'parse-repeat': { type: 'string' },
       path: { type: 'string' },
+      core: { type: 'string' },
+      runs: { type: 'string', default: '5' },
     },
   });
   if (values['parse-one'] !== undefined) return parseOne(values['parse-one'], values.path ?? '');
+  if (values['parse-repeat'] !== undefined) return parseRepeated(values['parse-repeat'], values.path ?? '', Number(values.runs));
+  if (values.core !== undefined) {
+    const sizes = values.core.split(',').map(Number);
+    const runs = Number(values.runs);
+    if (sizes.some((x) => !(x > 0)) || !(runs >= 1)) throw new Error('--core takes sizes in MB (e.g. 10,200) and --runs a count >= 1');
+    const fmts = values.formats === undefined || values.formats.includes('edn') ? CORE.map(([f]) => f) : values.formats.split(',');
+    return core(join(values.dir ?? '/tmp/polysi-bench-parse', `seed${values.seed}`), sizes, runs, Number(values.seed), fmts);
+  }
   const mb = Number(values.mb);
   if (!(mb > 0) || !(Number(values['small-mb']) > 0)) throw new Error('--mb and --small-mb take positive numbers');
   const smallMb = Number(values['small-mb']);

@@ -194,10 +194,9 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
       `the file holds ${nSess} session(s) but header field n_node (byte 8) says ${String(header.nNode)}`);
   }
 
-  // Small variables and values are interned through these arrays instead of the builder's maps:
-  // dbcop generators draw both from small ranges, and the parse then makes no call per field.
+  // Small variables are interned through this array (dbcop draws them from a small range), so
+  // most events make no call for their key; values go to the builder's integer table directly.
   const keyCache = new Int32Array(Math.min(nVar, CACHE_SIZE)).fill(-1);
-  const valueCache = new Int32Array(CACHE_SIZE).fill(-1);
   let dropped = 0;
   let droppedInCommitted = 0;
   for (let s = 1; s <= nSess; s++) {
@@ -220,7 +219,8 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
       // count() proved all nEv events fit, so the loop reads without per-field bounds checks.
       let at = r.pos;
       for (let e = 0; e < nEv; e++, at += EVENT_BYTES) {
-        const isWrite = bytes[at]! === 1 || r.boolAt(at, EVENT_WRITE, s, i);
+        const w = bytes[at]!;
+        if (w > 1) r.boolAt(at, EVENT_WRITE, s, i); // throws
         const ok = bytes[at + 17]!;
         if (ok !== 1) {
           r.boolAt(at + 17, EVENT_SUCCESS, s, i);
@@ -231,7 +231,7 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
         const klo = view.getUint32(at + 1, true), khi = view.getUint32(at + 5, true);
         if (khi === 0 && klo < keyCache.length) {
           keyId = keyCache[klo]!;
-          if (keyId < 0) keyId = keyCache[klo] = b.key(klo);
+          if (keyId < 0) keyId = keyCache[klo] = b.intKey(klo);
         } else {
           const k = r.u64At(at + 1);
           if (k >= header.nVariable) {
@@ -243,13 +243,9 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
         }
         let valueId: number;
         const vlo = view.getUint32(at + 9, true), vhi = view.getUint32(at + 13, true);
-        if (vhi === 0 && vlo < CACHE_SIZE) {
-          valueId = valueCache[vlo]!;
-          if (valueId < 0) valueId = valueCache[vlo] = vlo === 0 ? INITIAL_VALUE : b.value(vlo);
-        } else {
-          valueId = b.value(r.u64At(at + 9));
-        }
-        b.pushOp(t, isWrite ? OP_WRITE : OP_READ, keyId, valueId, at);
+        if (vhi === 0 && vlo <= 0x7fffffff) valueId = vlo === 0 ? INITIAL_VALUE : b.intValue(vlo);
+        else valueId = b.value(r.u64At(at + 9));
+        b.pushOp(t, w === 1 ? OP_WRITE : OP_READ, keyId, valueId, at);
       }
       r.pos = at;
       r.need(1, TXN_SUCCESS, s, i);

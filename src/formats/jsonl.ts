@@ -17,7 +17,8 @@
  * the line and what was expected. Nothing unknown is ignored: unknown fields are errors.
  */
 
-import { decodeUtf8 } from './utf8.ts';
+import { checkUtf8, decodeUtf8 } from './utf8.ts';
+import { JsonlFastScanner } from './jsonl-fast.ts';
 import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type RawKey, type RawValue } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import {
@@ -86,7 +87,18 @@ export const JSONL_LINE_BYTES_MAX = 256 * 1024 * 1024;
 /** Parses JSON Lines in memory; `source` names the input in messages and in `History.source`. */
 export function parseJsonl(text: string, source = '<memory>'): History {
   const p = jsonlParser(source);
-  p.feed(text);
+  // Well-formed text is read as its UTF-8 bytes (the fast path); text with a lone surrogate
+  // (which no file can hold) keeps it by going line by line through JSON.parse.
+  // (String.prototype.isWellFormed: Node 20, ES2024; the project's lib stops at ES2023.)
+  if ((text as unknown as { isWellFormed(): boolean }).isWellFormed()) p.feedBytes(Buffer.from(text, 'utf8'));
+  else p.feedText(text);
+  return p.finish();
+}
+
+/** `parseJsonl` with every line through JSON.parse: the reference the fast path is tested against. */
+export function parseJsonlGeneral(text: string, source = '<memory>'): History {
+  const p = jsonlParser(source);
+  p.feedText(text);
   return p.finish();
 }
 
@@ -96,7 +108,9 @@ export function readJsonl(input: string | HistoryInput): Promise<History> {
     const p = jsonlParser(inp.source);
     let offset = 0;
     for await (const block of inp.lineBlocks(JSONL_LINE_BYTES_MAX)) {
-      p.feed(decodeLines(block, inp.source, p.nextLine(), offset));
+      // Strict: invalid UTF-8 is an error naming the line, never replaced (distinct keys would merge).
+      checkUtf8(block, inp.source, p.nextLine(), offset);
+      p.feedBytes(block);
       offset += block.length;
     }
     return p.finish();
@@ -116,7 +130,9 @@ export function decodeLines(block: Uint8Array, source: string, firstLine: number
  * A JSONL parser fed with blocks of whole lines (the last may end without a newline).
  * `feed` may be called any number of times; `finish` builds the History.
  */
-function jsonlParser(source: string): { feed(text: string): void; nextLine(): number; finish(): History } {
+function jsonlParser(source: string): {
+  feedText(text: string): void; feedBytes(bytes: Uint8Array): void; nextLine(): number; finish(): History;
+} {
   const b = new HistoryBuilder(source, 'line');
   let line = 0;
   let fed = false;
@@ -167,18 +183,9 @@ function jsonlParser(source: string): { feed(text: string): void; nextLine(): nu
   const txnLine = new Map<string, number>();
   let sawContent = false;
 
-  const feed = (text: string): void => {
-    let pos = !fed && text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    fed = true;
-    while (pos < text.length) {
-      line++;
-      let end = text.indexOf('\n', pos);
-      if (end < 0) end = text.length;
-      const raw = text.slice(pos, end);
+  /** The general path: one line (not blank) through JSON.parse; every error is raised here. */
+  const parseLine = (raw: string): void => {
       lineText = raw;
-      pos = end + 1;
-      if (raw.trim() === '') continue;
-
       let obj: unknown;
       try {
         obj = JSON.parse(raw);
@@ -210,7 +217,7 @@ function jsonlParser(source: string): { feed(text: string): void; nextLine(): nu
             b.session(label); // header order is session order, even for sessions without txns
           }
         }
-        continue;
+        return;
       }
       sawContent = true;
 
@@ -271,10 +278,81 @@ function jsonlParser(source: string): { feed(text: string): void; nextLine(): nu
           fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
         }
       }
+  };
+
+  /** Text in memory: every line through the general path. */
+  const feedText = (text: string): void => {
+    let pos = !fed && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    fed = true;
+    while (pos < text.length) {
+      line++;
+      let end = text.indexOf('\n', pos);
+      if (end < 0) end = text.length;
+      const raw = text.slice(pos, end);
+      pos = end + 1;
+      if (raw.trim() === '') continue;
+      parseLine(raw);
     }
   };
-  return { feed, nextLine: () => line + 1, finish: () => b.build() };
+
+  const fast = new JsonlFastScanner(b);
+  /** Commits the transaction `fast` scanned; false (nothing done) if the general path must judge it. */
+  const commitFast = (bytes: Uint8Array): boolean => {
+    const sessLabel = fast.sessionLabel;
+    if (declared !== null && !declared.has(sessLabel)) return false;
+    const label = fast.txnLabel ?? `L${line}`;
+    if (txnLine.has(label)) return false;
+    txnLine.set(label, line);
+    sawContent = true;
+    fast.intern(bytes);
+    const t = b.beginTxn(b.session(sessLabel), label, fast.status, line);
+    if (fast.hasTimes) b.setTimes(t, fast.start, fast.end);
+    if (fast.error !== null) b.setError(t, fast.error);
+    const { kinds, keyIds, valueIds, listFrom, listTo, listElems } = fast;
+    for (let i = 0; i < fast.opCount; i++) {
+      const kind = kinds[i]!;
+      if (kind === OP_READ_LIST) {
+        const l = valueIds[i]!;
+        b.readListIds(t, keyIds[i]!, listElems.subarray(listFrom[l]!, listTo[l]!), listTo[l]! - listFrom[l]!, line);
+      } else {
+        b.pushOp(t, kind, keyIds[i]!, valueIds[i]!, line);
+      }
+    }
+    return true;
+  };
+
+  /**
+   * UTF-8 bytes (already validated), a block of whole lines: each transaction line is first
+   * scanned as bytes (jsonl-fast.ts); a line the scanner does not take is decoded and goes
+   * through the general path, which gives the same History or the error.
+   */
+  const feedBytes = (bytes: Uint8Array): void => {
+    const n = bytes.length;
+    let pos = !fed && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    fed = true;
+    while (pos < n) {
+      line++;
+      let end = bytes.indexOf(10, pos);
+      if (end < 0) end = n;
+      const from = pos;
+      pos = end + 1;
+      // Blank (JS trim's ASCII whitespace only): skipped. Non-ASCII blanks go the general way.
+      let first = from;
+      while (first < end) {
+        const c = bytes[first]!;
+        if (c !== 32 && c !== 9 && c !== 13 && c !== 11 && c !== 12) break;
+        first++;
+      }
+      if (first === end) continue;
+      if (bytes[first] === 123 && fast.scan(bytes, first, end) && commitFast(bytes)) continue;
+      const raw = utf8.decode(bytes.subarray(from, end));
+      if (raw.trim() !== '') parseLine(raw); // (a line of Unicode blanks is blank too)
+    }
+  };
+  return { feedText, feedBytes, nextLine: () => line + 1, finish: () => b.build() };
 }
+
+const utf8 = new TextDecoder('utf-8');
 
 /** Renders a value id as JSON: null, a number, a string, or {"int":"..."}; null if impossible. */
 function valueJson(label: string, v: number): string | null {

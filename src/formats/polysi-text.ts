@@ -8,14 +8,15 @@
  * Invariant: every non-blank line becomes exactly one operation or the parse fails with an
  * InputError naming the line; a txn id seen in two sessions is an 'inconsistent' error.
  *
- * Speed: the scanner walks each block of lines once with charCodeAt (no split, no regex per
- * line) and interns through the builder's caches, so a 100 MB file costs no per-line garbage.
+ * Speed: the scanner walks each block of lines once as bytes (no decoding, no split, no regex
+ * or string per line; UTF-8 is validated natively per block) and interns integer keys and
+ * values through the builder's typed-array tables, so a 100 MB file costs no per-line garbage.
  * Files are streamed in blocks of whole lines (io-read.ts `lineBlocks`): a file of any size
  * (V8 strings stop at 512 MB) is parsed in bounded text memory.
  */
 
-import { decodeUtf8 } from './utf8.ts';
-import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
+import { checkUtf8 } from './utf8.ts';
+import { HistoryBuilder, IntIds, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import { INITIAL_VALUE, TXN_COMMITTED, type History } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
@@ -38,30 +39,41 @@ let intOk = false;
 /** The literal when it has more than FAST_DIGITS digits (exactness needs the text), else null. */
 let intLit: string | null = null;
 
-/** Position of the first character at or after `p` that is not ' ', '\t' or '\r' (CRLF files). */
-function skipBlanks(t: string, p: number): number {
-  let c = t.charCodeAt(p);
-  while (c === 32 || c === 9 || c === 13) c = t.charCodeAt(++p);
+/** Position of the first byte at or after `p` that is not ' ', '\t' or '\r' (CRLF files). */
+function skipBlanks(t: Uint8Array, p: number, n: number): number {
+  while (p < n) {
+    const c = t[p]!;
+    if (c !== 32 && c !== 9 && c !== 13) break;
+    p++;
+  }
   return p;
 }
 
 /** Scans blanks then `-?[0-9]+` at `p`; sets intEnd / intOk / intLit and returns the value. */
-function scanInt(t: string, p: number): number {
-  p = skipBlanks(t, p);
+function scanInt(t: Uint8Array, p: number, n: number): number {
+  p = skipBlanks(t, p, n);
   const start = p;
-  let c = t.charCodeAt(p);
-  const neg = c === 45; // '-'
-  if (neg) c = t.charCodeAt(++p);
+  const neg = p < n && t[p] === 45; // '-'
+  if (neg) p++;
   const digits = p;
   let v = 0;
-  while (c >= 48 && c <= 57) { // NaN past the end fails this test too
-    v = v * 10 + (c - 48);
-    c = t.charCodeAt(++p);
+  while (p < n) {
+    const d = t[p]! - 48;
+    if (d < 0 || d > 9) break;
+    v = v * 10 + d;
+    p++;
   }
   intEnd = p;
   intOk = p > digits;
-  intLit = p - digits > FAST_DIGITS ? t.slice(start, p) : null;
+  intLit = p - digits > FAST_DIGITS ? ascii(t, start, p) : null;
   return neg ? 0 - v : v; // `0 - v`, not `-v`: keeps "-0" from becoming the double -0
+}
+
+/** The ASCII bytes t[from, to) as a string (rare: long integer literals). */
+function ascii(t: Uint8Array, from: number, to: number): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += String.fromCharCode(t[i]!);
+  return s;
 }
 
 /** Raw identity (key, session or txn) of the integer scanInt just returned. */
@@ -69,28 +81,37 @@ function rawId(v: number): RawId {
   return intLit === null ? v : intKey(intLit);
 }
 
-/** The syntax error for the line starting at `lineStart`, pointing at column `at`. */
-function syntaxError(t: string, source: string, line: number, lineStart: number, at: number, what: string): InputError {
-  let end = t.indexOf('\n', lineStart);
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * The syntax error for the line starting at byte `lineStart`, pointing at byte `at` (a
+ * character boundary: the scanner only steps over ASCII). The line is decoded here, so the
+ * message quotes it as text and counts the column in characters, as a string scanner would.
+ */
+function syntaxError(t: Uint8Array, source: string, line: number, lineStart: number, at: number, what: string): InputError {
+  let end = t.indexOf(10, lineStart);
   if (end < 0) end = t.length;
-  let found = t.slice(lineStart, end).trim();
+  let found = utf8.decode(t.subarray(lineStart, end)).trim();
   if (found.length > 80) found = `${found.slice(0, 77)}...`;
+  const column = utf8.decode(t.subarray(lineStart, at)).length + 1;
   return new InputError('syntax', source, 'line', line,
-    `${EXPECTED}, found ${JSON.stringify(found)} (column ${at - lineStart + 1}: expected ${what})`);
+    `${EXPECTED}, found ${JSON.stringify(found)} (column ${column}: expected ${what})`);
 }
 
 /** Longest line accepted (a line is one operation of four integers: ample). */
 export const TEXT_LINE_BYTES_MAX = 1024 * 1024;
 
 /**
- * A PolySI text parser fed with blocks of complete lines (the last block may end without a
- * newline), so a file of any size is parsed from a stream of chunks, never as one string.
+ * A PolySI text parser fed with blocks of complete lines as UTF-8 bytes (the last block may end
+ * without a newline), so a file of any size is parsed from a stream of chunks, never as one
+ * string. It scans bytes: no string is made for a line unless the line is wrong.
  */
 export class PolysiTextParser {
   private readonly b: HistoryBuilder;
   private readonly sessionIndex = new Map<RawId, number>();
   private readonly sessionLabel: string[] = []; // session id → label
-  private readonly txnIndex = new Map<RawId, number>();
+  private readonly txnIndex = new Map<RawId, number>(); // txn ids outside [0, 2^31)
+  private readonly txnIds = new IntIds(); // txn ids in [0, 2^31)
   private readonly txnSession: number[] = []; // builder txn id → session id
   private readonly txnLine: number[] = []; // builder txn id → line of its first op (for error messages)
   // Consecutive lines usually share a txn and a session: skip the map lookups for them.
@@ -107,104 +128,127 @@ export class PolysiTextParser {
     this.b = new HistoryBuilder(source, 'line');
   }
 
-  /** Parses `text`: whole lines (a line may only be cut at the end of the last block). */
   /** The line number of the next line fed (blocks are whole lines, so a block starts there). */
   nextLine(): number {
     return this.line;
   }
 
-  feed(text: string): void {
-    const { b, source, sessionIndex, sessionLabel, txnIndex, txnSession, txnLine } = this;
+  /**
+   * Parses `text`, UTF-8 already checked (a block of whole lines; a line may only be cut at
+   * the end of the last block).
+   */
+  feed(text: Uint8Array): void {
+    const { b, source } = this;
     const n = text.length;
     let p = 0;
-    if (!this.fed && text.charCodeAt(0) === 0xfeff) p = 1; // UTF-8 byte-order mark
+    // UTF-8 byte-order mark
+    if (!this.fed && n >= 3 && text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf) p = 3;
     this.fed = true;
     let line = this.line;
     let lineStart = p;
     while (p < n) {
-      p = skipBlanks(text, p);
-      const c = text.charCodeAt(p);
+      p = skipBlanks(text, p, n);
+      if (p >= n) break;
+      const c = text[p]!;
       if (c === 10) { // blank line
         line++;
         lineStart = ++p;
         continue;
       }
-      if (p >= n) break;
       if (c !== 114 && c !== 119) throw syntaxError(text, source, line, lineStart, p, "'r' or 'w'");
       const kind = c === 119 ? OP_WRITE : OP_READ;
-      p = skipBlanks(text, p + 1);
-      if (text.charCodeAt(p) !== 40) throw syntaxError(text, source, line, lineStart, p, "'('");
+      p = skipBlanks(text, p + 1, n);
+      if (text[p] !== 40) throw syntaxError(text, source, line, lineStart, p, "'('");
 
-      let x = scanInt(text, p + 1);
+      let x = scanInt(text, p + 1, n);
       if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer key');
-      const keyId = b.key(rawId(x));
-      p = skipBlanks(text, intEnd);
-      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the key");
+      const keyId = intLit === null && x >= 0 && x <= 0x7fffffff ? b.intKey(x) : b.key(rawId(x));
+      p = skipBlanks(text, intEnd, n);
+      if (text[p] !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the key");
 
-      x = scanInt(text, p + 1);
+      x = scanInt(text, p + 1, n);
       if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer value');
       let valueId: number;
       if (intLit === null) {
-        valueId = x === 0 ? INITIAL_VALUE : b.value(x);
+        valueId = x === 0 ? INITIAL_VALUE : x > 0 && x <= 0x7fffffff ? b.intValue(x) : b.value(x);
       } else {
         const v = intValue(intLit);
         valueId = v === 0 ? INITIAL_VALUE : b.value(v);
       }
-      p = skipBlanks(text, intEnd);
-      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the value");
+      p = skipBlanks(text, intEnd, n);
+      if (text[p] !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the value");
 
-      x = scanInt(text, p + 1);
+      x = scanInt(text, p + 1, n);
       if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer session id');
       const sessRaw = rawId(x);
-      p = skipBlanks(text, intEnd);
-      if (text.charCodeAt(p) !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the session id");
+      p = skipBlanks(text, intEnd, n);
+      if (text[p] !== 44) throw syntaxError(text, source, line, lineStart, p, "',' after the session id");
 
-      x = scanInt(text, p + 1);
+      x = scanInt(text, p + 1, n);
       if (!intOk) throw syntaxError(text, source, line, lineStart, intEnd, 'an integer txn id');
       const txnRaw = rawId(x);
-      p = skipBlanks(text, intEnd);
-      if (text.charCodeAt(p) !== 41) throw syntaxError(text, source, line, lineStart, p, "')'");
-      p = skipBlanks(text, p + 1);
-      if (p < n && text.charCodeAt(p) !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
+      p = skipBlanks(text, intEnd, n);
+      if (text[p] !== 41) throw syntaxError(text, source, line, lineStart, p, "')'");
+      p = skipBlanks(text, p + 1, n);
+      if (p < n && text[p] !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
 
-      let s: number | undefined;
-      if (sessRaw === this.lastSessRaw) s = this.lastSess;
-      else {
-        s = sessionIndex.get(sessRaw);
-        if (s !== undefined) { this.lastSessRaw = sessRaw; this.lastSess = s; }
-      }
-      let t: number;
-      if (txnRaw === this.lastTxnRaw) t = this.lastTxn;
-      else {
-        const known = txnIndex.get(txnRaw);
-        if (known === undefined) {
-          if (s === undefined) {
-            s = b.session(String(sessRaw));
-            sessionIndex.set(sessRaw, s);
-            sessionLabel[s] = String(sessRaw);
-            this.lastSessRaw = sessRaw;
-            this.lastSess = s;
-          }
-          t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
-          txnIndex.set(txnRaw, t);
-          txnSession.push(s);
-          txnLine.push(line);
-        } else {
-          t = known;
-        }
-        this.lastTxnRaw = txnRaw;
-        this.lastTxn = t;
-      }
-      // A txn keeps the session of its first line.
-      if (s !== txnSession[t]) {
-        throw new InputError('inconsistent', source, 'line', line,
-          `txn ${String(txnRaw)} is in session ${String(sessRaw)} here but in session ${sessionLabel[txnSession[t]!]} ` +
-          `at line ${txnLine[t]}; a transaction belongs to exactly one session`);
-      }
+      const t = sessRaw === this.lastSessRaw && txnRaw === this.lastTxnRaw ? this.lastTxn : this.txnOf(sessRaw, txnRaw, line);
       b.pushOp(t, kind, keyId, valueId, line);
       if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) this.firstTxnIsInit = false;
+      if (p < n) { // at the '\n'
+        line++;
+        lineStart = ++p;
+      }
     }
     this.line = line;
+  }
+
+  /** The builder txn for (session, txn) ids on `line`, created on first sight; checks the session. */
+  private txnOf(sessRaw: RawId, txnRaw: RawId, line: number): number {
+    const { b, source, sessionIndex, sessionLabel, txnIndex, txnSession, txnLine } = this;
+    let s: number | undefined;
+    if (sessRaw === this.lastSessRaw) s = this.lastSess;
+    else {
+      s = sessionIndex.get(sessRaw);
+      if (s !== undefined) { this.lastSessRaw = sessRaw; this.lastSess = s; }
+    }
+    let t: number;
+    if (txnRaw === this.lastTxnRaw) t = this.lastTxn;
+    else {
+      // Txn ids in [0, 2^31) (all real files) go through a typed-array table, not the Map: a
+      // million Map entries cost more in garbage collection than in lookups.
+      let known: number | undefined;
+      if (typeof txnRaw === 'number' && txnRaw >= 0 && txnRaw <= 0x7fffffff) {
+        known = this.txnIds.intern(txnRaw, b.txnCount);
+        if (known === b.txnCount) known = undefined;
+      } else {
+        known = txnIndex.get(txnRaw);
+      }
+      if (known === undefined) {
+        if (s === undefined) {
+          s = b.session(String(sessRaw));
+          sessionIndex.set(sessRaw, s);
+          sessionLabel[s] = String(sessRaw);
+          this.lastSessRaw = sessRaw;
+          this.lastSess = s;
+        }
+        t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
+        if (typeof txnRaw !== 'number' || txnRaw < 0 || txnRaw > 0x7fffffff) txnIndex.set(txnRaw, t);
+        txnSession.push(s);
+        txnLine.push(line);
+      } else {
+        t = known;
+      }
+      this.lastTxnRaw = txnRaw;
+      this.lastTxn = t;
+    }
+    // A txn keeps the session of its first line.
+    if (s !== txnSession[t]) {
+      throw new InputError('inconsistent', source, 'line', line,
+        `txn ${String(txnRaw)} is in session ${String(sessRaw)} here but in session ${sessionLabel[txnSession[t]!]} ` +
+        `at line ${txnLine[t]}; a transaction belongs to exactly one session`);
+    }
+    return t;
   }
 
   /** The History of everything fed. */
@@ -225,7 +269,7 @@ export class PolysiTextParser {
 /** Parses PolySI text in memory; `source` names the input in messages and in `History.source`. */
 export function parsePolysiText(text: string, source = '<memory>'): History {
   const parser = new PolysiTextParser(source);
-  parser.feed(text);
+  parser.feed(Buffer.from(text, 'utf8'));
   return parser.finish();
 }
 
@@ -233,11 +277,12 @@ export function parsePolysiText(text: string, source = '<memory>'): History {
 export function readPolysiText(input: string | HistoryInput): Promise<History> {
   return withInput(input, async (inp) => {
     const parser = new PolysiTextParser(inp.source);
-    // Strict UTF-8 (invalid bytes are an error naming the line, never replaced); a leading
-    // byte-order mark is kept for the parser to skip (as for in-memory text).
+    // Strict UTF-8 (invalid bytes are an error naming the line, never replaced), checked per
+    // block before it is scanned, so the first bad byte is reported as before.
     let offset = 0;
     for await (const block of inp.lineBlocks(TEXT_LINE_BYTES_MAX)) {
-      parser.feed(decodeUtf8(block, inp.source, parser.nextLine(), offset));
+      checkUtf8(block, inp.source, parser.nextLine(), offset);
+      parser.feed(block);
       offset += block.length;
     }
     return parser.finish();

@@ -7,6 +7,12 @@
  * Invariant: a session's transactions keep the order in which `beginTxn` was called for that
  * session; a transaction's operations keep the order in which they were added.
  *
+ * Speed: per-op columns are typed arrays of the History's own element types, grown by doubling
+ * at one place (pushOp); non-negative 31-bit integer keys and values are interned through
+ * open-addressing tables (IntIds) instead of Maps; and when transactions arrive session by
+ * session and operations transaction by transaction (dbcop, most text files), `build` copies
+ * the columns instead of sorting them.
+ *
  * Raw values: `null` means the initial value (id 0). Numbers and strings are distinct raw values
  * (`1` and `"1"` are different), and so are keys. Parsers whose formats spell the initial value
  * as a number (PolySI's 0, dbcop's 0) pass `null` for it.
@@ -29,31 +35,101 @@ import {
 export type RawKey = string | number;
 export type RawValue = string | number | bigint | null;
 
+/**
+ * Ids of non-negative 31-bit integers: an open-addressing table of typed arrays (linear
+ * probing, at most half full). Parsers intern one key and one value per operation and
+ * histories write each value once, so a Map insertion per operation was the largest single cost
+ * of parsing. The builder sends every such integer through its table and no other raw value,
+ * so ids stay unique per value.
+ *
+ * The slot is first `x ^ (x >>> bits)`: generators write values in rising order and read recent
+ * ones, so neighbouring integers land in neighbouring slots and the table is walked almost
+ * sequentially (a scattering hash made every lookup a cache miss: 3x slower at 10^5 values).
+ * Inputs that cluster under it (a probe run longer than MAX_PROBES) switch the table for good
+ * to Fibonacci hashing, which scatters any pattern, so no input makes interning quadratic.
+ */
+export class IntIds {
+  private bits = 10;
+  /** `keys[i]`: an integer (-1 = empty slot); `ids[i]` its id. */
+  private keys = new Int32Array(1 << 10).fill(-1);
+  private ids = new Int32Array(1 << 10);
+  private count = 0;
+  private scatter = false;
+
+  private slot(x: number): number {
+    return this.scatter ? Math.imul(x, 0x9e3779b1) >>> (32 - this.bits) : (x ^ (x >>> this.bits)) & ((1 << this.bits) - 1);
+  }
+
+  /** The id of `x`, or `next` after recording `x` with that id if `x` is new. */
+  intern(x: number, next: number): number {
+    const keys = this.keys;
+    const mask = keys.length - 1;
+    let i = this.slot(x);
+    for (let probes = 0; ; probes++) {
+      const k = keys[i]!;
+      if (k === x) return this.ids[i]!;
+      if (k === -1) break;
+      i = (i + 1) & mask;
+      if (probes === MAX_PROBES && !this.scatter) {
+        this.scatter = true;
+        this.rehash(this.bits);
+        return this.intern(x, next);
+      }
+    }
+    keys[i] = x;
+    this.ids[i] = next;
+    if (++this.count * 2 > keys.length) this.rehash(this.bits + 1);
+    return next;
+  }
+
+  private rehash(bits: number): void {
+    const oldKeys = this.keys, oldIds = this.ids;
+    this.bits = bits;
+    const keys = new Int32Array(1 << bits).fill(-1), ids = new Int32Array(1 << bits);
+    const mask = keys.length - 1;
+    for (let j = 0; j < oldKeys.length; j++) {
+      const x = oldKeys[j]!;
+      if (x === -1) continue;
+      let i = this.slot(x);
+      while (keys[i] !== -1) i = (i + 1) & mask;
+      keys[i] = x;
+      ids[i] = oldIds[j]!;
+    }
+    this.keys = keys;
+    this.ids = ids;
+  }
+}
+
+/** Longest probe run IntIds accepts before it switches to scattering its slots. */
+const MAX_PROBES = 48;
+
 export class HistoryBuilder {
   private readonly sessionIndex = new Map<string, number>();
   private readonly sessionLabels: string[] = [];
   private readonly keyIndex = new Map<RawKey, number>();
   private readonly keyLabels: string[] = [];
+  private readonly smallKeys = new IntIds();
   private readonly valueIndex = new Map<string | number | bigint, number>();
   private readonly valueLabels: string[];
-  /** smallValue's table: `smallKeys[i]` a value (-1 = empty slot), `smallIds[i]` its id. */
-  private smallBits = 10;
-  private smallKeys = new Int32Array(1 << 10).fill(-1);
-  private smallIds = new Int32Array(1 << 10);
-  private smallCount = 0;
+  private readonly smallValues = new IntIds();
 
   // Per txn, in creation order.
   private readonly txnSessionArr = new GrowableInt32();
   private readonly txnStatusArr = new GrowableInt32();
   private readonly txnLocArr = new GrowableFloat64();
   private readonly txnLabelArr: string[] = [];
+  /** Whether every txn so far was begun in a session at or after the previous txn's session. */
+  private txnsInSessionOrder = true;
 
-  // Per op, in arrival order.
-  private readonly opTxnArr = new GrowableInt32();
-  private readonly opKindArr = new GrowableInt32();
-  private readonly opKeyArr = new GrowableInt32();
-  private readonly opValueArr = new GrowableInt32();
-  private readonly opLocArr = new GrowableFloat64();
+  // Per op, in arrival order: typed arrays of capacity `opTxn.length`, the first `opN` used.
+  private opN = 0;
+  private opTxn = new Int32Array(1024);
+  private opKind = new Uint8Array(1024);
+  private opKey = new Int32Array(1024);
+  private opValue = new Int32Array(1024);
+  private opLoc = new Float64Array(1024);
+  /** Whether every op so far belongs to the same txn as the previous op or a later-created one. */
+  private opsInTxnOrder = true;
 
   private readonly listStartArr = new GrowableInt32();
   private readonly listElemsArr = new GrowableInt32();
@@ -89,12 +165,13 @@ export class HistoryBuilder {
   }
 
   get opCount(): number {
-    return this.opTxnArr.length;
+    return this.opN;
   }
 
   /** Starts a transaction at the end of `session`; returns its builder id (creation order). */
   beginTxn(session: number, label?: string | number, status: TxnStatus = TXN_COMMITTED, loc = -1): number {
     const t = this.txnLabelArr.length;
+    if (t > 0 && session < this.txnSessionArr.get(t - 1)) this.txnsInSessionOrder = false;
     this.txnLabelArr.push(label === undefined ? `t${t}` : String(label));
     this.txnSessionArr.push(session);
     this.txnStatusArr.push(status);
@@ -139,6 +216,8 @@ export class HistoryBuilder {
 
   /** Interns a key. */
   key(raw: RawKey): number {
+    // Non-negative 31-bit integers (what every generator writes) skip the Map: see IntIds.
+    if (typeof raw === 'number' && (raw | 0) === raw && raw >= 0) return this.intKey(raw);
     let k = this.keyIndex.get(raw);
     if (k === undefined) {
       k = this.keyLabels.length;
@@ -148,11 +227,18 @@ export class HistoryBuilder {
     return k;
   }
 
+  /** `key(x)` for an integer x known to be in [0, 2^31): the parsers' fast path. */
+  intKey(x: number): number {
+    const next = this.keyLabels.length;
+    const k = this.smallKeys.intern(x, next);
+    if (k === next) this.keyLabels.push(String(x));
+    return k;
+  }
+
   /** Interns a value; `null` is the initial value. */
   value(raw: RawValue): number {
     if (raw === null) return INITIAL_VALUE;
-    // Non-negative 31-bit integers (what every generator writes) skip the Map: see smallValue.
-    if (typeof raw === 'number' && (raw | 0) === raw && raw >= 0) return this.smallValue(raw);
+    if (typeof raw === 'number' && (raw | 0) === raw && raw >= 0) return this.intValue(raw);
     let v = this.valueIndex.get(raw);
     if (v === undefined) {
       v = this.valueLabels.length;
@@ -162,47 +248,12 @@ export class HistoryBuilder {
     return v;
   }
 
-  /**
-   * Interns a non-negative 31-bit integer through an open-addressing table of typed arrays
-   * (Fibonacci hashing, linear probing, at most half full). Parsers intern one value per
-   * operation, and histories write each value once, so a Map insertion per operation was the
-   * largest single cost of parsing (a quarter of the text parser's time). Every such number
-   * goes through this table and no other number does, so ids stay unique per value.
-   */
-  private smallValue(x: number): number {
-    const keys = this.smallKeys;
-    const shift = 32 - this.smallBits;
-    let i = Math.imul(x, 0x9e3779b1) >>> shift;
-    const mask = keys.length - 1;
-    for (;;) {
-      const k = keys[i]!;
-      if (k === x) return this.smallIds[i]!;
-      if (k === -1) break;
-      i = (i + 1) & mask;
-    }
-    const v = this.valueLabels.length;
-    this.valueLabels.push(String(x));
-    keys[i] = x;
-    this.smallIds[i] = v;
-    if (++this.smallCount * 2 > keys.length) this.growSmall();
+  /** `value(x)` for an integer x known to be in [0, 2^31): the parsers' fast path. */
+  intValue(x: number): number {
+    const next = this.valueLabels.length;
+    const v = this.smallValues.intern(x, next);
+    if (v === next) this.valueLabels.push(String(x));
     return v;
-  }
-
-  private growSmall(): void {
-    const oldKeys = this.smallKeys, oldIds = this.smallIds;
-    this.smallBits++;
-    const keys = new Int32Array(1 << this.smallBits).fill(-1), ids = new Int32Array(1 << this.smallBits);
-    const shift = 32 - this.smallBits, mask = keys.length - 1;
-    for (let j = 0; j < oldKeys.length; j++) {
-      const x = oldKeys[j]!;
-      if (x === -1) continue;
-      let i = Math.imul(x, 0x9e3779b1) >>> shift;
-      while (keys[i] !== -1) i = (i + 1) & mask;
-      keys[i] = x;
-      ids[i] = oldIds[j]!;
-    }
-    this.smallKeys = keys;
-    this.smallIds = ids;
   }
 
   read(txn: number, key: RawKey, value: RawValue, loc = -1): void {
@@ -225,13 +276,33 @@ export class HistoryBuilder {
     this.pushOp(txn, OP_READ_LIST, this.key(key), list, loc);
   }
 
+  /** `readList` for element ids the parser interned itself (through `value` / `intValue`). */
+  readListIds(txn: number, keyId: number, elems: ArrayLike<number>, count: number, loc = -1): void {
+    const list = this.listStartArr.length - 1;
+    for (let i = 0; i < count; i++) this.listElemsArr.push(elems[i]!);
+    this.listStartArr.push(this.listElemsArr.length);
+    this.pushOp(txn, OP_READ_LIST, keyId, list, loc);
+  }
+
   /** Fast path for parsers that intern themselves: ids must come from `key()` / `value()`. */
   pushOp(txn: number, kind: number, keyId: number, valueId: number, loc = -1): void {
-    this.opTxnArr.push(txn);
-    this.opKindArr.push(kind);
-    this.opKeyArr.push(keyId);
-    this.opValueArr.push(valueId);
-    this.opLocArr.push(loc);
+    const i = this.opN;
+    if (i === this.opTxn.length) this.growOps();
+    if (i > 0 && txn < this.opTxn[i - 1]!) this.opsInTxnOrder = false;
+    this.opTxn[i] = txn;
+    this.opKind[i] = kind;
+    this.opKey[i] = keyId;
+    this.opValue[i] = valueId;
+    this.opLoc[i] = loc;
+    this.opN = i + 1;
+  }
+
+  private growOps(): void {
+    const cap = this.opTxn.length * 2;
+    const txn = new Int32Array(cap), kind = new Uint8Array(cap), key = new Int32Array(cap);
+    const value = new Int32Array(cap), loc = new Float64Array(cap);
+    txn.set(this.opTxn); kind.set(this.opKind); key.set(this.opKey); value.set(this.opValue); loc.set(this.opLoc);
+    this.opTxn = txn; this.opKind = kind; this.opKey = key; this.opValue = value; this.opLoc = loc;
   }
 
   /**
@@ -240,7 +311,9 @@ export class HistoryBuilder {
    */
   build(): History {
     const nTxnAll = this.txnLabelArr.length;
-    const nOp0 = this.opTxnArr.length;
+    const nOp0 = this.opN;
+    const txnSessionAll = this.txnSessionArr.view();
+    const opTxnAll = this.opTxn;
     const omit = new Uint8Array(nTxnAll);
     for (const t of this.omitted) omit[t] = 1;
 
@@ -248,8 +321,8 @@ export class HistoryBuilder {
     const sessionKeeps = new Uint8Array(this.sessionLabels.length);
     const sessionHasOmitted = new Uint8Array(this.sessionLabels.length);
     for (let t = 0; t < nTxnAll; t++) {
-      if (omit[t] === 1) sessionHasOmitted[this.txnSessionArr.get(t)] = 1;
-      else sessionKeeps[this.txnSessionArr.get(t)] = 1;
+      if (omit[t] === 1) sessionHasOmitted[txnSessionAll[t]!] = 1;
+      else sessionKeeps[txnSessionAll[t]!] = 1;
     }
     const sessionNewId = new Int32Array(this.sessionLabels.length).fill(-1);
     const sessionLabels: string[] = [];
@@ -259,16 +332,14 @@ export class HistoryBuilder {
     const nSess = sessionLabels.length;
     let nTxn = 0;
     for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) nTxn++;
-    let nOp = 0;
-    for (let op = 0; op < nOp0; op++) if (omit[this.opTxnArr.get(op)] !== 1) nOp++;
 
     // Counting sort of kept txns by session, stable in creation order (-1 = omitted).
     const sessionTxnStart = new Int32Array(nSess + 1);
-    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) sessionTxnStart[sessionNewId[this.txnSessionArr.get(t)]! + 1]!++;
+    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) sessionTxnStart[sessionNewId[txnSessionAll[t]!]! + 1]!++;
     for (let s = 0; s < nSess; s++) sessionTxnStart[s + 1]! += sessionTxnStart[s]!;
     const txnNewId = new Int32Array(nTxnAll).fill(-1);
     const fill = sessionTxnStart.slice(0, nSess);
-    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) txnNewId[t] = fill[sessionNewId[this.txnSessionArr.get(t)]!]!++;
+    for (let t = 0; t < nTxnAll; t++) if (omit[t] !== 1) txnNewId[t] = fill[sessionNewId[txnSessionAll[t]!]!]!++;
 
     const txnSession = new Int32Array(nTxn);
     const txnStatus = new Uint8Array(nTxn);
@@ -277,37 +348,58 @@ export class HistoryBuilder {
     const txnStart = this.txnStartArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
     const txnEnd = this.txnEndArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
     const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
+    const statusAll = this.txnStatusArr.view(), locAll = this.txnLocArr.toArray();
     for (let t = 0; t < nTxnAll; t++) {
       const nt = txnNewId[t]!;
       if (nt < 0) continue;
-      if (txnStart !== undefined && t < this.txnStartArr!.length) { txnStart[nt] = this.txnStartArr![t]!; txnEnd![nt] = this.txnEndArr![t]!; }
-      if (txnError !== undefined && t < this.txnErrorArr!.length) txnError[nt] = this.txnErrorArr![t]!;
-      txnSession[nt] = sessionNewId[this.txnSessionArr.get(t)]!;
-      txnStatus[nt] = this.txnStatusArr.get(t);
-      txnLoc[nt] = this.txnLocArr.get(t);
+      txnSession[nt] = sessionNewId[txnSessionAll[t]!]!;
+      txnStatus[nt] = statusAll[t]!;
+      txnLoc[nt] = locAll[t]!;
       txnLabels[nt] = this.txnLabelArr[t]!;
     }
+    if (txnStart !== undefined) {
+      for (let t = 0; t < this.txnStartArr!.length; t++) {
+        const nt = txnNewId[t]!;
+        if (nt >= 0) { txnStart[nt] = this.txnStartArr![t]!; txnEnd![nt] = this.txnEndArr![t]!; }
+      }
+    }
+    if (txnError !== undefined) {
+      for (let t = 0; t < this.txnErrorArr!.length; t++) if (txnNewId[t]! >= 0) txnError[txnNewId[t]!] = this.txnErrorArr![t]!;
+    }
 
-    // Counting sort of ops by new txn id, stable in arrival order.
+    // Ops per new txn, then the ops themselves in (new txn, arrival) order.
     const txnOpStart = new Int32Array(nTxn + 1);
     for (let op = 0; op < nOp0; op++) {
-      const nt = txnNewId[this.opTxnArr.get(op)]!;
+      const nt = txnNewId[opTxnAll[op]!]!;
       if (nt >= 0) txnOpStart[nt + 1]!++;
     }
     for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
-    const opFill = txnOpStart.slice(0, nTxn);
-    const opKind = new Uint8Array(nOp);
-    const opKey = new Int32Array(nOp);
-    const opValue = new Int32Array(nOp);
-    const opLoc = new Float64Array(nOp);
-    for (let op = 0; op < nOp0; op++) {
-      const nt = txnNewId[this.opTxnArr.get(op)]!;
-      if (nt < 0) continue;
-      const at = opFill[nt]!++;
-      opKind[at] = this.opKindArr.get(op);
-      opKey[at] = this.opKeyArr.get(op);
-      opValue[at] = this.opValueArr.get(op);
-      opLoc[at] = this.opLocArr.get(op);
+    const nOp = txnOpStart[nTxn]!;
+    let opKind: Uint8Array, opKey: Int32Array, opValue: Int32Array, opLoc: Float64Array;
+    if (this.omitted.size === 0 && this.txnsInSessionOrder && this.opsInTxnOrder) {
+      // Txns were begun session by session (so txnNewId is the identity) and ops arrived txn by
+      // txn: arrival order is already the History's order.
+      opKind = this.opKind.slice(0, nOp);
+      opKey = this.opKey.slice(0, nOp);
+      opValue = this.opValue.slice(0, nOp);
+      opLoc = this.opLoc.slice(0, nOp);
+    } else {
+      // Counting sort of ops by new txn id, stable in arrival order.
+      const opFill = txnOpStart.slice(0, nTxn);
+      opKind = new Uint8Array(nOp);
+      opKey = new Int32Array(nOp);
+      opValue = new Int32Array(nOp);
+      opLoc = new Float64Array(nOp);
+      const kindAll = this.opKind, keyAll = this.opKey, valueAll = this.opValue, locOpAll = this.opLoc;
+      for (let op = 0; op < nOp0; op++) {
+        const nt = txnNewId[opTxnAll[op]!]!;
+        if (nt < 0) continue;
+        const at = opFill[nt]!++;
+        opKind[at] = kindAll[op]!;
+        opKey[at] = keyAll[op]!;
+        opValue[at] = valueAll[op]!;
+        opLoc[at] = locOpAll[op]!;
+      }
     }
 
     const h: History = {

@@ -46,3 +46,43 @@ test('value ids: one per distinct value across table growth, labels as written, 
   assert.equal(h.valueLabels[b.value(12345)], '12345');
   assert.equal(h.valueLabels[b.value('5')], '"5"');
 });
+
+test('integer interning: inputs that all collide under the locality slot still get one id each', () => {
+  // x = j * 1025: x ^ (x >>> 10) has the same low 10 bits for every j < 1024, so in the first
+  // table every one of these lands in slot 0. The table must switch to scattering and stay exact.
+  for (const via of ['value', 'key'] as const) {
+    const b = new HistoryBuilder('<collide>');
+    const ids = new Map<number, number>();
+    for (let round = 0; round < 2; round++) {
+      for (let j = 1; j < 3000; j++) {
+        const x = j * 1025;
+        const id = via === 'value' ? b.value(x) : b.key(x);
+        const before = ids.get(x);
+        if (before === undefined) ids.set(x, id);
+        else assert.equal(id, before, `${via} ${x} interned twice`);
+      }
+    }
+    assert.equal(new Set(ids.values()).size, ids.size, `${via}: two integers share an id`);
+    const table = (b as unknown as Record<string, { scatter: boolean }>)[via === 'value' ? 'smallValues' : 'smallKeys']!;
+    assert.equal(table.scatter, true, `${via}: the clustered input did not switch the table to scattering`);
+  }
+});
+
+test('integer keys: one id per distinct key, labels as written, strings and big numbers apart', () => {
+  const b = new HistoryBuilder('<keys>');
+  const rng = mulberry32(11);
+  const seen = new Map<number, number>();
+  for (let i = 0; i < 30_000; i++) {
+    const x = Math.floor(rng() * 5000) * 7;
+    const id = b.key(x);
+    const before = seen.get(x);
+    if (before === undefined) { assert.equal(id, seen.size, 'key ids are dense in first-use order'); seen.set(x, id); }
+    else assert.equal(id, before);
+    assert.equal(b.intKey(x), id, 'intKey and key agree');
+  }
+  assert.notEqual(b.key(7), b.key('7'));
+  assert.notEqual(b.key(2 ** 31), b.key(2 ** 31 - 1));
+  const t = b.beginTxn(b.session('s'), 't');
+  b.write(t, 35, 1);
+  assert.equal(b.build().keyLabels[b.key(35)], '35');
+});

@@ -1,0 +1,447 @@
+/**
+ * The fast path of the JSON Lines reader: one transaction line scanned as bytes.
+ *
+ * Takes: the UTF-8 bytes of one line (already validated) and the HistoryBuilder. Gives: either
+ * `false` (the line is not in the plain shape below: the caller parses it with JSON.parse,
+ * the general path, which also produces every error message), or `true` with the transaction
+ * in this object's fields (session and txn labels, status, times, error, and per op its kind
+ * and where its key and value are in the line); `intern` then turns those into key and value
+ * ids, in the order the general path interns them, for the caller to commit.
+ * Invariant: when `scan` returns true, the fields equal what the general path reads from the
+ * same line; `scan` changes nothing outside this object, so a line it gives up on (say at a
+ * second "ops" field, where JSON.parse keeps the last) reaches the general path untouched.
+ *
+ * The plain shape is what `polysi run` and `polysi convert` write: an object with the fields
+ * session, txn, status, ops, start, end, error (each at most once, any order, JSON whitespace
+ * between tokens), strings of printable ASCII without escapes, integers of at most 15 digits
+ * (safe, so no precision question), start / end any finite JSON number, ops of the form
+ * [kind, key, value] with a list of values for reads of lists. Everything else (escapes,
+ * non-ASCII, {"int": ...} values, the header, unknown fields, anything wrong) goes to the
+ * general path.
+ */
+
+import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE } from '../history/builder.ts';
+import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type TxnStatus } from '../history/model.ts';
+import { CANONICAL_INT, intKey } from './io-int.ts';
+
+const BAIL = -1;
+const INT31 = 0x7fffffff;
+
+// Field bits (each field at most once).
+const F_SESSION = 1, F_TXN = 2, F_STATUS = 4, F_OPS = 8, F_START = 16, F_END = 32, F_ERROR = 64;
+
+/** Results of `str` / `int` / `num`, in module variables so the scanners allocate nothing. */
+let strFrom = 0, strTo = 0, numValue = 0;
+
+/** Skips JSON whitespace (a line holds no '\n'). */
+function ws(t: Uint8Array, p: number, e: number): number {
+  while (p < e) {
+    const c = t[p]!;
+    if (c !== 32 && c !== 9 && c !== 13) break;
+    p++;
+  }
+  return p;
+}
+
+/** A string of printable ASCII without escapes at p: sets strFrom / strTo, returns the end or BAIL. */
+function str(t: Uint8Array, p: number, e: number): number {
+  if (p >= e || t[p] !== 34) return BAIL;
+  for (let q = p + 1; q < e; q++) {
+    const c = t[q]!;
+    if (c === 34) { strFrom = p + 1; strTo = q; return q + 1; }
+    if (c === 92 || c < 32 || c > 126) return BAIL;
+  }
+  return BAIL;
+}
+
+/**
+ * An integer `-?(0|[1-9][0-9]*)` of at most 15 digits at p: sets numValue (`-0` is 0), returns
+ * the end or BAIL. A fraction, exponent or leading zero is left for the caller's structure check
+ * to reject (the next byte is then not ',' ']' or '}').
+ */
+function int(t: Uint8Array, p: number, e: number): number {
+  const neg = p < e && t[p] === 45;
+  if (neg) p++;
+  const from = p;
+  let v = 0;
+  while (p < e) {
+    const d = t[p]! - 48;
+    if (d < 0 || d > 9) break;
+    v = v * 10 + d;
+    p++;
+  }
+  if (p === from || p - from > 15 || (t[from] === 48 && p - from > 1)) return BAIL;
+  numValue = neg ? 0 - v : v;
+  return p;
+}
+
+/** Powers of ten exact as doubles (10^0 .. 10^22). */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * Any JSON number at p (start / end times): sets numValue to the double JSON.parse gives;
+ * returns the end or BAIL. With at most 15 significant digits and a decimal exponent within
+ * ±22, the digits as an integer M and 10^|k| are both exact doubles, so one IEEE multiplication
+ * or division rounds the exact value once, correctly (Clinger's fast path): the same double as
+ * any correctly rounding reader. Other literals go through Number(), which rounds correctly.
+ */
+function num(t: Uint8Array, p: number, e: number): number {
+  const from = p;
+  const neg = p < e && t[p] === 45;
+  if (neg) p++;
+  const intFrom = p;
+  let m = 0, digits = 0, k = 0;
+  while (p < e) {
+    const d = t[p]! - 48;
+    if (d < 0 || d > 9) break;
+    m = m * 10 + d;
+    if (m !== 0) digits++;
+    p++;
+  }
+  if (p === intFrom || (t[intFrom] === 48 && p - intFrom > 1)) return BAIL;
+  if (p < e && t[p] === 46) { // fraction
+    const f = ++p;
+    while (p < e) {
+      const d = t[p]! - 48;
+      if (d < 0 || d > 9) break;
+      m = m * 10 + d;
+      if (m !== 0) digits++;
+      k--;
+      p++;
+    }
+    if (p === f) return BAIL;
+  }
+  let exact = digits <= 15;
+  if (p < e && (t[p] === 101 || t[p] === 69)) { // exponent
+    p++;
+    let eneg = false;
+    if (p < e && (t[p] === 43 || t[p] === 45)) eneg = t[p++] === 45;
+    const x = p;
+    let ex = 0;
+    while (p < e) {
+      const d = t[p]! - 48;
+      if (d < 0 || d > 9) break;
+      if (ex < 1e6) ex = ex * 10 + d;
+      p++;
+    }
+    if (p === x) return BAIL;
+    k += eneg ? -ex : ex;
+  }
+  if (exact && k >= -22 && k <= 22) numValue = k < 0 ? m / POW10[-k]! : m * POW10[k]!;
+  else { exact = false; numValue = Number(ascii(t, from, p)); }
+  if (exact && neg) numValue = -numValue;
+  return Number.isFinite(numValue) ? p : BAIL;
+}
+
+const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, from: number, to: number) => string;
+
+/** The ASCII bytes t[from, to) as a string (native: one allocation). */
+function ascii(t: Uint8Array, from: number, to: number): string {
+  return latin1Slice.call(t, from, to);
+}
+
+/** Whether t[from, to) spells `word` (ASCII). */
+function is(t: Uint8Array, from: number, to: number, word: string): boolean {
+  if (to - from !== word.length) return false;
+  for (let i = 0; i < word.length; i++) if (t[from + i] !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+// Token tags of keys and values.
+const T_INT = 0, T_STR = 1, T_NULL = 2;
+
+export class JsonlFastScanner {
+  // The transaction of the last successful scan.
+  sessionLabel = '';
+  /** The txn label, or null when the line has no "txn" field. */
+  txnLabel: string | null = null;
+  status: TxnStatus = TXN_COMMITTED;
+  hasTimes = false;
+  start = 0;
+  end = 0;
+  error: string | null = null;
+  opCount = 0;
+  kinds = new Uint8Array(64);
+  // Per op, its key token: T_INT (keyNum) or T_STR (bytes keyFrom..keyTo).
+  private keyTag = new Uint8Array(64);
+  private keyNum = new Float64Array(64);
+  private keyFrom = new Int32Array(64);
+  private keyTo = new Int32Array(64);
+  /** Per op, its value token (scalar) or its list's index (OP_READ_LIST). */
+  private opValueTok = new Int32Array(64);
+  // Value tokens: T_NULL, T_INT (valNum) or T_STR (bytes valFrom..valTo).
+  private valTag = new Uint8Array(64);
+  private valNum = new Float64Array(64);
+  private valFrom = new Int32Array(64);
+  private valTo = new Int32Array(64);
+  private valCount = 0;
+  /** List i holds value tokens listTokFrom[i] .. listTokTo[i]. */
+  private listTokFrom = new Int32Array(16);
+  private listTokTo = new Int32Array(16);
+  private listCount = 0;
+  // Filled by intern(): per op its key id and value id (or list index); list i's element ids
+  // are listElems[listFrom[i] .. listTo[i]].
+  keyIds = new Int32Array(64);
+  valueIds = new Int32Array(64);
+  listElems = new Int32Array(64);
+  listFrom = new Int32Array(16);
+  listTo = new Int32Array(16);
+
+  constructor(private readonly b: HistoryBuilder) {}
+
+  /** Scans the transaction line t[p, e); true if it had the plain shape (see the header). */
+  scan(t: Uint8Array, p: number, e: number): boolean {
+    this.opCount = 0;
+    this.valCount = 0;
+    this.listCount = 0;
+    this.txnLabel = null;
+    this.status = TXN_COMMITTED;
+    this.error = null;
+    let seen = 0;
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 123) return false; // '{'
+    p = ws(t, p + 1, e);
+    if (p < e && t[p] === 125) return false; // {} lacks session and ops: the general path says so
+    for (;;) {
+      p = str(t, p, e);
+      if (p === BAIL) return false;
+      const nameFrom = strFrom, nameTo = strTo;
+      p = ws(t, p, e);
+      if (p >= e || t[p] !== 58) return false; // ':'
+      p = ws(t, p + 1, e);
+      let bit: number;
+      if (is(t, nameFrom, nameTo, 'ops')) {
+        bit = F_OPS;
+        if ((seen & bit) !== 0) return false;
+        p = this.ops(t, p, e);
+      } else if (is(t, nameFrom, nameTo, 'session')) {
+        bit = F_SESSION;
+        const label = this.label(t, p, e);
+        if (label === null) return false;
+        this.sessionLabel = label;
+        p = labelEnd;
+      } else if (is(t, nameFrom, nameTo, 'txn')) {
+        bit = F_TXN;
+        this.txnLabel = this.label(t, p, e);
+        if (this.txnLabel === null) return false;
+        p = labelEnd;
+      } else if (is(t, nameFrom, nameTo, 'status')) {
+        bit = F_STATUS;
+        p = str(t, p, e);
+        if (p === BAIL) return false;
+        if (is(t, strFrom, strTo, 'committed')) this.status = TXN_COMMITTED;
+        else if (is(t, strFrom, strTo, 'aborted')) this.status = TXN_ABORTED;
+        else if (is(t, strFrom, strTo, 'unknown')) this.status = TXN_UNKNOWN;
+        else return false;
+      } else if (is(t, nameFrom, nameTo, 'start')) { bit = F_START; p = num(t, p, e); this.start = numValue; }
+      else if (is(t, nameFrom, nameTo, 'end')) { bit = F_END; p = num(t, p, e); this.end = numValue; }
+      else if (is(t, nameFrom, nameTo, 'error')) {
+        bit = F_ERROR;
+        p = str(t, p, e);
+        if (p !== BAIL) this.error = ascii(t, strFrom, strTo);
+      } else return false;
+      if (p === BAIL || (seen & bit) !== 0) return false;
+      seen |= bit;
+      p = ws(t, p, e);
+      if (p >= e) return false;
+      if (t[p] === 44) { p = ws(t, p + 1, e); continue; } // ','
+      if (t[p] !== 125) return false; // '}'
+      break;
+    }
+    if (ws(t, p + 1, e) !== e) return false;
+    if ((seen & (F_SESSION | F_OPS)) !== (F_SESSION | F_OPS)) return false;
+    // Times come in pairs, start <= end; otherwise the general path names the problem.
+    const times = seen & (F_START | F_END);
+    if (times !== 0 && (times !== (F_START | F_END) || this.end < this.start)) return false;
+    this.hasTimes = times !== 0;
+    return true;
+  }
+
+  /**
+   * Interns the keys and values of the line `scan` accepted (same bytes `t`), filling keyIds,
+   * valueIds and listElems: per op the key, then the value or the list's elements, as the
+   * general path does (keys and values are separate id spaces, so each sees op order).
+   */
+  intern(t: Uint8Array): void {
+    const b = this.b;
+    if (this.keyIds.length < this.kinds.length) {
+      this.keyIds = new Int32Array(this.kinds.length);
+      this.valueIds = new Int32Array(this.kinds.length);
+    }
+    if (this.listElems.length < this.valTag.length) this.listElems = new Int32Array(this.valTag.length);
+    if (this.listFrom.length < this.listTokFrom.length) {
+      this.listFrom = new Int32Array(this.listTokFrom.length);
+      this.listTo = new Int32Array(this.listTokFrom.length);
+    }
+    let elems = 0;
+    for (let i = 0; i < this.opCount; i++) {
+      if (this.keyTag[i] === T_INT) {
+        const k = this.keyNum[i]!;
+        this.keyIds[i] = k >= 0 && k <= INT31 ? b.intKey(k) : b.key(k);
+      } else {
+        const k = ascii(t, this.keyFrom[i]!, this.keyTo[i]!);
+        this.keyIds[i] = b.key(CANONICAL_INT.test(k) ? intKey(k) : k);
+      }
+      const tok = this.opValueTok[i]!;
+      if (this.kinds[i] === OP_READ_LIST) {
+        this.listFrom[tok] = elems;
+        for (let v = this.listTokFrom[tok]!; v < this.listTokTo[tok]!; v++) this.listElems[elems++] = this.valueId(t, v);
+        this.listTo[tok] = elems;
+        this.valueIds[i] = tok;
+      } else {
+        this.valueIds[i] = this.valueId(t, tok);
+      }
+    }
+  }
+
+  private valueId(t: Uint8Array, v: number): number {
+    const tag = this.valTag[v]!;
+    if (tag === T_NULL) return INITIAL_VALUE;
+    if (tag === T_STR) return this.b.value(ascii(t, this.valFrom[v]!, this.valTo[v]!));
+    const x = this.valNum[v]!;
+    return x >= 0 && x <= INT31 ? this.b.intValue(x) : this.b.value(x);
+  }
+
+  /** A session or txn name at p: a string, or an integer as its decimal text; sets labelEnd. */
+  private label(t: Uint8Array, p: number, e: number): string | null {
+    if (p < e && t[p] === 34) {
+      labelEnd = str(t, p, e);
+      return labelEnd === BAIL ? null : ascii(t, strFrom, strTo);
+    }
+    labelEnd = int(t, p, e);
+    return labelEnd === BAIL ? null : String(numValue);
+  }
+
+  /** The ops array at p, into the scratch columns; its end or BAIL. */
+  private ops(t: Uint8Array, p: number, e: number): number {
+    if (p >= e || t[p] !== 91) return BAIL; // '['
+    p = ws(t, p + 1, e);
+    if (p < e && t[p] === 93) return p + 1; // []
+    for (;;) {
+      if (p >= e || t[p] !== 91) return BAIL;
+      p = str(t, ws(t, p + 1, e), e);
+      if (p === BAIL) return BAIL;
+      let kind: number;
+      if (is(t, strFrom, strTo, 'r')) kind = OP_READ;
+      else if (is(t, strFrom, strTo, 'w')) kind = OP_WRITE;
+      else if (is(t, strFrom, strTo, 'append')) kind = OP_APPEND;
+      else return BAIL;
+      const i = this.opCount;
+      if (i === this.kinds.length) this.growOps();
+      p = ws(t, p, e);
+      if (p >= e || t[p] !== 44) return BAIL;
+      p = ws(t, p + 1, e);
+      // The key: an integer, or a string (integer-looking strings are that integer).
+      if (p < e && t[p] === 34) {
+        p = str(t, p, e);
+        if (p === BAIL) return BAIL;
+        this.keyTag[i] = T_STR;
+        this.keyFrom[i] = strFrom;
+        this.keyTo[i] = strTo;
+      } else {
+        p = int(t, p, e);
+        if (p === BAIL) return BAIL;
+        this.keyTag[i] = T_INT;
+        this.keyNum[i] = numValue;
+      }
+      p = ws(t, p, e);
+      if (p >= e || t[p] !== 44) return BAIL;
+      p = ws(t, p + 1, e);
+      if (p < e && t[p] === 91) { // a list: only as what a read returns
+        if (kind !== OP_READ) return BAIL;
+        kind = OP_READ_LIST;
+        p = this.list(t, p, e);
+        this.opValueTok[i] = this.listCount - 1;
+      } else {
+        p = this.value(t, p, e);
+        this.opValueTok[i] = this.valCount - 1;
+      }
+      if (p === BAIL) return BAIL;
+      p = ws(t, p, e);
+      if (p >= e || t[p] !== 93) return BAIL; // ']' closes the op
+      this.kinds[i] = kind;
+      this.opCount = i + 1;
+      p = ws(t, p + 1, e);
+      if (p >= e) return BAIL;
+      if (t[p] === 93) return p + 1; // ']' closes the ops
+      if (t[p] !== 44) return BAIL;
+      p = ws(t, p + 1, e);
+    }
+  }
+
+  /** A scalar value at p (null, a string, an integer) as the next value token; its end or BAIL. */
+  private value(t: Uint8Array, p: number, e: number): number {
+    if (p >= e) return BAIL;
+    const v = this.valCount;
+    if (v === this.valTag.length) this.growValues();
+    const c = t[p]!;
+    if (c === 110) { // null
+      if (!is(t, p, Math.min(e, p + 4), 'null')) return BAIL;
+      this.valTag[v] = T_NULL;
+      p += 4;
+    } else if (c === 34) {
+      p = str(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.valTag[v] = T_STR;
+      this.valFrom[v] = strFrom;
+      this.valTo[v] = strTo;
+    } else {
+      p = int(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.valTag[v] = T_INT;
+      this.valNum[v] = numValue;
+    }
+    this.valCount = v + 1;
+    return p;
+  }
+
+  /** A list of scalar values at p, as value tokens and a list; its end or BAIL. */
+  private list(t: Uint8Array, p: number, e: number): number {
+    const from = this.valCount;
+    p = ws(t, p + 1, e);
+    if (p < e && t[p] === 93) p++; // []
+    else {
+      for (;;) {
+        p = this.value(t, p, e);
+        if (p === BAIL) return BAIL;
+        p = ws(t, p, e);
+        if (p >= e) return BAIL;
+        if (t[p] === 93) { p++; break; }
+        if (t[p] !== 44) return BAIL;
+        p = ws(t, p + 1, e);
+      }
+    }
+    if (this.listCount === this.listTokFrom.length) {
+      this.listTokFrom = grown(this.listTokFrom);
+      this.listTokTo = grown(this.listTokTo);
+    }
+    this.listTokFrom[this.listCount] = from;
+    this.listTokTo[this.listCount++] = this.valCount;
+    return p;
+  }
+
+  private growOps(): void {
+    const n = this.kinds.length * 2;
+    const kinds = new Uint8Array(n), keyTag = new Uint8Array(n), keyNum = new Float64Array(n);
+    kinds.set(this.kinds); keyTag.set(this.keyTag); keyNum.set(this.keyNum);
+    this.kinds = kinds; this.keyTag = keyTag; this.keyNum = keyNum;
+    this.keyFrom = grown(this.keyFrom); this.keyTo = grown(this.keyTo); this.opValueTok = grown(this.opValueTok);
+  }
+
+  private growValues(): void {
+    const n = this.valTag.length * 2;
+    const tag = new Uint8Array(n), num = new Float64Array(n);
+    tag.set(this.valTag); num.set(this.valNum);
+    this.valTag = tag; this.valNum = num;
+    this.valFrom = grown(this.valFrom); this.valTo = grown(this.valTo);
+  }
+}
+
+/** Where `label` stopped. */
+let labelEnd = 0;
+
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(a.length * 2);
+  next.set(a);
+  return next;
+}
