@@ -61,6 +61,22 @@ const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Arra
   }]),
 ) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
 
+/**
+ * The encoding as flat per-kind arrays for hot loops: an edge of kind k becomes `count[k]`
+ * split edges, pair p from layer `x[2k+p]` of its source to layer `y[2k+p]` of its target;
+ * `intoN[k]` = 1 when one of them goes from a .d node into a .n node.
+ */
+export interface SplitTable { count: Int8Array; x: Int8Array; y: Int8Array; intoN: Uint8Array }
+
+export function splitTable(level: Level): SplitTable {
+  const t = rowOf(FLAT, level);
+  const intoN = Uint8Array.from(t.count, (c, k) => {
+    for (let p = 0; p < c; p++) if (t.x[2 * k + p] === 0 && t.y[2 * k + p] === 1) return 1;
+    return 0;
+  });
+  return { ...t, intoN };
+}
+
 /** The split-edge pairs of an edge of `kind` at `level`. */
 export function splitPairs(kind: number, level: Level): Pairs {
   return rowOf<readonly Pairs[]>(ENCODING, level)[kind]!;

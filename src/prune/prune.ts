@@ -18,8 +18,9 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, forEachSplitEdge, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
 
@@ -102,6 +103,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let tableKnown = 0;
   // Txns whose reachability answers may differ from the last round (null: all of them).
   let recheck: Uint8Array | null = null;
+  const tbl = splitTable(opts.level);
+  // The known edges into a .n node (SI: RW; PC: RW and WW), appended as known grows.
+  const rwFrom = new GrowableInt32(), rwTo = new GrowableInt32();
   let rounds = 0;
   const stopBelow = opts.stopBelowFraction ?? 0;
   let stopNow = false;
@@ -116,22 +120,27 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (Date.now() >= opts.deadlineMs) return rwClosed() ? out(true, rounds, null) : out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
 
-    const rw = collectIntoN(known, opts.level);
+    collectIntoN(known, tableKnown, tbl, rwFrom, rwTo);
     let reach: Reach;
     try {
       if (table === null) {
         table = ReachTable.build(h, g, order, cellsMax, endpoints, opts.deadlineMs);
       } else {
         const grown = new Uint8Array(g.nodeCount);
-        const { from, to, kind } = known.views();
+        const { from, kind } = known.views();
         let grownCount = 0;
-        const mark = (u: number): void => { if (grown[u] === 0) { grown[u] = 1; grownCount++; } };
-        for (let i = tableKnown; i < known.length; i++) forEachSplitEdge(from[i]!, to[i]!, kind[i]!, opts.level, mark);
+        for (let i = tableKnown; i < known.length; i++) {
+          const k = kind[i]!;
+          for (let p = 0; p < tbl.count[k]!; p++) {
+            const u = 2 * from[i]! + tbl.x[2 * k + p]!;
+            if (grown[u] === 0) { grown[u] = 1; grownCount++; }
+          }
+        }
         const changedRows = table.update(g, order, grown, grownCount, opts.deadlineMs);
-        recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, opts.level);
+        recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
-      reach = table.reach(rw.from.length, rw.from, rw.to);
+      reach = table.reach(rwFrom.length, rwFrom.view(), rwTo.view());
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
@@ -141,6 +150,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       partial = `pruning tracked the ${table.tracked} longest of ${table.chains} transaction chains (reachability memory bound); the solver decides the rest`;
     }
     let changed = false;
+    const psi = checksRwApart(opts.level);
     const activeAtStart = activeCount;
     const reachKnown = known.length;
     for (let c = 0; c < pg.consCount; c++) {
@@ -149,8 +159,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       }
       if (active[c] !== 1) continue;
       if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
-      const eitherBlock = blockingEdge(pg, 2 * c, reach, opts.level);
-      const orBlock = blockingEdge(pg, 2 * c + 1, reach, opts.level);
+      const eitherBlock = blockingEdge(pg, 2 * c, reach, tbl, psi);
+      const orBlock = blockingEdge(pg, 2 * c + 1, reach, tbl, psi);
       const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
       if (!eitherImpossible && !orImpossible) continue;
       // Force the possible side; when both are impossible, force "or" anyway: the known graph is
@@ -177,13 +187,12 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
  * row of t.d or t.n changed (reachesD(2t | 2t+1, .) and reachesN(2t, .) read them), bit 2 when
  * t gained an RW predecessor (PC: or WW; reachesN(., t) reads the list of those).
  */
-function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, level: Level): Uint8Array {
+function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, tbl: SplitTable): Uint8Array {
   const out = new Uint8Array(n);
   for (let t = 0; t < n; t++) if ((changedRows[2 * t]! | changedRows[2 * t + 1]!) !== 0) out[t] = 1;
   // Predecessors into t.n from a .d node (SI: RW; PC: RW and WW): reachesN(., t) reads them.
-  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
   const { to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) if (intoN(kind[i]!)) out[to[i]!]! |= 2;
+  for (let i = since; i < kind.length; i++) if (tbl.intoN[kind[i]!] === 1) out[to[i]!]! |= 2;
   return out;
 }
 
@@ -202,23 +211,17 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
 }
 
 /**
- * The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and WW), as
- * two columns: reach.ts answers "does u reach t.n?" through them. Edges into t.n from a .n node
- * (PC's WW) are left out, which only under-approximates (safe for pruning).
+ * Appends the known edges `since ..` with a split edge from a .d node into a .n node (SI: RW;
+ * PC: RW and WW) to two columns: reach.ts answers "does u reach t.n?" through them. Edges into
+ * t.n from a .n node (PC's WW) are left out, which only under-approximates (safe for pruning).
  */
-function collectIntoN(known: Polygraph['known'], level: Level): { from: Int32Array; to: Int32Array } {
+function collectIntoN(known: Polygraph['known'], since: number, tbl: SplitTable, rwFrom: GrowableInt32, rwTo: GrowableInt32): void {
   const { from, to, kind } = known.views();
-  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
-  let count = 0;
-  for (let i = 0; i < kind.length; i++) if (intoN(kind[i]!)) count++;
-  const rwFrom = new Int32Array(count), rwTo = new Int32Array(count);
-  let j = 0;
-  for (let i = 0; i < kind.length; i++) {
-    if (!intoN(kind[i]!)) continue;
-    rwFrom[j] = from[i]!;
-    rwTo[j++] = to[i]!;
+  for (let i = since; i < kind.length; i++) {
+    if (tbl.intoN[kind[i]!] === 0) continue;
+    rwFrom.push(from[i]!);
+    rwTo.push(to[i]!);
   }
-  return { from: rwFrom, to: rwTo };
 }
 
 /** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */
@@ -232,17 +235,18 @@ function knownRwClosed(g: SplitGraph, order: Int32Array, known: Polygraph['known
  * known graph, or -1: edge a->b closes one when b's split node in the target layer reaches a's
  * split node in a source layer (split.ts); a PSI RW edge when b.d reaches a.d.
  */
-function blockingEdge(pg: Polygraph, slot: number, reach: Reach, level: Level): number {
+function blockingEdge(pg: Polygraph, slot: number, reach: Reach, tbl: SplitTable, psi: boolean): number {
+  const { count, x, y } = tbl;
   for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!;
-    const pairs = splitPairs(pg.ceKind[e]!, level);
-    if (pairs.length === 0) {
-      if (checksRwApart(level) && reach.reachesD(2 * b, a)) return e;
+    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!, c = count[k]!;
+    if (c === 0) {
+      if (psi && k === K_RW && reach.reachesD(2 * b, a)) return e;
       continue;
     }
-    const start = 2 * b + pairs[0]![1]!;
-    for (let p = 0; p < pairs.length; p++) {
-      if (pairs[p]![0] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
+    // Every pair of a kind has the same target layer (split.ts), so one start serves them all.
+    const start = 2 * b + y[2 * k]!;
+    for (let p = 0; p < c; p++) {
+      if (x[2 * k + p] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
     }
   }
   return -1;
