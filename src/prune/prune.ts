@@ -109,24 +109,35 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let rounds = 0;
   const stopBelow = opts.stopBelowFraction ?? 0;
   let stopNow = false;
+  // Known edges 0 .. orderKnown-1 are those `order` sorts.
+  let orderKnown = 0;
   for (;;) {
-    const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
-    order = topoOrder(g);
-    if (order === null) return out(true, rounds, null);
+    let g: SplitGraph | null = null;
+    const graph = (): SplitGraph =>
+      (g ??= buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level));
+    // The last order still sorts the grown graph when every new split edge goes forward in it
+    // (then no cycle can have formed): the common case once few constraints are forced, and it
+    // saves a sort, and in the last round the graph too.
+    if (order === null || !stillSorted(order, known, orderKnown, tbl)) {
+      order = topoOrder(graph());
+      if (order === null) return out(true, rounds, null);
+    }
+    orderKnown = known.length;
     // PSI: the known graph also violates when one of its RW edges closes a Dep path.
-    const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(g, order!, known);
+    const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(graph(), order!, known);
     if (activeCount === 0 || stopNow) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
     if (rounds >= opts.roundsMax) return rwClosed() ? out(true, rounds, null) : out(false, rounds, `pruning stopped after ${rounds} rounds`);
     if (Date.now() >= opts.deadlineMs) return rwClosed() ? out(true, rounds, null) : out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
+    const g1 = graph();
 
     collectIntoN(known, tableKnown, tbl, rwFrom, rwTo);
     let reach: Reach;
     try {
       if (table === null) {
-        table = ReachTable.build(h, g, order, cellsMax, endpoints, opts.deadlineMs);
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs);
       } else {
-        const grown = new Uint8Array(g.nodeCount);
+        const grown = new Uint8Array(g1.nodeCount);
         const { from, kind } = known.views();
         let grownCount = 0;
         for (let i = tableKnown; i < known.length; i++) {
@@ -136,7 +147,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
             if (grown[u] === 0) { grown[u] = 1; grownCount++; }
           }
         }
-        const changedRows = table.update(g, order, grown, grownCount, opts.deadlineMs);
+        const changedRows = table.update(g1, order, grown, grownCount, opts.deadlineMs);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
@@ -180,6 +191,24 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (activeAtStart - activeCount < stopBelow * activeAtStart) stopNow = true;
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
   }
+}
+
+/**
+ * Whether every split edge of the known edges `since ..` goes forward in `order`, a topological
+ * order of the graph of the edges before them: then `order` sorts the whole graph.
+ */
+function stillSorted(order: Int32Array, known: Polygraph['known'], since: number, tbl: SplitTable): boolean {
+  if (since === known.length) return true;
+  const rank = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
+  const { from, to, kind } = known.views();
+  for (let i = since; i < kind.length; i++) {
+    const k = kind[i]!;
+    for (let p = 0; p < tbl.count[k]!; p++) {
+      if (rank[2 * from[i]! + tbl.x[2 * k + p]!]! >= rank[2 * to[i]! + tbl.y[2 * k + p]!]!) return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -4,6 +4,9 @@
  * - Early stop (`stopBelowFraction`): every constraint it decides, the fixpoint decides the
  *   same way (same known edges added, as a set), a cycle it reports the fixpoint reports too,
  *   and the solver, given what is left, reaches the fixpoint's verdict.
+ * - Reusing the last round's topological order when every new edge goes forward in it: the
+ *   returned order sorts the final known split graph (checked edge by edge), and pruning calls
+ *   the known graph cyclic exactly when a fresh sort fails (PSI: or a known RW edge closes).
  */
 
 import { test } from 'node:test';
@@ -11,7 +14,8 @@ import assert from 'node:assert/strict';
 
 import { validate } from '../../src/validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
-import { usesRealTime } from '../../src/graph/split.ts';
+import { buildSplitGraph, checksRwApart, topoOrder, usesRealTime } from '../../src/graph/split.ts';
+import { closingRw } from '../../src/graph/forbidden.ts';
 import { pruneConstraints, type PruneOutcome } from '../../src/prune/prune.ts';
 import { solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
@@ -68,4 +72,41 @@ test('early-stopped pruning decides a subset of what the fixpoint decides, the s
   assert.ok(cases > 300, `only ${cases} cases`);
   assert.ok(stoppedEarly > 30, `early stop changed the rounds in only ${stoppedEarly} cases`);
   assert.ok(violations > 10, `only ${violations} violations`);
+});
+
+function checkFinalOrder(pg: Polygraph, p: PruneOutcome, level: Level, at: string): void {
+  const k = pg.known.views();
+  const g = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+  const fresh = topoOrder(g);
+  const rwCycle = fresh !== null && checksRwApart(level) && closingRw(g, fresh, k.from.length, k.from, k.to, k.kind) !== null;
+  assert.equal(p.cyclic, fresh === null || rwCycle, `${at}: cyclic`);
+  if (p.cyclic) return;
+  assert.ok(p.order !== null, at);
+  const rank = new Int32Array(g.nodeCount).fill(-1);
+  p.order.forEach((u, i) => { rank[u] = i; });
+  for (let u = 0; u < g.nodeCount; u++) {
+    assert.ok(rank[u]! >= 0, `${at}: node ${u} missing from the order`);
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) assert.ok(rank[u]! < rank[g.outTo[e]!]!, `${at}: edge ${u} -> ${g.outTo[e]} goes backward`);
+  }
+}
+
+test('the topological order pruning returns sorts the final known graph, and cyclic is reported exactly', () => {
+  let cases = 0, cyclic = 0, multiRound = 0;
+  for (let seed = 1; seed <= 400; seed++) {
+    const rng = mulberry32(1000 + seed);
+    const h = seed % 2 === 0
+      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    for (const level of LEVELS) {
+      const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const p = pruneConstraints(h, pg, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopBelowFraction: seed % 3 === 0 ? 0.05 : 0 });
+      checkFinalOrder(pg, p, level, `seed ${seed} ${level}`);
+      cases++;
+      if (p.cyclic) cyclic++;
+      if (p.rounds > 1) multiRound++;
+    }
+  }
+  assert.ok(cases > 1000 && cyclic > 50 && multiRound > 100, `${cases} cases, ${cyclic} cyclic, ${multiRound} with several rounds`);
 });
