@@ -113,8 +113,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let orderKnown = 0;
   for (;;) {
     let g: SplitGraph | null = null;
+    // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
     const graph = (): SplitGraph =>
-      (g ??= buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level));
+      (g ??= buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level, checksRwApart(opts.level)));
     // The last order still sorts the grown graph when every new split edge goes forward in it
     // (then no cycle can have formed): the common case once few constraints are forced, and it
     // saves a sort, and in the last round the graph too.
