@@ -96,8 +96,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
-  const endpoints = new Uint8Array(h.txnCount);
-  for (let e = 0; e < pg.ceFrom.length; e++) { endpoints[pg.ceFrom[e]!] = 1; endpoints[pg.ceTo[e]!] = 1; }
+  const endpoints = constraintEndpoints(h.txnCount, pg);
   let table: ReachTable | null = null;
   // Known edges 0 .. tableKnown-1 are those the table reflects.
   let tableKnown = 0;
@@ -139,15 +138,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
         table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs);
       } else {
         const grown = new Uint8Array(g1.nodeCount);
-        const { from, kind } = known.views();
-        let grownCount = 0;
-        for (let i = tableKnown; i < known.length; i++) {
-          const k = kind[i]!;
-          for (let p = 0; p < tbl.count[k]!; p++) {
-            const u = 2 * from[i]! + tbl.x[2 * k + p]!;
-            if (grown[u] === 0) { grown[u] = 1; grownCount++; }
-          }
-        }
+        const grownCount = markGrown(known, tableKnown, tbl, grown);
         const changedRows = table.update(g1, order, grown, grownCount, opts.deadlineMs);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
@@ -161,37 +152,70 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (table.tracked < table.chains) {
       partial = `pruning tracked the ${table.tracked} longest of ${table.chains} transaction chains (reachability memory bound); the solver decides the rest`;
     }
-    let changed = false;
-    const psi = checksRwApart(opts.level);
     const activeAtStart = activeCount;
-    const reachKnown = known.length;
-    for (let c = 0; c < pg.consCount; c++) {
-      if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= opts.deadlineMs) {
-        return out(false, rounds, 'pruning stopped at the deadline', true);
-      }
-      if (active[c] !== 1) continue;
-      if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
-      const eitherBlock = blockingEdge(pg, 2 * c, reach, tbl, psi);
-      const orBlock = blockingEdge(pg, 2 * c + 1, reach, tbl, psi);
-      const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
-      if (!eitherImpossible && !orImpossible) continue;
-      // Force the possible side; when both are impossible, force "or" anyway: the known graph is
-      // then cyclic and the next round reports it, with a cycle through the forced edges.
-      const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
-      provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
-      provenance.reachKnown[c] = reachKnown;
-      addSide(pg, slot, known);
-      active[c] = 0;
-      activeCount--;
-      changed = true;
-      if (eitherImpossible && orImpossible) break;
-    }
+    const decided = decideRound(pg, active, recheck, reach, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs);
+    if (decided < 0) return out(false, rounds, 'pruning stopped at the deadline', true);
+    const changed = decided > 0;
+    activeCount -= decided;
     opts.onRound?.(rounds, activeCount);
     // The next iteration still sorts the grown known graph (a forced side may close a cycle).
     if (activeAtStart - activeCount < stopBelow * activeAtStart) stopNow = true;
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
   }
+}
+
+function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
+  const endpoints = new Uint8Array(n);
+  for (let e = 0; e < pg.ceFrom.length; e++) { endpoints[pg.ceFrom[e]!] = 1; endpoints[pg.ceTo[e]!] = 1; }
+  return endpoints;
+}
+
+/**
+ * One round's scan: every active constraint that may have changed is examined against `reach`;
+ * a side that would close a cycle forces the other side into the known graph. Returns how many
+ * constraints were decided, or -1 at the deadline (what was forced stays valid).
+ */
+function decideRound(
+  pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: Reach, tbl: SplitTable, psi: boolean,
+  provenance: PruneProvenance, deadlineMs: number,
+): number {
+  const known = pg.known;
+  const reachKnown = known.length;
+  let decided = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) return -1;
+    if (active[c] !== 1) continue;
+    if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
+    const eitherBlock = blockingEdge(pg, 2 * c, reach, tbl, psi);
+    const orBlock = blockingEdge(pg, 2 * c + 1, reach, tbl, psi);
+    const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
+    if (!eitherImpossible && !orImpossible) continue;
+    // Force the possible side; when both are impossible, force "or" anyway: the known graph is
+    // then cyclic and the next round reports it, with a cycle through the forced edges.
+    const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
+    provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
+    provenance.reachKnown[c] = reachKnown;
+    addSide(pg, slot, known);
+    active[c] = 0;
+    decided++;
+    if (eitherImpossible && orImpossible) break;
+  }
+  return decided;
+}
+
+/** Marks the split nodes the known edges `since ..` leave; returns how many were newly marked. */
+function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, grown: Uint8Array): number {
+  const { from, kind } = known.views();
+  let grownCount = 0;
+  for (let i = since; i < kind.length; i++) {
+    const k = kind[i]!;
+    for (let p = 0; p < tbl.count[k]!; p++) {
+      const u = 2 * from[i]! + tbl.x[2 * k + p]!;
+      if (grown[u] === 0) { grown[u] = 1; grownCount++; }
+    }
+  }
+  return grownCount;
 }
 
 /**

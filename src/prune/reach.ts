@@ -173,10 +173,25 @@ function minReachablePositions(
 ): Int32Array {
   minPos.fill(INF);
   const done = new Uint8Array(g.nodeCount);
+  // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds. The
+  // deadline is checked between blocks; a block is its own call so that V8 optimises the loop
+  // with full feedback instead of on-stack-replacing it mid-pass and deoptimising.
+  for (let hi = g.nodeCount; hi > 0; hi -= BLOCK) {
+    checkDeadline(deadlineMs, 'prune');
+    rowsOfBlock(g, order, Math.max(0, hi - BLOCK), hi, S, sess, pos, minPos, done);
+  }
+  return minPos;
+}
+
+/** How many nodes (in topological order) one call of the row passes handles between deadline checks. */
+const BLOCK = DEADLINE_CHECK_MASK + 1;
+
+/** The rows of the nodes `order[lo .. hi-1]`, in reverse; every later node's row is final. */
+function rowsOfBlock(
+  g: SplitGraph, order: Int32Array, lo: number, hi: number, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array, done: Uint8Array,
+): void {
   const { outStart, outTo } = g;
-  for (let i = g.nodeCount - 1; i >= 0; i--) {
-    // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds.
-    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
+  for (let i = hi - 1; i >= lo; i--) {
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;
@@ -209,7 +224,6 @@ function minReachablePositions(
     }
     done[u] = 1;
   }
-  return minPos;
 }
 
 /**
