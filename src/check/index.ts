@@ -17,7 +17,7 @@ import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { usesRealTime } from '../graph/split.ts';
-import { pruneConstraints, type PruneProvenance } from '../prune/prune.ts';
+import { pruneConstraints, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance } from '../prune/prune.ts';
 import { REACH_CELLS_MAX } from '../prune/reach.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
@@ -203,7 +203,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       reachCellsMax = Math.max(1, Math.min(reachCellsMax ?? REACH_CELLS_MAX, cells));
     }
     const p = pruneConstraints(h, pg, {
-      level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs,
+      level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs, stopBelowFraction: PRUNE_STOP_BELOW_FRACTION,
       onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
       ...(reachCellsMax === undefined ? {} : { reachCellsMax }),
     });

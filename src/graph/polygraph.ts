@@ -67,6 +67,8 @@ export interface ConstraintCount {
  * caller can refuse a quadratic blow-up before allocating it.
  */
 export function countConstraints(v: Validated): ConstraintCount {
+  const memo = countMemo.get(v);
+  if (memo !== undefined) return { ...memo };
   const h = v.history;
   const n = h.txnCount;
   const nKeys = h.keyLabels.length;
@@ -97,8 +99,17 @@ export function countConstraints(v: Validated): ConstraintCount {
     out.edges += (free - 1) * sides;
     if (free > out.hotWriters) { out.hotKey = key; out.hotWriters = free; out.hotPairs = pairs; }
   }
-  return out;
+  countMemo.set(v, out);
+  return { ...out };
 }
+
+/**
+ * countConstraints and buildPolygraph both need the reads and writes by key, and
+ * buildPolygraph sizes its buffers by the count: both are kept per Validated (which is never
+ * mutated) so that the checker, which calls one and then the other, computes them once.
+ */
+const countMemo = new WeakMap<Validated, ConstraintCount>();
+const byKeyMemo = new WeakMap<Validated, ByKey>();
 
 /**
  * `deadlineMs` (epoch ms) is checked while pairing writers (TimeLimitError('construct'));
@@ -120,12 +131,14 @@ export function buildPolygraph(
 
   const nKeys = h.keyLabels.length;
   const byKey = groupByKey(nKeys, v);
+  // An upper bound on the records and edges pushed below (exact but for readers that are the other writer).
+  const count = countConstraints(v);
   // readers of (key, writer) as linked lists: head[writer] valid while headStamp[writer] === key.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
   const next = new Int32Array(v.reads.count);
   const inChain = new Int32Array(n).fill(-1);
   const free = new GrowableInt32();
-  const pending = new PendingConstraints(n);
+  const pending = new PendingConstraints(n, count.pairs, count.edges);
 
   for (let key = 0; key < nKeys; key++) {
     if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
@@ -196,8 +209,12 @@ function addSessionOrder(v: Validated, known: EdgeList): void {
   }
 }
 
-/** Reads and writes bucketed by key (counting sort; stable). */
-function groupByKey(nKeys: number, v: Validated) {
+interface ByKey { readStart: Int32Array; readIdx: Int32Array; writeStart: Int32Array; writeTxn: Int32Array }
+
+/** Reads and writes bucketed by key (counting sort; stable); memoised per Validated. */
+function groupByKey(nKeys: number, v: Validated): ByKey {
+  const memo = byKeyMemo.get(v);
+  if (memo !== undefined) return memo;
   const readStart = new Int32Array(nKeys + 1);
   for (let i = 0; i < v.reads.count; i++) readStart[v.reads.key[i]! + 1]!++;
   for (let k = 0; k < nKeys; k++) readStart[k + 1]! += readStart[k]!;
@@ -211,7 +228,9 @@ function groupByKey(nKeys: number, v: Validated) {
   const writeTxn = new Int32Array(v.writes.count);
   const wf = writeStart.slice(0, nKeys);
   for (let i = 0; i < v.writes.count; i++) writeTxn[wf[v.writes.key[i]!]!++] = v.writes.txn[i]!;
-  return { readStart, readIdx, writeStart, writeTxn };
+  const out = { readStart, readIdx, writeStart, writeTxn };
+  byKeyMemo.set(v, out);
+  return out;
 }
 
 /**
@@ -222,41 +241,60 @@ function groupByKey(nKeys: number, v: Validated) {
  * order of first appearance.
  */
 class PendingConstraints {
-  private readonly recA = new GrowableInt32();
-  private readonly recB = new GrowableInt32();
-  private readonly slot = new GrowableInt32(); // 2*record + side
-  private readonly edges = new EdgeList();
+  // Records (one per pair of writers and key) and their edges, in arrival order, in buffers
+  // sized up front by countConstraints (an upper bound): no growth, no per-push calls.
+  private readonly recA: Int32Array;
+  private readonly recB: Int32Array;
+  private records = 0;
+  private readonly slot: Int32Array; // 2*record + side
+  private readonly from: Int32Array;
+  private readonly to: Int32Array;
+  private readonly kind: Int32Array;
+  private readonly key: Int32Array;
+  private edges = 0;
 
-  constructor(private readonly n: number) {}
+  constructor(private readonly n: number, recordsMax: number, edgesMax: number) {
+    this.recA = new Int32Array(recordsMax);
+    this.recB = new Int32Array(recordsMax);
+    this.slot = new Int32Array(edgesMax);
+    this.from = new Int32Array(edgesMax);
+    this.to = new Int32Array(edgesMax);
+    this.kind = new Int32Array(edgesMax);
+    this.key = new Int32Array(edgesMax);
+  }
 
   /** A new record for writers a < b (on one key); its constraint is decided in finish(). */
   constraintFor(a: number, b: number): number {
-    this.recA.push(a);
-    this.recB.push(b);
-    return this.recA.length - 1;
+    const r = this.records++;
+    this.recA[r] = a;
+    this.recB[r] = b;
+    return r;
   }
 
   add(rec: number, side: number, from: number, to: number, kind: number, key: number): void {
-    this.slot.push(2 * rec + side);
-    this.edges.push(from, to, kind, key);
+    const i = this.edges++;
+    this.slot[i] = 2 * rec + side;
+    this.from[i] = from;
+    this.to[i] = to;
+    this.kind[i] = kind;
+    this.key[i] = key;
   }
 
   /** consOfRec[r]: the constraint of record r; constraints numbered by first appearance. */
   private coalesce(): { consCount: number; consOfRec: Int32Array; consA: Int32Array; consB: Int32Array } {
-    const r = this.recA.length, n = this.n;
-    const recA = this.recA.view(), recB = this.recB.view();
-    const byB = stableCountingSort(r, n, (i) => recB[i]!, null);
-    const sorted = stableCountingSort(r, n, (i) => recA[i]!, byB);
+    const r = this.records, n = this.n;
+    const recA = this.recA, recB = this.recB;
+    const byB = stableCountingSort(r, n, recB, null);
+    const sorted = stableCountingSort(r, n, recA, byB);
     // Groups of equal (a, b) are now contiguous; within a group, records keep arrival order.
     const groupOfRec = new Int32Array(r);
-    const firstRecOfGroup = new GrowableInt32();
+    let groups = 0;
     for (let j = 0; j < r; j++) {
       const i = sorted[j]!;
       const prev = j > 0 ? sorted[j - 1]! : -1;
-      if (prev < 0 || recA[prev] !== recA[i] || recB[prev] !== recB[i]) firstRecOfGroup.push(i);
-      groupOfRec[i] = firstRecOfGroup.length - 1;
+      if (prev < 0 || recA[prev] !== recA[i] || recB[prev] !== recB[i]) groups++;
+      groupOfRec[i] = groups - 1;
     }
-    const groups = firstRecOfGroup.length;
     // Number groups by their first record: scanning records in order meets each group first at it.
     const consOfGroup = new Int32Array(groups).fill(-1);
     const consA = new Int32Array(groups), consB = new Int32Array(groups);
@@ -271,16 +309,20 @@ class PendingConstraints {
   }
 
   finish() {
+    // Stage-boundary assertion: typed arrays drop writes past their end, so check the bound held.
+    if (this.records > this.recA.length || this.edges > this.from.length) {
+      throw new Error(`internal error: ${this.records} constraint records / ${this.edges} edges exceed the counted ${this.recA.length} / ${this.from.length}`);
+    }
     const { consCount, consOfRec, consA, consB } = this.coalesce();
-    const m = this.edges.length;
-    const slotOf = this.slot.view();
+    const m = this.edges;
+    const slotOf = this.slot;
     const cslot = new Int32Array(m);
     for (let i = 0; i < m; i++) cslot[i] = 2 * consOfRec[slotOf[i]! >> 1]! + (slotOf[i]! & 1);
     const edgeStart = new Int32Array(2 * consCount + 1);
     for (let i = 0; i < m; i++) edgeStart[cslot[i]! + 1]!++;
     for (let s = 0; s < 2 * consCount; s++) edgeStart[s + 1]! += edgeStart[s]!;
     const fill = edgeStart.slice(0, 2 * consCount);
-    const { from, to, kind, key } = this.edges.views();
+    const { from, to, kind, key } = this;
     const ceFrom = new Int32Array(m), ceTo = new Int32Array(m), ceKind = new Int32Array(m), ceKey = new Int32Array(m);
     for (let i = 0; i < m; i++) {
       const at = fill[cslot[i]!]!++;
@@ -294,17 +336,17 @@ class PendingConstraints {
 }
 
 /**
- * Stable counting sort of the indices `order` (or 0 .. count-1 when null) by `keyOf(i)` in
+ * Stable counting sort of the indices `order` (or 0 .. count-1 when null) by `keys[i]` in
  * [0, range). Linear in count + range.
  */
-function stableCountingSort(count: number, range: number, keyOf: (i: number) => number, order: Int32Array | null): Int32Array {
+function stableCountingSort(count: number, range: number, keys: Int32Array, order: Int32Array | null): Int32Array {
   const start = new Int32Array(range + 1);
-  for (let j = 0; j < count; j++) start[keyOf(order === null ? j : order[j]!) + 1]!++;
+  for (let i = 0; i < count; i++) start[keys[i]! + 1]!++;
   for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
   const out = new Int32Array(count);
   for (let j = 0; j < count; j++) {
     const i = order === null ? j : order[j]!;
-    out[start[keyOf(i)]!++] = i;
+    out[start[keys[i]!]!++] = i;
   }
   return out;
 }

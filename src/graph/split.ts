@@ -61,6 +61,22 @@ const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Arra
   }]),
 ) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
 
+/**
+ * The encoding as flat per-kind arrays for hot loops: an edge of kind k becomes `count[k]`
+ * split edges, pair p from layer `x[2k+p]` of its source to layer `y[2k+p]` of its target;
+ * `intoN[k]` = 1 when one of them goes from a .d node into a .n node.
+ */
+export interface SplitTable { count: Int8Array; x: Int8Array; y: Int8Array; intoN: Uint8Array }
+
+export function splitTable(level: Level): SplitTable {
+  const t = rowOf(FLAT, level);
+  const intoN = Uint8Array.from(t.count, (c, k) => {
+    for (let p = 0; p < c; p++) if (t.x[2 * k + p] === 0 && t.y[2 * k + p] === 1) return 1;
+    return 0;
+  });
+  return { ...t, intoN };
+}
+
 /** The split-edge pairs of an edge of `kind` at `level`. */
 export function splitPairs(kind: number, level: Level): Pairs {
   return rowOf<readonly Pairs[]>(ENCODING, level)[kind]!;
@@ -81,7 +97,7 @@ export interface SplitGraph {
   /** CSR of out-edges: node u's edges are `outStart[u] .. outStart[u+1]-1`. */
   outStart: Int32Array;
   outTo: Int32Array;
-  /** The dependency edge (caller's index) each split edge came from. */
+  /** The dependency edge (caller's index) each split edge came from (empty when built without). */
   outEdge: Int32Array;
 }
 
@@ -111,28 +127,60 @@ export function closingQuery(a: number, b: number, kind: number, level: Level): 
   return { start: 2 * b + pairs[0]![1]!, targets: pairs.map(([x]) => 2 * a + x) };
 }
 
-/** The split graph of `count` dependency edges given as columns (the fast path). */
+/**
+ * The split graph of `count` dependency edges given as columns (the fast path).
+ * `withEdges` false leaves `outEdge` empty: pruning's reachability never reads it, and not
+ * writing it saves a third of the scatter. Each pass is its own function so that V8 optimises
+ * each with its own feedback (one function with three loops is compiled on the first loop and
+ * thrown away on the next: on a cold process that cost more than the work).
+ */
 export function buildSplitGraph(
-  n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level,
+  n: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, level: Level, withEdges = true,
 ): SplitGraph {
   const nodeCount = 2 * n;
-  const { count: cnt, x: X, y: Y } = rowOf(FLAT, level);
+  const t = rowOf(FLAT, level);
+  const outStart = countOut(nodeCount, count, from, kind, t.count, t.x);
+  prefixSum(outStart, nodeCount);
+  const m = outStart[nodeCount]!;
+  const outTo = new Int32Array(m), outEdge = new Int32Array(withEdges ? m : 0);
+  const fill = outStart.slice(0, nodeCount);
+  if (withEdges) fillOutWithEdges(count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
+  else fillOut(count, from, to, kind, t.count, t.x, t.y, fill, outTo);
+  return { nodeCount, outStart, outTo, outEdge };
+}
+
+function countOut(nodeCount: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = 0; i < count; i++) {
     const a = from[i]!, k = kind[i]!, c = cnt[k]!;
     for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
   }
-  for (let u = 0; u < nodeCount; u++) outStart[u + 1]! += outStart[u]!;
-  const m = outStart[nodeCount]!;
-  const outTo = new Int32Array(m), outEdge = new Int32Array(m);
-  const fill = outStart.slice(0, nodeCount);
+  return outStart;
+}
+
+function prefixSum(a: Int32Array, n: number): void {
+  for (let u = 0; u < n; u++) a[u + 1]! += a[u]!;
+}
+
+function fillOut(
+  count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array, outTo: Int32Array,
+): void {
+  for (let i = 0; i < count; i++) {
+    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) outTo[fill[2 * a + X[2 * k + p]!]!++] = 2 * b + Y[2 * k + p]!;
+  }
+}
+
+function fillOutWithEdges(
+  count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
+  outTo: Int32Array, outEdge: Int32Array,
+): void {
   for (let i = 0; i < count; i++) {
     const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
     for (let p = 0; p < c; p++) {
       const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
     }
   }
-  return { nodeCount, outStart, outTo, outEdge };
 }
 
 /** The same from accessor functions, for small graphs built from objects (explanations). */
@@ -149,17 +197,30 @@ export function buildSplitGraphOf(
  * Iterative, O(nodes + edges).
  */
 export function topoOrder(g: SplitGraph): Int32Array | null {
-  const indeg = new Int32Array(g.nodeCount);
-  for (let i = 0; i < g.outTo.length; i++) indeg[g.outTo[i]!]!++;
+  const indeg = inDegrees(g);
   const order = new Int32Array(g.nodeCount);
   let tail = 0;
   for (let u = 0; u < g.nodeCount; u++) if (indeg[u] === 0) order[tail++] = u;
+  tail = kahn(g, indeg, order, tail);
+  return tail === g.nodeCount ? order : null;
+}
+
+function inDegrees(g: SplitGraph): Int32Array {
+  const indeg = new Int32Array(g.nodeCount);
+  const outTo = g.outTo;
+  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
+  return indeg;
+}
+
+/** Kahn's queue (`order[0 .. tail-1]` holds the sources); returns the number of nodes sorted. */
+function kahn(g: SplitGraph, indeg: Int32Array, order: Int32Array, tail: number): number {
+  const { outStart, outTo } = g;
   for (let head = 0; head < tail; head++) {
     const u = order[head]!;
-    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
-      const v = g.outTo[e]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
       if (--indeg[v]! === 0) order[tail++] = v;
     }
   }
-  return tail === g.nodeCount ? order : null;
+  return tail;
 }

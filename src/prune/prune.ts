@@ -18,8 +18,9 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, forEachSplitEdge, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
 
@@ -31,7 +32,28 @@ export interface PruneOptions {
   reachCellsMax?: number;
   /** Called after each round with the constraints still undecided. */
   onRound?: (round: number, activeCount: number) => void;
+  /**
+   * Stop (without a note) after a round that decided fewer than this fraction of the
+   * constraints active at its start, leaving the rest to the solver. 0 (the default) prunes to
+   * the fixpoint. Sound for any value: stopping early only leaves more constraints undecided.
+   * Why: late rounds cost a reachability update, a scan and a sort each for a handful of
+   * constraints (fig8 30 %: rounds 3-5 decide 153, 5 and 0 of ~6,900 and cost ~40 % of pruning),
+   * which the solver decides for far less.
+   */
+  stopBelowFraction?: number;
 }
+
+/**
+ * The early stop the checker uses (check/index.ts): a round deciding less than half of what was
+ * active ends pruning. Measured rounds (constraints active after each round, pruning to the fixpoint):
+ * fig8 30 % 157,073 -> 10,655 -> 6,929 -> 6,776 -> 6,771; fig8 50 % 80,059 -> 3,763 -> 2,533
+ * -> 2,488; fig7 zipf 31,574 -> 1,834 -> 1,058 -> 1,003 -> 999 -> 998; C-Twitter 53,828 -> 270
+ * -> 219; 125k generated 999,117 -> 13,274 -> 9,074 -> 9,050. The first round decides 93-99 %
+ * (5 % on write-only fig7, whose second round decides nothing), the second 19-56 %, the third
+ * 0.3-5 % at the cost of a reachability update, a rescan, a sort and (in a fresh process) the
+ * compilation of the update code; the solver takes those few constraints for far less.
+ */
+export const PRUNE_STOP_BELOW_FRACTION = 0.5;
 
 export interface PruneOutcome {
   /** 1 if constraint c is still undecided. */
@@ -83,41 +105,54 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
-  const endpoints = new Uint8Array(h.txnCount);
-  for (let e = 0; e < pg.ceFrom.length; e++) { endpoints[pg.ceFrom[e]!] = 1; endpoints[pg.ceTo[e]!] = 1; }
+  const endpoints = constraintEndpoints(h.txnCount, pg);
   let table: ReachTable | null = null;
   // Known edges 0 .. tableKnown-1 are those the table reflects.
   let tableKnown = 0;
   // Txns whose reachability answers may differ from the last round (null: all of them).
   let recheck: Uint8Array | null = null;
+  const tbl = splitTable(opts.level);
+  // The known edges into a .n node (SI: RW; PC: RW and WW), appended as known grows.
+  const rwFrom = new GrowableInt32(), rwTo = new GrowableInt32();
   let rounds = 0;
+  const stopBelow = opts.stopBelowFraction ?? 0;
+  let stopNow = false;
+  // Known edges 0 .. orderKnown-1 are those `order` sorts.
+  let orderKnown = 0;
   for (;;) {
-    const g = buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level);
-    order = topoOrder(g);
-    if (order === null) return out(true, rounds, null);
+    let g: SplitGraph | null = null;
+    // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
+    const graph = (): SplitGraph =>
+      (g ??= buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level, checksRwApart(opts.level)));
+    // The last order still sorts the grown graph when every new split edge goes forward in it
+    // (then no cycle can have formed): the common case once few constraints are forced, and it
+    // saves a sort, and in the last round the graph too.
+    if (order === null || !stillSorted(order, known, orderKnown, tbl)) {
+      order = topoOrder(graph());
+      if (order === null) return out(true, rounds, null);
+    }
+    orderKnown = known.length;
     // PSI: the known graph also violates when one of its RW edges closes a Dep path.
-    const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(g, order!, known);
-    if (activeCount === 0) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
+    const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(graph(), order!, known);
+    if (activeCount === 0 || stopNow) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
     if (rounds >= opts.roundsMax) return rwClosed() ? out(true, rounds, null) : out(false, rounds, `pruning stopped after ${rounds} rounds`);
     if (Date.now() >= opts.deadlineMs) return rwClosed() ? out(true, rounds, null) : out(false, rounds, 'pruning stopped at the deadline', true);
     rounds++;
+    const g1 = graph();
 
-    const rw = collectIntoN(known, opts.level);
+    collectIntoN(known, tableKnown, tbl, rwFrom, rwTo);
     let reach: Reach;
     try {
       if (table === null) {
-        table = ReachTable.build(h, g, order, cellsMax, endpoints, opts.deadlineMs);
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs);
       } else {
-        const grown = new Uint8Array(g.nodeCount);
-        const { from, to, kind } = known.views();
-        let grownCount = 0;
-        const mark = (u: number): void => { if (grown[u] === 0) { grown[u] = 1; grownCount++; } };
-        for (let i = tableKnown; i < known.length; i++) forEachSplitEdge(from[i]!, to[i]!, kind[i]!, opts.level, mark);
-        const changedRows = table.update(g, order, grown, grownCount, opts.deadlineMs);
-        recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, opts.level);
+        const grown = new Uint8Array(g1.nodeCount);
+        const grownCount = markGrown(known, tableKnown, tbl, grown);
+        const changedRows = table.update(g1, order, grown, grownCount, opts.deadlineMs);
+        recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
-      reach = table.reach(rw.from.length, rw.from, rw.to);
+      reach = table.reach(rwFrom.length, rwFrom.view(), rwTo.view());
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
@@ -126,33 +161,88 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     if (table.tracked < table.chains) {
       partial = `pruning tracked the ${table.tracked} longest of ${table.chains} transaction chains (reachability memory bound); the solver decides the rest`;
     }
-    let changed = false;
-    const reachKnown = known.length;
-    for (let c = 0; c < pg.consCount; c++) {
-      if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= opts.deadlineMs) {
-        return out(false, rounds, 'pruning stopped at the deadline', true);
-      }
-      if (active[c] !== 1) continue;
-      if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
-      const eitherBlock = blockingEdge(pg, 2 * c, reach, opts.level);
-      const orBlock = blockingEdge(pg, 2 * c + 1, reach, opts.level);
-      const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
-      if (!eitherImpossible && !orImpossible) continue;
-      // Force the possible side; when both are impossible, force "or" anyway: the known graph is
-      // then cyclic and the next round reports it, with a cycle through the forced edges.
-      const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
-      provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
-      provenance.reachKnown[c] = reachKnown;
-      addSide(pg, slot, known);
-      active[c] = 0;
-      activeCount--;
-      changed = true;
-      if (eitherImpossible && orImpossible) break;
-    }
+    const activeAtStart = activeCount;
+    const decided = decideRound(pg, active, recheck, reach, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs);
+    if (decided < 0) return out(false, rounds, 'pruning stopped at the deadline', true);
+    const changed = decided > 0;
+    activeCount -= decided;
     opts.onRound?.(rounds, activeCount);
+    // The next iteration still sorts the grown known graph (a forced side may close a cycle).
+    if (activeAtStart - activeCount < stopBelow * activeAtStart) stopNow = true;
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
   }
+}
+
+function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
+  const endpoints = new Uint8Array(n);
+  for (let e = 0; e < pg.ceFrom.length; e++) { endpoints[pg.ceFrom[e]!] = 1; endpoints[pg.ceTo[e]!] = 1; }
+  return endpoints;
+}
+
+/**
+ * One round's scan: every active constraint that may have changed is examined against `reach`;
+ * a side that would close a cycle forces the other side into the known graph. Returns how many
+ * constraints were decided, or -1 at the deadline (what was forced stays valid).
+ */
+function decideRound(
+  pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: Reach, tbl: SplitTable, psi: boolean,
+  provenance: PruneProvenance, deadlineMs: number,
+): number {
+  const known = pg.known;
+  const reachKnown = known.length;
+  let decided = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) return -1;
+    if (active[c] !== 1) continue;
+    if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
+    const eitherBlock = blockingEdge(pg, 2 * c, reach, tbl, psi);
+    const orBlock = blockingEdge(pg, 2 * c + 1, reach, tbl, psi);
+    const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
+    if (!eitherImpossible && !orImpossible) continue;
+    // Force the possible side; when both are impossible, force "or" anyway: the known graph is
+    // then cyclic and the next round reports it, with a cycle through the forced edges.
+    const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
+    provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
+    provenance.reachKnown[c] = reachKnown;
+    addSide(pg, slot, known);
+    active[c] = 0;
+    decided++;
+    if (eitherImpossible && orImpossible) break;
+  }
+  return decided;
+}
+
+/** Marks the split nodes the known edges `since ..` leave; returns how many were newly marked. */
+function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, grown: Uint8Array): number {
+  const { from, kind } = known.views();
+  let grownCount = 0;
+  for (let i = since; i < kind.length; i++) {
+    const k = kind[i]!;
+    for (let p = 0; p < tbl.count[k]!; p++) {
+      const u = 2 * from[i]! + tbl.x[2 * k + p]!;
+      if (grown[u] === 0) { grown[u] = 1; grownCount++; }
+    }
+  }
+  return grownCount;
+}
+
+/**
+ * Whether every split edge of the known edges `since ..` goes forward in `order`, a topological
+ * order of the graph of the edges before them: then `order` sorts the whole graph.
+ */
+function stillSorted(order: Int32Array, known: Polygraph['known'], since: number, tbl: SplitTable): boolean {
+  if (since === known.length) return true;
+  const rank = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
+  const { from, to, kind } = known.views();
+  for (let i = since; i < kind.length; i++) {
+    const k = kind[i]!;
+    for (let p = 0; p < tbl.count[k]!; p++) {
+      if (rank[2 * from[i]! + tbl.x[2 * k + p]!]! >= rank[2 * to[i]! + tbl.y[2 * k + p]!]!) return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -160,13 +250,12 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
  * row of t.d or t.n changed (reachesD(2t | 2t+1, .) and reachesN(2t, .) read them), bit 2 when
  * t gained an RW predecessor (PC: or WW; reachesN(., t) reads the list of those).
  */
-function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, level: Level): Uint8Array {
+function affectedTxns(n: number, changedRows: Uint8Array, known: Polygraph['known'], since: number, tbl: SplitTable): Uint8Array {
   const out = new Uint8Array(n);
   for (let t = 0; t < n; t++) if ((changedRows[2 * t]! | changedRows[2 * t + 1]!) !== 0) out[t] = 1;
   // Predecessors into t.n from a .d node (SI: RW; PC: RW and WW): reachesN(., t) reads them.
-  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
   const { to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) if (intoN(kind[i]!)) out[to[i]!]! |= 2;
+  for (let i = since; i < kind.length; i++) if (tbl.intoN[kind[i]!] === 1) out[to[i]!]! |= 2;
   return out;
 }
 
@@ -185,23 +274,17 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
 }
 
 /**
- * The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and WW), as
- * two columns: reach.ts answers "does u reach t.n?" through them. Edges into t.n from a .n node
- * (PC's WW) are left out, which only under-approximates (safe for pruning).
+ * Appends the known edges `since ..` with a split edge from a .d node into a .n node (SI: RW;
+ * PC: RW and WW) to two columns: reach.ts answers "does u reach t.n?" through them. Edges into
+ * t.n from a .n node (PC's WW) are left out, which only under-approximates (safe for pruning).
  */
-function collectIntoN(known: Polygraph['known'], level: Level): { from: Int32Array; to: Int32Array } {
+function collectIntoN(known: Polygraph['known'], since: number, tbl: SplitTable, rwFrom: GrowableInt32, rwTo: GrowableInt32): void {
   const { from, to, kind } = known.views();
-  const intoN = (k: number): boolean => splitPairs(k, level).some(([x, y]) => x === 0 && y === 1);
-  let count = 0;
-  for (let i = 0; i < kind.length; i++) if (intoN(kind[i]!)) count++;
-  const rwFrom = new Int32Array(count), rwTo = new Int32Array(count);
-  let j = 0;
-  for (let i = 0; i < kind.length; i++) {
-    if (!intoN(kind[i]!)) continue;
-    rwFrom[j] = from[i]!;
-    rwTo[j++] = to[i]!;
+  for (let i = since; i < kind.length; i++) {
+    if (tbl.intoN[kind[i]!] === 0) continue;
+    rwFrom.push(from[i]!);
+    rwTo.push(to[i]!);
   }
-  return { from: rwFrom, to: rwTo };
 }
 
 /** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */
@@ -215,17 +298,18 @@ function knownRwClosed(g: SplitGraph, order: Int32Array, known: Polygraph['known
  * known graph, or -1: edge a->b closes one when b's split node in the target layer reaches a's
  * split node in a source layer (split.ts); a PSI RW edge when b.d reaches a.d.
  */
-function blockingEdge(pg: Polygraph, slot: number, reach: Reach, level: Level): number {
+function blockingEdge(pg: Polygraph, slot: number, reach: Reach, tbl: SplitTable, psi: boolean): number {
+  const { count, x, y } = tbl;
   for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!;
-    const pairs = splitPairs(pg.ceKind[e]!, level);
-    if (pairs.length === 0) {
-      if (checksRwApart(level) && reach.reachesD(2 * b, a)) return e;
+    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!, c = count[k]!;
+    if (c === 0) {
+      if (psi && k === K_RW && reach.reachesD(2 * b, a)) return e;
       continue;
     }
-    const start = 2 * b + pairs[0]![1]!;
-    for (let p = 0; p < pairs.length; p++) {
-      if (pairs[p]![0] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
+    // Every pair of a kind has the same target layer (split.ts), so one start serves them all.
+    const start = 2 * b + y[2 * k]!;
+    for (let p = 0; p < c; p++) {
+      if (x[2 * k + p] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
     }
   }
   return -1;

@@ -173,10 +173,34 @@ function minReachablePositions(
 ): Int32Array {
   minPos.fill(INF);
   const done = new Uint8Array(g.nodeCount);
+  const scratch = { earliest: new Int32Array(S), stamp: new Int32Array(S).fill(-1) };
+  // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds. The
+  // deadline is checked between blocks; a block is its own call so that V8 optimises the loop
+  // with full feedback instead of on-stack-replacing it mid-pass and deoptimising.
+  for (let hi = g.nodeCount; hi > 0; hi -= BLOCK) {
+    checkDeadline(deadlineMs, 'prune');
+    rowsOfBlock(g, order, Math.max(0, hi - BLOCK), hi, S, sess, pos, minPos, done, scratch.earliest, scratch.stamp);
+  }
+  return minPos;
+}
+
+/** How many nodes (in topological order) one call of the row passes handles between deadline checks. */
+const BLOCK = DEADLINE_CHECK_MASK + 1;
+
+/**
+ * The rows of the nodes `order[lo .. hi-1]`, in reverse; every later node's row is final.
+ * Of t.n's successors x.d in one tracked chain only the earliest is merged: it reaches every
+ * later one along the chain (chains.ts: consecutive txns of a chain are joined by a Dep edge of
+ * the graph), so its row is already at most theirs in every column and merging them changes
+ * nothing. `earliest[c]` holds that position while `stamp[c]` is the node at hand (scratch,
+ * S cells each). Successors that are .n nodes (PC) or in untracked chains are all merged.
+ */
+function rowsOfBlock(
+  g: SplitGraph, order: Int32Array, lo: number, hi: number, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array, done: Uint8Array,
+  earliest: Int32Array, stamp: Int32Array,
+): void {
   const { outStart, outTo } = g;
-  for (let i = g.nodeCount - 1; i >= 0; i--) {
-    // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds.
-    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
+  for (let i = hi - 1; i >= lo; i--) {
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;
@@ -184,8 +208,24 @@ function minReachablePositions(
     if (done[nNode] === 0) {
       // t.n: its successors come after t.d as well as after t.n in topological order, so they
       // are all done whichever of the two we meet first.
-      for (let e = outStart[nNode]!; e < outStart[nNode + 1]!; e++) {
-        const vRow = outTo[e]! * S;
+      const first = outStart[nNode]!, last = outStart[nNode + 1]!;
+      for (let e = first; e < last; e++) {
+        const v = outTo[e]!;
+        if ((v & 1) === 1) continue;
+        const c = sess[v >> 1]!;
+        if (c >= 0 && (stamp[c] !== nNode || pos[v >> 1]! < earliest[c]!)) { stamp[c] = nNode; earliest[c] = pos[v >> 1]!; }
+      }
+      for (let e = first; e < last; e++) {
+        const v = outTo[e]!;
+        if ((v & 1) === 0) {
+          const c = sess[v >> 1]!;
+          if (c >= 0) {
+            // Not the earliest of its chain, or the earliest already merged (parallel edges).
+            if (stamp[c] !== nNode || pos[v >> 1]! !== earliest[c]!) continue;
+            stamp[c] = -2;
+          }
+        }
+        const vRow = v * S;
         for (let s = 0; s < S; s++) {
           const x = minPos[vRow + s]!;
           if (x < minPos[nRow + s]!) minPos[nRow + s] = x;
@@ -209,7 +249,6 @@ function minReachablePositions(
     }
     done[u] = 1;
   }
-  return minPos;
 }
 
 /**

@@ -1,0 +1,112 @@
+/**
+ * Shortcuts of the pruning stage (src/prune/prune.ts) against the unoptimised path: pruning to
+ * the fixpoint with no early stop. Seeded random histories at every polygraph level.
+ * - Early stop (`stopBelowFraction`): every constraint it decides, the fixpoint decides the
+ *   same way (same known edges added, as a set), a cycle it reports the fixpoint reports too,
+ *   and the solver, given what is left, reaches the fixpoint's verdict.
+ * - Reusing the last round's topological order when every new edge goes forward in it: the
+ *   returned order sorts the final known split graph (checked edge by edge), and pruning calls
+ *   the known graph cyclic exactly when a fresh sort fails (PSI: or a known RW edge closes).
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { validate } from '../../src/validate/validate.ts';
+import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
+import { buildSplitGraph, checksRwApart, topoOrder, usesRealTime } from '../../src/graph/split.ts';
+import { closingRw } from '../../src/graph/forbidden.ts';
+import { pruneConstraints, type PruneOutcome } from '../../src/prune/prune.ts';
+import { solveConstraints } from '../../src/solve/solve.ts';
+import type { Level } from '../../src/result/types.ts';
+import { mulberry32, randomHistory, simulatedSiHistory } from '../support/gen.ts';
+
+const LEVELS: Level[] = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si'];
+
+function verdict(pg: Polygraph, p: PruneOutcome, level: Level): 'valid' | 'violation' {
+  if (p.cyclic) return 'violation';
+  if (p.activeCount === 0) return 'valid';
+  const s = solveConstraints(pg, p.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: p.order });
+  assert.notEqual(s.result, 'unknown');
+  return s.result === 'sat' ? 'valid' : 'violation';
+}
+
+function edgeSet(pg: Polygraph, from: number, to: number): Set<string> {
+  const k = pg.known.views();
+  const out = new Set<string>();
+  for (let i = from; i < to; i++) out.add(`${k.from[i]} ${k.to[i]} ${k.kind[i]} ${k.key[i]}`);
+  return out;
+}
+
+test('early-stopped pruning decides a subset of what the fixpoint decides, the same way, and the verdict is unchanged', () => {
+  let cases = 0, stoppedEarly = 0, violations = 0;
+  for (let seed = 1; seed <= 400; seed++) {
+    const rng = mulberry32(seed);
+    const h = seed % 2 === 0
+      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    const level = LEVELS[seed % LEVELS.length]!;
+    for (const fraction of [1, 0.3]) {
+      const pgFull = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const pgEarly = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const base = pgFull.known.length;
+      const full = pruneConstraints(h, pgFull, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
+      const early = pruneConstraints(h, pgEarly, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopBelowFraction: fraction });
+      const at = `seed ${seed} ${level} fraction ${fraction}`;
+      assert.ok(early.rounds <= full.rounds, at);
+      if (early.rounds < full.rounds) stoppedEarly++;
+      if (early.cyclic) assert.ok(full.cyclic, `${at}: early stop reported a cycle the fixpoint did not`);
+      if (!full.cyclic) {
+        for (let c = 0; c < pgFull.consCount; c++) if (early.active[c] === 0) assert.equal(full.active[c], 0, `${at}: constraint ${c}`);
+        const fullEdges = edgeSet(pgFull, base, pgFull.known.length);
+        for (const e of edgeSet(pgEarly, base, pgEarly.known.length)) assert.ok(fullEdges.has(e), `${at}: early stop forced ${e}`);
+      }
+      const want = verdict(pgFull, full, level);
+      if (want === 'violation') violations++;
+      assert.equal(verdict(pgEarly, early, level), want, at);
+      cases++;
+    }
+  }
+  assert.ok(cases > 300, `only ${cases} cases`);
+  assert.ok(stoppedEarly > 30, `early stop changed the rounds in only ${stoppedEarly} cases`);
+  assert.ok(violations > 10, `only ${violations} violations`);
+});
+
+function checkFinalOrder(pg: Polygraph, p: PruneOutcome, level: Level, at: string): void {
+  const k = pg.known.views();
+  const g = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+  const fresh = topoOrder(g);
+  const rwCycle = fresh !== null && checksRwApart(level) && closingRw(g, fresh, k.from.length, k.from, k.to, k.kind) !== null;
+  assert.equal(p.cyclic, fresh === null || rwCycle, `${at}: cyclic`);
+  if (p.cyclic) return;
+  assert.ok(p.order !== null, at);
+  const rank = new Int32Array(g.nodeCount).fill(-1);
+  p.order.forEach((u, i) => { rank[u] = i; });
+  for (let u = 0; u < g.nodeCount; u++) {
+    assert.ok(rank[u]! >= 0, `${at}: node ${u} missing from the order`);
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) assert.ok(rank[u]! < rank[g.outTo[e]!]!, `${at}: edge ${u} -> ${g.outTo[e]} goes backward`);
+  }
+}
+
+test('the topological order pruning returns sorts the final known graph, and cyclic is reported exactly', () => {
+  let cases = 0, cyclic = 0, multiRound = 0;
+  for (let seed = 1; seed <= 400; seed++) {
+    const rng = mulberry32(1000 + seed);
+    const h = seed % 2 === 0
+      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    for (const level of LEVELS) {
+      const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const p = pruneConstraints(h, pg, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopBelowFraction: seed % 3 === 0 ? 0.05 : 0 });
+      checkFinalOrder(pg, p, level, `seed ${seed} ${level}`);
+      cases++;
+      if (p.cyclic) cyclic++;
+      if (p.rounds > 1) multiRound++;
+    }
+  }
+  assert.ok(cases > 1000 && cyclic > 50 && multiRound > 100, `${cases} cases, ${cyclic} cyclic, ${multiRound} with several rounds`);
+});
