@@ -121,8 +121,13 @@ export async function findCycle(
       block.push(Z.Not(Z.And(...types, ...conds)));
     }
   }
-  const { answer, model } = await check(solver, goal, b, block);
+  let { answer, model } = await check(solver, goal, b, block);
   if (answer !== 'sat') return { answer, witness: null };
+  // A nicer witness when there is one (e.g. a predicate read matching the row another instance inserts).
+  if (enc.prefer.length > 0) {
+    const nicer = await check(solver, goal, b, [...block, Z.And(...enc.prefer)]);
+    if (nicer.answer === 'sat') model = nicer.model;
+  }
   return { answer, witness: readWitness(Z, enc, model!, m) };
 }
 

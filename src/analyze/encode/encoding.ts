@@ -51,6 +51,11 @@ export class Encoding {
   readonly rel: Record<EdgeKindA, B[][]>;
   readonly causes: Cause[] = [];
   readonly constraints: B[] = [];
+  /**
+   * Not constraints: preferences for a witness that confirms more easily (queries.ts asks again
+   * with them and keeps the first answer if they cannot hold).
+   */
+  readonly prefer: B[] = [];
   private fresh = 0;
   private readonly named = new Map<string, A | B>();
   private readonly effects = new Map<string, EffectFn>();
@@ -285,6 +290,17 @@ export class Encoding {
               if (kind !== 'WR') parts.push(this.effect(a2, c2, key));
               parts.push(...c1.side, ...c2.side);
               const cond = Z.And(...parts);
+              // Preferred reading: a predicate read that conflicts with an INSERT matched the inserted row.
+              if (reader !== null && writer !== null && writer.stmt.k === 'insert' && reader.stmt.k !== 'insert' && reader.exactKey === null) {
+                const wc = writer === a1 ? c1 : c2;
+                const rc: Ctx = { slot: reader === a1 ? i : j, txn: reader === a1 ? t1 : t2, iter: new Map(), side: [] };
+                const inserted = new Map(writer.table.fields.map((f, n) => [f, writer.table.key.includes(f) ? key[writer.table.key.indexOf(f)]! : (() => {
+                  const v = (writer.stmt as { values: { field: string; e: Expr }[] }).values.find((x) => x.field === f);
+                  void n;
+                  return v === undefined ? Z.Int.val(0) : this.expr(v.e, wc, null);
+                })()]));
+                this.prefer.push(Z.Implies(cond, this.pred((reader.stmt as { where: Pred }).where, rc, inserted)));
+              }
               this.causes.push({ kind, from: i, to: j, stmtFrom: a1.stmt.id, stmtTo: a2.stmt.id, table: a1.table.name, fields: group.fields, key, cond });
               ors.push(cond);
             }
