@@ -84,6 +84,97 @@ test('Courseware: an anomaly between two instances under EC (k=2), confirmed', a
   assert.equal(r.anomaly!.confirmation.reproduced, true);
 });
 
+test('record existence in the interpreter: DELETE reads the existence only of records it does not remove, INSERT does not read it', () => {
+  const p = parseProgram(`TABLE T (k KEY, v);
+TRANSACTION del(K) { DELETE FROM T WHERE k = K; }
+TRANSACTION ins(K) { INSERT INTO T (k, v) VALUES (K, 1); }
+TRANSACTION get(K) { SELECT v AS x FROM T WHERE k = K; }`, 'exist.anode');
+  const none = [[false, false], [false, false]];
+  // Two concurrent deletes of a live record: both write "absent", neither reads it: WW only, no cycle.
+  const dd = runExecution(p, { instances: [{ txn: 'del', args: [1] }, { txn: 'del', args: [1] }], ar: [0, 1], vis: none },
+    { value: () => 0, rows: [{ table: 'T', values: { k: 1, v: 5 } }] });
+  assert.deepEqual(dd.edges.map((e) => `${e.from}${e.kind}${e.to}:${e.item}`), ['0WW1:T[1].exists']);
+  // A delete that finds the record absent reads its existence: RW to a concurrent insert.
+  const di = runExecution(p, { instances: [{ txn: 'del', args: [1] }, { txn: 'ins', args: [1] }], ar: [0, 1], vis: none }, { value: () => 0, rows: [] });
+  assert.deepEqual(di.edges.map((e) => `${e.from}${e.kind}${e.to}:${e.item}`), ['0RW1:T[1].exists']);
+  // An insert reads nothing; a reader that sees it reads existence and the value from it.
+  const ig = runExecution(p, { instances: [{ txn: 'ins', args: [1] }, { txn: 'get', args: [1] }], ar: [0, 1], vis: [[false, true], [false, false]] }, { value: () => 0, rows: [] });
+  assert.equal(ig.reads[0]!.size, 0);
+  assert.deepEqual(ig.edges.map((e) => `${e.from}${e.kind}${e.to}:${e.item}`).sort(), ['0WR1:T[1].exists', '0WR1:T[1].v']);
+  // A deleted record is not seen: the reader reads existence (absent) from the delete, and no value.
+  const dg = runExecution(p, { instances: [{ txn: 'del', args: [1] }, { txn: 'get', args: [1] }], ar: [0, 1], vis: [[false, true], [false, false]] },
+    { value: () => 0, rows: [{ table: 'T', values: { k: 1, v: 5 } }] });
+  assert.deepEqual(dg.edges.map((e) => `${e.from}${e.kind}${e.to}:${e.item}`), ['0WR1:T[1].exists']);
+});
+
+// The four kinds of anomaly the paper lists for Courseware under EC at k = 2, each found by
+// focusing the search on the transactions involved, each confirmed on the interpreter.
+test('Courseware under EC (k=2): capacity, duplicate names, enrolment while the course or the student is removed, each confirmed', async () => {
+  const p = load('courseware.anode');
+  const cases: [string[], string, RegExp][] = [
+    [['Enroll'], 'Enroll,Enroll', /^Course\[\d+\]\.CO_COUNT$/],
+    [['AddCourse'], 'AddCourse,AddCourse', /^Course\[\d+\]\.exists$/],
+    [['AddStudent'], 'AddStudent,AddStudent', /^Student\[\d+\]\.exists$/],
+    [['Enroll', 'RemCourse'], 'Enroll,RemCourse', /^(Course\[\d+\]|Enrollment\[\d+,\d+\])\.exists$/],
+    [['Enroll', 'RemStudent'], 'Enroll,RemStudent', /^(Student\[\d+\]|Enrollment\[\d+,\d+\])\.exists$/],
+  ];
+  for (const [involving, txns, item] of cases) {
+    const r = await analyzeProgram(p, { model: 'ec', bound: 2, prove: false, timeoutMs: 60_000, involving });
+    assert.equal(r.verdict, 'anomaly', involving.join());
+    assert.equal(r.anomaly!.length, 2);
+    assert.equal(r.anomaly!.confirmation.reproduced, true, `${involving.join()}: ${r.anomaly!.confirmation.reason}`);
+    assert.equal(r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join(), txns);
+    for (const e of r.anomaly!.witness.cycle) assert.match(e.item!, item, involving.join());
+    if (involving[0] === 'Enroll' && involving.length === 1) assert.equal(r.anomaly!.explanation.name, 'lost update');
+    if (involving[0] === 'AddCourse' || involving[0] === 'AddStudent') {
+      // Duplicate names: the same NAME, different ids, neither sees the other's insert.
+      const [a, b] = r.anomaly!.witness.execution.instances;
+      assert.equal(a!.args[1], b!.args[1]);
+      assert.notEqual(a!.args[0], b!.args[0]);
+    }
+  }
+});
+
+// The paper's upgrades: Enroll under PSI; AddCourse/AddCourse, AddStudent/AddStudent,
+// Enroll/RemCourse and Enroll/RemStudent serializable with each other.
+const UPGRADES = `
+ISOLATION Enroll psi;
+SERIALIZABLE AddCourse WITH AddCourse;
+SERIALIZABLE AddStudent WITH AddStudent;
+SERIALIZABLE Enroll WITH RemCourse;
+SERIALIZABLE Enroll WITH RemStudent;
+`;
+
+test('Courseware with the paper\'s upgrades (Enroll under PSI): the long fork of two Enrolls at k=4 (Fig. 6), confirmed', async () => {
+  const p = parseProgram(readFileSync('examples/anode/courseware.anode', 'utf8') + UPGRADES, 'courseware.anode');
+  const r = await analyzeProgram(p, { model: 'ec', bound: 4, prove: false, timeoutMs: 60_000, involving: ['AddStudent', 'AddCourse', 'Enroll'] });
+  assert.equal(r.verdict, 'anomaly');
+  assert.equal(r.anomaly!.length, 4);
+  assert.equal(r.anomaly!.explanation.name, 'long fork');
+  assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
+  const inst = r.anomaly!.witness.execution.instances;
+  assert.equal(inst.map((x) => x.txn).sort().join(), 'AddCourse,AddStudent,Enroll,Enroll');
+  // One Enroll sees the student but not the course, the other the course but not the student.
+  const enrolls = inst.map((x, i) => [x, i] as const).filter(([x]) => x.txn === 'Enroll').map(([, i]) => i);
+  const student = inst.findIndex((x) => x.txn === 'AddStudent');
+  const course = inst.findIndex((x) => x.txn === 'AddCourse');
+  const vis = r.anomaly!.witness.execution.vis;
+  assert.deepEqual(enrolls.map((e) => [vis[student]![e], vis[course]![e]]).sort(), [[false, true], [true, false]]);
+  assert.deepEqual(r.queries.filter((q) => /^cycle of length [23]$/.test(q.query)).map((q) => q.answer), ['unsat', 'unsat']);
+});
+
+test('TPC-C under PSI, focused on New-Order, Payment and Order-Status: the paper\'s long fork at k=4, confirmed', async () => {
+  const r = await analyzeProgram(load('tpcc.anode'), { model: 'psi', bound: 4, prove: false, timeoutMs: 60_000, involving: ['NewOrder', 'Payment', 'OrderStatus'] });
+  assert.equal(r.verdict, 'anomaly');
+  assert.equal(r.anomaly!.length, 4);
+  assert.equal(r.anomaly!.explanation.name, 'long fork');
+  assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
+  assert.equal(r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join(), 'NewOrder,OrderStatus,OrderStatus,Payment');
+  // New-Order and Payment write different tables (Orders, Customer), each Order-Status reads both.
+  const items = r.anomaly!.witness.cycle.map((e) => e.item!.replace(/\[.*\]/, ''));
+  assert.deepEqual([...new Set(items)].sort(), ['Customer.C_BALANCE', 'Orders.exists']);
+});
+
 test('polysi analyze: exit codes 1 (anomaly), 0 (proved), 2 (bad input)', async () => {
   const out: string[] = [];
   const io = { stdout: (s: string) => { out.push(s); }, stderr: (s: string) => { out.push(s); } };
@@ -94,6 +185,16 @@ test('polysi analyze: exit codes 1 (anomaly), 0 (proved), 2 (bad input)', async 
   assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'si', '--prove'], io), 0);
   assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'xx'], io), 2);
   assert.equal(await main(['analyze', 'examples/long-fork.txt', '--model', 'ec'], io), 2);
+  // --involving: in the JSON and the text; unknown names and --prove are usage errors.
+  assert.equal(await main(['analyze', 'examples/anode/courseware.anode', '--model', 'ec', '--bound', '2', '--involving', 'Enroll', '--json'], io), 1);
+  const f = JSON.parse(out.at(-1)!);
+  assert.deepEqual(f.involving, ['Enroll']);
+  assert.ok(f.anomaly.instances.every((x: { txn: string }) => x.txn === 'Enroll'));
+  assert.equal(await main(['analyze', 'examples/anode/courseware.anode', '--model', 'ec', '--bound', '2', '--involving', 'AddCourse'], io), 1);
+  assert.match(out.at(-1)!, /bound 2, involving AddCourse\n/);
+  assert.equal(await main(['analyze', 'examples/anode/courseware.anode', '--involving', 'Enrol'], io), 2);
+  assert.match(out.at(-1)!, /--involving takes transaction names .* got "Enrol"/);
+  assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--involving', 'withdraw', '--prove'], io), 2);
 });
 
 test('--confirm: the withdraw lost update reproduces on the embedded store\'s lost-update mode, not under snapshot', async () => {
