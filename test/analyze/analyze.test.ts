@@ -163,6 +163,16 @@ test('Courseware with the paper\'s upgrades (Enroll under PSI): the long fork of
   assert.deepEqual(r.queries.filter((q) => /^cycle of length [23]$/.test(q.query)).map((q) => q.answer), ['unsat', 'unsat']);
 });
 
+test('Courseware with the paper\'s upgrades, unrestricted: no cycle of 2, and what is found at 3 is confirmed (refuted predictions are bugs)', async () => {
+  const p = parseProgram(readFileSync('examples/anode/courseware.anode', 'utf8') + UPGRADES, 'courseware.anode');
+  const r = await analyzeProgram(p, { model: 'ec', bound: 3, prove: false, timeoutMs: 60_000 });
+  assert.equal(r.verdict, 'anomaly');
+  assert.equal(r.queries[0]!.query, 'cycle of length 2');
+  assert.equal(r.queries[0]!.answer, 'unsat');
+  assert.equal(r.anomaly!.length, 3);
+  assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
+});
+
 test('TPC-C under PSI, focused on New-Order, Payment and Order-Status: the paper\'s long fork at k=4, confirmed', async () => {
   const r = await analyzeProgram(load('tpcc.anode'), { model: 'psi', bound: 4, prove: false, timeoutMs: 60_000, involving: ['NewOrder', 'Payment', 'OrderStatus'] });
   assert.equal(r.verdict, 'anomaly');
