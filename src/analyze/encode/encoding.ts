@@ -6,8 +6,10 @@
  * values of its parameters and locals, its position in arbitration order) and per ordered pair
  * of slots (vis, WR, WW, RW), with the constraints φ_basic, φ_Ψ (models.ts), the necessary
  * conditions R(i,j) ⇒ ∨ η (two statements touch a common field of a common record, each
- * under its IF conditions) and the sufficient conditions for WW (two unconditional writes of the
- * same pinned record). Queries (queries.ts) add a cycle, a chordless path or the inductive step.
+ * under its IF conditions, each write really happening: record existence, `effect`) and the
+ * sufficient conditions for WW (two writes of the same pinned record that both happen).
+ * Queries (queries.ts) add a cycle, a chordless path or the inductive step; `prefer` holds
+ * preferences (not constraints) for witnesses that confirm more easily.
  * Invariant: every execution of ≤ n instances of the program under the model, with its real
  * dependency graph, is a model: unknown values (loop iterations, non-key fields, products of
  * variables) are fresh existential constants, and forcing rules fire only on certainties.
@@ -430,7 +432,8 @@ export class Encoding {
    * dependencies at all) and for an UPDATE of a static table; known from a found-record probe;
    * otherwise a per-slot Boolean the solver chooses, required by every dependency through that
    * write (and, negated, by a DELETE's read of the existence of the record it did not remove) and
-   * by the forced WW between two such writes. In loops or not pinned to one record: true.
+   * by the forced WW between two such writes. Not pinned to one record: a per-slot predicate on
+   * the record's key (`key`, the cause's record). In loops: true (no claim).
    */
   private effect(a: Access, ctx: Ctx, key: A[]): B {
     const Z = this.Z;
