@@ -272,10 +272,13 @@ export class Encoding {
               const rec2 = new Map(a2.table.fields.map((f) => [f, a2.table.key.includes(f) ? key[a2.table.key.indexOf(f)]! : this.freshInt()]));
               const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
               const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+              // The reader's and the writer's contexts by role (a1 and a2 may be the same statement).
+              const rc0 = kind === 'RW' ? c1 : c2;
+              const wc0 = kind === 'RW' ? c2 : c1;
               const parts = [this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), this.where(a1, c1, rec1), this.where(a2, c2, rec2)];
-              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, reader === a1 ? c1 : c2, group.found, i, j));
-              if (group.absent === true) parts.push(Z.Not(this.effect(reader!, reader === a1 ? c1 : c2, key)));
-              if (reader !== null) parts.push(...this.notOwnWrite(reader, reader === a1 ? c1 : c2, group.fields, key));
+              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, rc0, group.found, i, j));
+              if (group.absent === true) parts.push(Z.Not(this.effect(reader!, rc0, key)));
+              if (reader !== null) parts.push(...this.notOwnWrite(reader, rc0, group.fields, key));
               // WR on existence: the reader saw the record live (from an INSERT) or absent (from a
               // DELETE), so a found-record probe of the reader is non-empty or empty accordingly.
               if (kind === 'WR' && group.fields.length === 1 && group.fields[0] === ALIVE && (a1.stmt.k === 'insert' || a1.stmt.k === 'delete')) {
@@ -294,8 +297,8 @@ export class Encoding {
               const cond = Z.And(...parts);
               // Preferred reading: a predicate read that conflicts with an INSERT matched the inserted row.
               if (reader !== null && writer !== null && writer.stmt.k === 'insert' && reader.stmt.k !== 'insert' && reader.exactKey === null) {
-                const wc = writer === a1 ? c1 : c2;
-                const rc: Ctx = { slot: reader === a1 ? i : j, txn: reader === a1 ? t1 : t2, iter: new Map(), side: [] };
+                const wc = wc0;
+                const rc: Ctx = { slot: rc0.slot, txn: rc0.txn, iter: new Map(), side: [] };
                 const inserted = new Map(writer.table.fields.map((f, n) => [f, writer.table.key.includes(f) ? key[writer.table.key.indexOf(f)]! : (() => {
                   const v = (writer.stmt as { values: { field: string; e: Expr }[] }).values.find((x) => x.field === f);
                   void n;
