@@ -30,13 +30,18 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
   // Initial databases tried: no rows, the cycle's records, and every record some instance looked
   // up (so that guards like "the course exists" can hold); unwritten fields hold v, or v plus or
   // minus the field's position (so that two fields can differ, e.g. a count below a capacity).
-  const base = initialRowsOf(info, w);
+  // Also without the records an instance of the cycle inserts (they usually start absent).
+  const all = initialRowsOf(info, w, false);
+  const fresh = initialRowsOf(info, w, true);
+  const bases = fresh.length === all.length ? [all] : [all, fresh];
+  let base = all;
   const lookedUp = (run: Run): { table: string; values: Record<string, number | null> }[] => {
     const out = [...base];
     run.reads.forEach((rs) => {
       for (const item of rs.keys()) {
         const [table, key, field] = item.split('|');
         if (field !== ALIVE || info.staticTables.has(table!)) continue;
+        if (base === fresh && run.writeValues.some((wv) => wv.get(item) === 1)) continue;
         const t = info.tables.get(table!)!;
         const ks = key!.split(',').map(Number);
         if (out.some((r) => r.table === table && t.key.every((k, i) => r.values[k] === ks[i]))) continue;
@@ -46,6 +51,8 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
     return out;
   };
   const hint = (table: string, field: string): number | undefined => w.fieldValues.find((x) => x.table === table && x.field === field)?.value;
+  for (const b0 of bases) {
+  base = b0;
   for (const useHints of [true, false]) {
   for (const slope of [0, 1, -1]) {
     for (const v of values) {
@@ -68,6 +75,7 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
     }
   }
   }
+  }
   return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason };
 }
 
@@ -76,10 +84,11 @@ function e2s(e: { from: number; to: number; kind: string }): string {
 }
 
 /** Rows of inserted-into tables that the cycle's edges name, present at the start. */
-function initialRowsOf(info: ProgramInfo, w: Witness): { table: string; values: Record<string, number | null> }[] {
+function initialRowsOf(info: ProgramInfo, w: Witness, skipInserted: boolean): { table: string; values: Record<string, number | null> }[] {
   const out: { table: string; values: Record<string, number | null> }[] = [];
   for (const e of w.cycle) {
     if (info.staticTables.has(e.table)) continue;
+    if (skipInserted && [e.stmtFrom, e.stmtTo].some((s) => info.program.stmts[s]!.stmt.k === 'insert')) continue;
     const t = info.tables.get(e.table)!;
     const values: Record<string, number | null> = {};
     t.fields.forEach((f) => { values[f] = t.key.includes(f) ? e.key[t.key.indexOf(f)]! : null; });

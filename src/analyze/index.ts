@@ -30,6 +30,11 @@ export interface AnalyzeOptions {
   timeoutMs: number;
   /** Witnesses tried before giving up on confirming one on the interpreter. */
   confirmTries?: number;
+  /**
+   * Focus the bounded search: every instance of the cycle is one of these transactions, and each
+   * of them has an instance. Not with `prove` (a proof is about every transaction).
+   */
+  involving?: string[];
 }
 
 export interface QueryRecord { query: string; answer: SatAnswer; ms: number }
@@ -47,6 +52,8 @@ export interface AnalysisResult {
   verdict: 'anomaly' | 'none' | 'proved' | 'unknown';
   model: string;
   bound: number;
+  /** The transactions the search was restricted to (--involving), or null. */
+  involving: string[] | null;
   anomaly: null | {
     length: number;
     witness: Witness;
@@ -62,6 +69,13 @@ export interface AnalysisResult {
 
 export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Promise<AnalysisResult> {
   if (!(opts.bound >= 2)) throw new RangeError('bound must be at least 2');
+  const involving = opts.involving === undefined ? null : [...new Set(opts.involving)];
+  if (involving !== null) {
+    if (involving.length === 0) throw new RangeError('involving needs at least one transaction');
+    const unknown = involving.filter((t) => !program.txns.some((x) => x.name === t));
+    if (unknown.length > 0) throw new RangeError(`involving: no transaction named ${unknown.join(', ')}`);
+    if (opts.prove) throw new RangeError('involving focuses the bounded search; it cannot be combined with prove');
+  }
   const t0 = performance.now();
   const Z = await loadZ3();
   const z3Load = performance.now() - t0;
@@ -76,7 +90,7 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
     return r;
   };
   const result = (verdict: AnalysisResult['verdict'], rest: Partial<AnalysisResult> = {}): AnalysisResult => ({
-    verdict, model: describeSpec(spec, opts.model), bound: opts.bound, anomaly: null, proof: null, proofNote: null,
+    verdict, model: describeSpec(spec, opts.model), bound: opts.bound, involving, anomaly: null, proof: null, proofNote: null,
     queries, timesMs: { z3Load: Math.round(z3Load), total: Math.round(performance.now() - t0) }, ...rest,
   });
 
@@ -96,7 +110,7 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
   for (let m = 2; m <= opts.bound; m++) {
     const tried: Witness[] = [];
     for (let attempt = 0; attempt < tries; attempt++) {
-      const r = await ask(`cycle of length ${m}`, () => findCycle(Z, info, spec, m, budget, tried));
+      const r = await ask(`cycle of length ${m}`, () => findCycle(Z, info, spec, m, budget, tried, involving));
       if (r.answer === 'unknown') { unknown = true; break; }
       if (r.answer === 'unsat') break;
       const w = r.witness!;

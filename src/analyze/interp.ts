@@ -12,7 +12,12 @@
  *
  * Semantics fixed here (docs/analyze-language.md): NULL is 0 in arithmetic and comparisons;
  * division by 0 gives 0; static tables (never inserted into or deleted from) hold every key, with
- * `initial.value(table, field)` in each field until written; INSERT overwrites; a row-set
+ * `initial.value(table, field)` in each field until written; record existence is an item of its
+ * own (`Table[key].exists`), absent until inserted (static tables: always live). SELECT, UPDATE
+ * and DELETE see only live records and read existence on every record they look at (phantoms
+ * included), except that a DELETE does not read the existence of the records it removes; INSERT
+ * makes its record live with the given values without reading it (ANODE §3: a transaction does
+ * not read what it inserts or deletes), so an INSERT of a live key replaces the record; a row-set
  * variable used as a number is its first row's (in key order) single selected field.
  */
 
@@ -146,20 +151,23 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
       if (exact !== null) return [table.key.map((k) => String(num(evalExpr(exact.get(k)!, env, null)))).join(',')];
       return keysOf(table);
     };
-    const matching = (table: Table, where: Pred, extra: string[]): { key: string; row: Row }[] => {
+    // `deleting`: a DELETE does not read the existence of the records it removes (writing "absent"
+    // does not depend on it; ANODE §3: a transaction does not read what it deletes), only of
+    // records it finds absent.
+    const matching = (table: Table, where: Pred, extra: string[], deleting = false): { key: string; row: Row }[] => {
       const whereFields = [...fieldsOfPred(where, new Set())];
       const out: { key: string; row: Row }[] = [];
       const exact = exactKeyOf(where, table) !== null;
       const seen = new Map<string, number>();
       for (const key of candidates(table, where)) {
-        const alive = get(table, key, ALIVE, exact);
+        const alive = get(table, key, ALIVE, exact && !deleting);
         // A looked-up record's WHERE fields are read; its other fields only if it matches.
         if (exact) for (const f of whereFields) get(table, key, f, true);
         const row = rowOf(table, key, [...whereFields, ...extra], false);
         if (alive === 1 && evalPred(where, env, row)) {
           out.push({ key, row });
-          for (const f of [ALIVE, ...whereFields, ...extra]) get(table, key, f, true);
-        }
+          for (const f of [...(deleting ? [] : [ALIVE]), ...whereFields, ...extra]) get(table, key, f, true);
+        } else if (deleting && exact) get(table, key, ALIVE, true);
       }
       if (!exact) {
         // Predicate read: resolved after the run against every version of every key.
@@ -212,13 +220,14 @@ export function runExecution(program: Program | ProgramInfo, exec: AbstractExecu
             const row: Row = new Map();
             for (const v of s.values) row.set(v.field, num(evalExpr(v.e, env, null)));
             const key = keyOf(table, row);
+            // ANODE §3: an INSERT makes the record live (replacing a live one) without reading it.
             for (const f of table.fields) if (!table.key.includes(f)) put(table, key, f, row.get(f) ?? 0);
             put(table, key, ALIVE, 1);
             break;
           }
           case 'delete': {
             const table = info.tables.get(s.table)!;
-            for (const { key } of matching(table, s.where, [])) put(table, key, ALIVE, 0);
+            for (const { key } of matching(table, s.where, [], true)) put(table, key, ALIVE, 0);
             break;
           }
         }

@@ -91,12 +91,20 @@ async function check(solver: Solver, goal: Bool<'main'>, b: QueryBudget, block: 
   }
 }
 
-/** A cycle through exactly m instances: slot 0 → 1 → ... → m-1 → 0. */
+/**
+ * A cycle through exactly m instances: slot 0 → 1 → ... → m-1 → 0. With `involving`, every
+ * instance is one of the named transactions and each of them has an instance (unsat when there
+ * are more names than instances).
+ */
 export async function findCycle(
-  Z: Z3, info: ProgramInfo, spec: ModelSpec, m: number, b: QueryBudget, exclude: Witness[] = [],
+  Z: Z3, info: ProgramInfo, spec: ModelSpec, m: number, b: QueryBudget, exclude: Witness[] = [], involving: string[] | null = null,
 ): Promise<{ answer: SatAnswer; witness: Witness | null }> {
-  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, m);
-  const goal = Z.And(...Array.from({ length: m }, (_, i) => enc.dep(i, (i + 1) % m)));
+  if (involving !== null && new Set(involving).size > m) return { answer: 'unsat', witness: null };
+  const txns = involving === null ? info.program.txns : info.program.txns.filter((t) => involving.includes(t.name));
+  const { enc, solver } = encodingFor(Z, info, spec, txns, m);
+  const slots = Array.from({ length: m }, (_, i) => i);
+  const goal = Z.And(...slots.map((i) => enc.dep(i, (i + 1) % m)),
+    ...[...new Set(involving ?? [])].map((t) => Z.Or(...slots.map((i) => enc.isType(i, t)))));
   // Refuted witnesses: exclude their instances, and, once a pattern (transactions and the
   // statement pairs behind each edge) has been refuted twice, the pattern itself, so that the
   // search moves on to other explanations (index.ts never reports "none" because of this).
@@ -113,8 +121,13 @@ export async function findCycle(
       block.push(Z.Not(Z.And(...types, ...conds)));
     }
   }
-  const { answer, model } = await check(solver, goal, b, block);
+  let { answer, model } = await check(solver, goal, b, block);
   if (answer !== 'sat') return { answer, witness: null };
+  // A nicer witness when there is one (e.g. a predicate read matching the row another instance inserts).
+  if (enc.prefer.length > 0) {
+    const nicer = await check(solver, goal, b, [...block, Z.And(...enc.prefer)]);
+    if (nicer.answer === 'sat') model = nicer.model;
+  }
   return { answer, witness: readWitness(Z, enc, model!, m) };
 }
 

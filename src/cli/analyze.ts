@@ -1,5 +1,5 @@
 /**
- * `polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json]
+ * `polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T,...] [--json]
  *  [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]`: static analysis of a transaction
  * program (src/analyze/, docs/analyze-language.md).
  *
@@ -12,7 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
 import type { Io } from './main.ts';
 
-const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
+const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
 const MODELS = ['ec', 'cc', 'pc', 'psi', 'si', 'ser'];
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
@@ -23,6 +23,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       model: { type: 'string', default: 'ec' },
       bound: { type: 'string', default: '4' },
       prove: { type: 'boolean', default: false },
+      involving: { type: 'string' },
       json: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '60' },
       explain: { type: 'boolean', default: false },
@@ -73,7 +74,21 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   }
   const { parseProgram, analyzeProgram } = await import('../analyze/index.ts');
   const program = parseProgram(text, path);
-  const r = await analyzeProgram(program, { model: values.model as 'ec', bound, prove: values.prove, timeoutMs: timeout * 1000 });
+  // --involving T1,T2: every instance of the cycle is one of them, and each of them appears.
+  let involving: string[] | undefined;
+  if (values.involving !== undefined) {
+    involving = values.involving.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    const unknown = involving.filter((t) => !program.txns.some((x) => x.name === t));
+    if (involving.length === 0 || unknown.length > 0) {
+      io.stderr(`polysi analyze: --involving takes transaction names of ${path} separated by commas (${program.txns.map((t) => t.name).join(', ')}), got "${values.involving}"`);
+      return 2;
+    }
+    if (values.prove) {
+      io.stderr('polysi analyze: --involving focuses the bounded search and cannot be combined with --prove');
+      return 2;
+    }
+  }
+  const r = await analyzeProgram(program, { model: values.model as 'ec', bound, prove: values.prove, timeoutMs: timeout * 1000, ...(involving === undefined ? {} : { involving }) });
   // --confirm: run the confirmed anomaly's instances against the store and check the histories.
   let dynamic: unknown = null;
   let dynamicText = '';
@@ -97,7 +112,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   if (values.json) {
     io.stdout(JSON.stringify({
       dynamic,
-      verdict: r.verdict, model: r.model, bound: r.bound, file: path,
+      verdict: r.verdict, model: r.model, bound: r.bound, involving: r.involving, file: path,
       anomaly: r.anomaly === null ? null : {
         length: r.anomaly.length,
         name: r.anomaly.explanation.name,
@@ -123,7 +138,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
 }
 
 async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/index.ts')['analyzeProgram']>>, path: string, explain: boolean): Promise<string> {
-  const lines = [`${path}: model ${r.model}, bound ${r.bound}`];
+  const lines = [`${path}: model ${r.model}, bound ${r.bound}${r.involving === null ? '' : `, involving ${r.involving.join(', ')}`}`];
   if (r.verdict === 'anomaly') {
     const a = r.anomaly!;
     lines.push(`ANOMALY (${a.explanation.name}, ${a.length} instances): ${a.explanation.summary}`);

@@ -6,8 +6,10 @@
  * values of its parameters and locals, its position in arbitration order) and per ordered pair
  * of slots (vis, WR, WW, RW), with the constraints φ_basic, φ_Ψ (models.ts), the necessary
  * conditions R(i,j) ⇒ ∨ η (two statements touch a common field of a common record, each
- * under its IF conditions) and the sufficient conditions for WW (two unconditional writes of the
- * same pinned record). Queries (queries.ts) add a cycle, a chordless path or the inductive step.
+ * under its IF conditions, each write really happening: record existence, `effect`) and the
+ * sufficient conditions for WW (two writes of the same pinned record that both happen).
+ * Queries (queries.ts) add a cycle, a chordless path or the inductive step; `prefer` holds
+ * preferences (not constraints) for witnesses that confirm more easily.
  * Invariant: every execution of ≤ n instances of the program under the model, with its real
  * dependency graph, is a model: unknown values (loop iterations, non-key fields, products of
  * variables) are fresh existential constants, and forcing rules fire only on certainties.
@@ -15,7 +17,7 @@
 
 import type { Arith, Bool } from 'z3-solver';
 import type { Access, ProgramInfo } from '../lang/access.ts';
-import { keyOnly } from '../lang/access.ts';
+import { ALIVE, keyOnly } from '../lang/access.ts';
 import type { Expr, Pred, Transaction } from '../lang/ast.ts';
 import type { Axiom, ModelSpec } from '../models.ts';
 import type { Z3 } from './z3.ts';
@@ -37,6 +39,9 @@ export interface Cause {
   cond: B;
 }
 
+/** A per-slot Boolean function of a record's key (effect, below). */
+interface EffectFn { call(...args: A[]): B }
+
 /** Variables of one encoding context: slot i evaluating statements of transaction txn. */
 interface Ctx { slot: number; txn: Transaction; iter: Map<string, Map<string, A>>; side: B[] }
 
@@ -48,8 +53,14 @@ export class Encoding {
   readonly rel: Record<EdgeKindA, B[][]>;
   readonly causes: Cause[] = [];
   readonly constraints: B[] = [];
+  /**
+   * Not constraints: preferences for a witness that confirms more easily (queries.ts asks again
+   * with them and keeps the first answer if they cannot hold).
+   */
+  readonly prefer: B[] = [];
   private fresh = 0;
   private readonly named = new Map<string, A | B>();
+  private readonly effects = new Map<string, EffectFn>();
 
   constructor(
     readonly Z: Z3,
@@ -248,8 +259,11 @@ export class Encoding {
             const writer = kind === 'RW' ? a2 : kind === 'WR' ? a1 : null;
             // 'where' fields (existence and the WHERE's) are read on every record looked at, found
             // or not; the others only on found records.
-            const groups: { fields: string[]; found: boolean }[] = reader === null ? [{ fields: all, found: false }] : [
-              { fields: all.filter((f) => reader.whereFields.has(f)), found: false },
+            // A DELETE pinned to one record reads its existence only when it does not remove it.
+            const notDeleting = reader !== null && reader.stmt.k === 'delete' && reader.loops.length === 0;
+            const groups: { fields: string[]; found: boolean; absent?: boolean }[] = reader === null ? [{ fields: all, found: false }] : [
+              { fields: all.filter((f) => reader.whereFields.has(f) && !(notDeleting && f === ALIVE)), found: false },
+              { fields: all.filter((f) => notDeleting && f === ALIVE), found: false, absent: true },
               { fields: all.filter((f) => !reader.whereFields.has(f)), found: true },
             ].filter((g) => g.fields.length > 0);
             for (const group of groups) {
@@ -258,10 +272,40 @@ export class Encoding {
               const rec2 = new Map(a2.table.fields.map((f) => [f, a2.table.key.includes(f) ? key[a2.table.key.indexOf(f)]! : this.freshInt()]));
               const c1: Ctx = { slot: i, txn: t1, iter: new Map(), side: [] };
               const c2: Ctx = { slot: j, txn: t2, iter: new Map(), side: [] };
+              // The reader's and the writer's contexts by role (a1 and a2 may be the same statement).
+              const rc0 = kind === 'RW' ? c1 : c2;
+              const wc0 = kind === 'RW' ? c2 : c1;
               const parts = [this.isType(i, t1.name), this.isType(j, t2.name), this.guard(a1, c1), this.guard(a2, c2), this.where(a1, c1, rec1), this.where(a2, c2, rec2)];
-              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, reader === a1 ? c1 : c2, group.found, i, j));
+              if (reader !== null && writer !== null) parts.push(this.writeBack(reader, writer, rc0, group.found, i, j));
+              if (group.absent === true) parts.push(Z.Not(this.effect(reader!, rc0, key)));
+              if (reader !== null) parts.push(...this.notOwnWrite(reader, rc0, group.fields, key));
+              // WR on existence: the reader saw the record live (from an INSERT) or absent (from a
+              // DELETE), so a found-record probe of the reader is non-empty or empty accordingly.
+              if (kind === 'WR' && group.fields.length === 1 && group.fields[0] === ALIVE && (a1.stmt.k === 'insert' || a1.stmt.k === 'delete')) {
+                const probe = this.foundProbe(a2, c2);
+                if (probe !== null) {
+                  const empty = this.bool(`${t2.name}_${j}_${probe}_null`);
+                  parts.push(a1.stmt.k === 'insert' ? Z.Not(empty) : empty);
+                }
+              }
+              if (kind === 'RW') parts.push(...this.noLaterVisibleWriter(i, j, a1.table.name, group.fields, key, j));
+              if (kind === 'WR') parts.push(...this.noLaterVisibleWriter(j, i, a1.table.name, group.fields, key, i));
+              // The writer(s) really wrote the record (an INSERT found it absent, a DELETE or UPDATE found it).
+              if (kind !== 'RW') parts.push(this.effect(a1, c1, key));
+              if (kind !== 'WR') parts.push(this.effect(a2, c2, key));
               parts.push(...c1.side, ...c2.side);
               const cond = Z.And(...parts);
+              // Preferred reading: a predicate read that conflicts with an INSERT matched the inserted row.
+              if (reader !== null && writer !== null && writer.stmt.k === 'insert' && reader.stmt.k !== 'insert' && reader.exactKey === null) {
+                const wc = wc0;
+                const rc: Ctx = { slot: rc0.slot, txn: rc0.txn, iter: new Map(), side: [] };
+                const inserted = new Map(writer.table.fields.map((f, n) => [f, writer.table.key.includes(f) ? key[writer.table.key.indexOf(f)]! : (() => {
+                  const v = (writer.stmt as { values: { field: string; e: Expr }[] }).values.find((x) => x.field === f);
+                  void n;
+                  return v === undefined ? Z.Int.val(0) : this.expr(v.e, wc, null);
+                })()]));
+                this.prefer.push(Z.Implies(cond, this.pred((reader.stmt as { where: Pred }).where, rc, inserted)));
+              }
               this.causes.push({ kind, from: i, to: j, stmtFrom: a1.stmt.id, stmtTo: a2.stmt.id, table: a1.table.name, fields: group.fields, key, cond });
               ors.push(cond);
             }
@@ -333,14 +377,86 @@ export class Encoding {
     }
   }
 
+  /**
+   * A predicate read (a statement not pinned to one record) does not read a record its own
+   * instance writes (interp.ts resolves it after the run, skipping the instance's own items):
+   * for each statement of the instance that writes every one of `fields` on one pinned record,
+   * outside loops, that record is not the one read.
+   */
+  private notOwnWrite(reader: Access, ctx: Ctx, fields: string[], key: A[]): B[] {
+    if (reader.exactKey !== null || reader.stmt.k === 'insert') return [];
+    const Z = this.Z;
+    const out: B[] = [];
+    for (const b of this.accesses(ctx.txn)) {
+      if (b.table !== reader.table || b.loops.length > 0 || b.exactKey === null || b.stmt.k === 'select') continue;
+      if (!fields.every((f) => b.writes.has(f))) continue;
+      const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
+      const bKey = b.table.key.map((k) => this.expr(b.exactKey!.get(k)!, bc, null));
+      out.push(Z.Not(Z.And(this.guard(b, bc), this.effect(b, bc, bKey), ...bKey.map((x, n) => x.eq(key[n]!)))));
+    }
+    return out;
+  }
+
+  /**
+   * Reads see the last visible writer (interp.ts): when slot `reader` reads the record from a
+   * version older than slot `after`'s write (RW: `after` is the overwriting writer; WR: `after`
+   * is the writer read from), no slot k visible to the reader, arbitrated after `after`, writes
+   * all of `fields` on that record (outside loops, pinned to it, really writing it).
+   */
+  private noLaterVisibleWriter(reader: number, after: number, table: string, fields: string[], key: A[], exclude: number): B[] {
+    const Z = this.Z;
+    const out: B[] = [];
+    for (let k = 0; k < this.n; k++) {
+      if (k === reader || k === exclude) continue;
+      for (const t of this.txns) {
+        for (const b of this.accesses(t)) {
+          if (b.table.name !== table || b.loops.length > 0 || b.exactKey === null || b.stmt.k === 'select') continue;
+          if (!fields.every((f) => b.writes.has(f))) continue;
+          const bc: Ctx = { slot: k, txn: t, iter: new Map(), side: [] };
+          const bKey = b.table.key.map((x) => this.expr(b.exactKey!.get(x)!, bc, null));
+          out.push(Z.Not(Z.And(this.isType(k, t.name), this.guard(b, bc), this.effect(b, bc, bKey), ...bKey.map((x, n) => x.eq(key[n]!)),
+            this.vis[k]![reader]!, this.ar(after, k))));
+        }
+      }
+    }
+    return out;
+  }
+
   /** When `a` certainly writes its pinned record (given its guard), or null if it never certainly does. */
   private certainWrite(a: Access, ctx: Ctx): B | null {
-    if (a.loops.length > 0 || a.exactKey === null) return null;
-    if (a.stmt.k === 'insert') return this.Z.Bool.val(true);
-    if (a.stmt.k === 'select' || !keyOnly(a.stmt.where, a.table)) return null;
-    if (a.stmt.k === 'update' && this.info.staticTables.has(a.table.name)) return this.Z.Bool.val(true);
-    const probe = this.foundProbe(a, ctx);
-    return probe === null ? null : this.Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${probe}_null`));
+    if (a.loops.length > 0 || a.exactKey === null || a.stmt.k === 'select') return null;
+    return this.effect(a, ctx, a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, ctx, null)));
+  }
+
+  /**
+   * Record existence: whether write statement `a` of slot `ctx.slot`, outside loops and pinned to
+   * one record, really writes it when its guard holds — an UPDATE or DELETE only when it finds a
+   * live record. Always for an INSERT (of a live key, it aborts its instance, which then has no
+   * dependencies at all) and for an UPDATE of a static table; known from a found-record probe;
+   * otherwise a per-slot Boolean the solver chooses, required by every dependency through that
+   * write (and, negated, by a DELETE's read of the existence of the record it did not remove) and
+   * by the forced WW between two such writes. Not pinned to one record: a per-slot predicate on
+   * the record's key (`key`, the cause's record). In loops: true (no claim).
+   */
+  private effect(a: Access, ctx: Ctx, key: A[]): B {
+    const Z = this.Z;
+    if (a.stmt.k === 'select' || a.stmt.k === 'insert' || a.loops.length > 0) return Z.Bool.val(true);
+    if (a.exactKey === null) {
+      // A DELETE or UPDATE of a set of records: a per-slot predicate on the record's key.
+      const name = `${ctx.txn.name}_${ctx.slot}_effect${a.stmt.id}`;
+      let f = this.effects.get(name);
+      if (f === undefined) {
+        f = Z.Function.declare(name, ...key.map(() => Z.Int.sort()), Z.Bool.sort()) as unknown as EffectFn;
+        this.effects.set(name, f);
+      }
+      return f.call(...key);
+    }
+    if (keyOnly(a.stmt.where, a.table)) {
+      if (a.stmt.k === 'update' && this.info.staticTables.has(a.table.name)) return Z.Bool.val(true);
+      const probe = this.foundProbe(a, ctx);
+      if (probe !== null) return Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${probe}_null`));
+    }
+    return this.bool(`${ctx.txn.name}_${ctx.slot}_effect${a.stmt.id}`);
   }
 
   private accesses(t: Transaction): Access[] {

@@ -4,7 +4,7 @@
  * Takes: a resolved `Program`. Gives: one `Access` per SQL statement: the IF conditions that must
  * hold for it to run (with their polarity), the FOREACH loops around it, the fields it reads and
  * writes (`ALIVE` stands for the record's existence, read by every statement that looks a record
- * up and written by INSERT and DELETE), the primary key it pins when its WHERE fixes every key
+ * up (a DELETE: those it does not remove), and written by INSERT and DELETE), the primary key it pins when its WHERE fixes every key
  * field by an equality, and the fields it certainly writes back after reading (read-modify-write).
  * Invariant: `reads`/`writes` over-approximate what the interpreter (interp.ts) touches, so a
  * dependency the program can produce always has a pair of statements with a field in common.
