@@ -13,7 +13,8 @@
 
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, forEachSplitEdge, topoOrder } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, splitPairs, topoOrder } from '../graph/split.ts';
+import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
@@ -73,42 +74,27 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   }
   const rank = new Int32Array(order.length);
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  for (let i = 0; i < known.length; i++) {
-    forEachSplitEdge(known.from.get(i), known.to.get(i), known.kind.get(i), opts.level, (u, v) => theory.addFixedEdge(rank[u]!, rank[v]!, i));
-  }
+  const pairs = flatPairs(opts.level);
+  const kv = known.views();
+  theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));
   const varOf = new Int32Array(pg.consCount).fill(-1);
   let variables = 0;
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const x = solver.newVar();
-    varOf[c] = x;
-    variables++;
-    for (let side = 0; side < 2; side++) {
-      const lit = mkLit(x, side === 1);
-      const slot = 2 * c + side;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-        forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, (u, v) => theory.addConditionalEdge(rank[u]!, rank[v]!, lit, known.length + e));
-      }
-    }
-  }
+  for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) varOf[c] = variables++;
+  for (let x = 0; x < variables; x++) solver.newVar();
+  const cond = conditionalSplitEdges(pg, varOf, pairs, rank, known.length);
+  theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   // Start every variable on the side that agrees with the known graph's order. Real histories
   // come from a database with a real commit order, which the known graph (SO, WR and all that
   // pruning forced) approximates, so the guess is usually right and the search needs few
   // conflicts. Any guess is sound: phases only steer the search.
   // The side with fewer split edges pointing backwards in that order wins (ties: the writers'
   // own order): each backward edge costs the theory a reordering search when it is inserted.
-  let backward = 0;
-  const countBackward = (u: number, v: number): void => { if (rank[u]! > rank[v]!) backward++; };
   for (let c = 0; c < pg.consCount; c++) {
-    if (varOf[c]! < 0) continue;
-    const back = [0, 0];
-    for (let side = 0; side < 2; side++) {
-      backward = 0;
-      for (let e = pg.edgeStart[2 * c + side]!; e < pg.edgeStart[2 * c + side + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, countBackward);
-      back[side] = backward;
-    }
-    const either = back[0] !== back[1] ? back[0]! < back[1]! : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
-    solver.setPhase(varOf[c]!, either);
+    const x = varOf[c]!;
+    if (x < 0) continue;
+    const back0 = cond.backward[2 * x]!, back1 = cond.backward[2 * x + 1]!;
+    const either = back0 !== back1 ? back0 < back1 : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
+    solver.setPhase(x, either);
   }
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
@@ -150,16 +136,21 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (result === 'sat') {
     // Model check: the theory's order must put every chosen split edge forwards. This verifies
     // the certificate edge by edge, independently of how the theory maintained it.
+    // Edges are re-derived from `pg` here, not taken from the arrays the theory was given.
     const certificate = theory.topologicalOrder();
-    const forwards = (u: number, v: number): void => {
-      if (certificate[rank[u]!]! >= certificate[rank[v]!]!) throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    const at = new Int32Array(rank.length);
+    for (let u = 0; u < rank.length; u++) at[u] = certificate[rank[u]!]!;
+    const { count: cnt, x: X, y: Y } = pairs;
+    const backwards = (a: number, b: number, k: number): boolean => {
+      for (let p = 0; p < cnt[k]!; p++) if (at[2 * a + X[2 * k + p]!]! >= at[2 * b + Y[2 * k + p]!]!) return true;
+      return false;
     };
-    const kv = known.views();
-    for (let i = 0; i < kv.from.length; i++) forEachSplitEdge(kv.from[i]!, kv.to[i]!, kv.kind[i]!, opts.level, forwards);
+    const cyclic = (): never => { throw new Error('internal error: the solver returned a model whose graph is cyclic'); };
+    for (let i = 0; i < kv.from.length; i++) if (backwards(kv.from[i]!, kv.to[i]!, kv.kind[i]!)) cyclic();
     for (let c = 0; c < pg.consCount; c++) {
       if (active[c] !== 1) continue;
       const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, forwards);
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) if (backwards(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!)) cyclic();
     }
     const choice = new Uint8Array(pg.consCount);
     for (let c = 0; c < pg.consCount; c++) if (active[c] === 1 && !solver.modelValue(varOf[c]!)) choice[c] = 1;
@@ -175,6 +166,72 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     if (f !== undefined) fixed[c] = f ? 0 : 1;
   }
   return { result, cycle, edges, stats: stats(), fixed };
+}
+
+/** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */
+interface FlatPairs { count: Int8Array; x: Int8Array; y: Int8Array }
+
+function flatPairs(level: Level): FlatPairs {
+  const count = new Int8Array(KIND_NAMES.length), x = new Int8Array(2 * KIND_NAMES.length), y = new Int8Array(2 * KIND_NAMES.length);
+  for (let k = 0; k < KIND_NAMES.length; k++) {
+    const p = splitPairs(k, level);
+    if (p.length > 2) throw new Error(`internal error: more than two split edges per ${KIND_NAMES[k]} edge`);
+    count[k] = p.length;
+    for (let i = 0; i < p.length; i++) { x[2 * k + i] = p[i]![0]!; y[2 * k + i] = p[i]![1]!; }
+  }
+  return { count, x, y };
+}
+
+/** The known edges' split edges as theory nodes (ranks), each with its known-edge index as id. */
+function fixedSplitEdges(from: Int32Array, to: Int32Array, kind: Int32Array, pairs: FlatPairs, rank: Int32Array): [Int32Array, Int32Array, Int32Array] {
+  const { count: cnt, x: X, y: Y } = pairs;
+  let m = 0;
+  for (let i = 0; i < from.length; i++) m += cnt[kind[i]!]!;
+  const f = new Int32Array(m), t = new Int32Array(m), id = new Int32Array(m);
+  let j = 0;
+  for (let i = 0; i < from.length; i++) {
+    const a = from[i]!, b = to[i]!, k = kind[i]!;
+    for (let p = 0; p < cnt[k]!; p++) {
+      f[j] = rank[2 * a + X[2 * k + p]!]!; t[j] = rank[2 * b + Y[2 * k + p]!]!; id[j] = i; j++;
+    }
+  }
+  return [f, t, id];
+}
+
+/**
+ * The active constraints' split edges as theory nodes, guarded by the literal of their side
+ * (variable `varOf[c]`, negated for the or side), id = `idBase` + constraint edge index; and
+ * `backward[2x + side]`: how many of that side's split edges point backwards in `rank`.
+ */
+function conditionalSplitEdges(pg: Polygraph, varOf: Int32Array, pairs: FlatPairs, rank: Int32Array, idBase: number) {
+  const { count: cnt, x: X, y: Y } = pairs;
+  let m = 0, vars = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    if (varOf[c]! < 0) continue;
+    vars++;
+    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) m += cnt[pg.ceKind[e]!]!;
+  }
+  const from = new Int32Array(m), to = new Int32Array(m), lit = new Int32Array(m), id = new Int32Array(m);
+  const backward = new Int32Array(2 * vars);
+  let j = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    const x = varOf[c]!;
+    if (x < 0) continue;
+    for (let side = 0; side < 2; side++) {
+      const l = mkLit(x, side === 1), slot = 2 * c + side;
+      let back = 0;
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+        const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!;
+        for (let p = 0; p < cnt[k]!; p++) {
+          const u = rank[2 * a + X[2 * k + p]!]!, v = rank[2 * b + Y[2 * k + p]!]!;
+          if (u > v) back++;
+          from[j] = u; to[j] = v; lit[j] = l; id[j] = idBase + e; j++;
+        }
+      }
+      backward[2 * x + side] = back;
+    }
+  }
+  return { from, to, lit, id, backward };
 }
 
 /**
