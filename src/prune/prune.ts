@@ -47,6 +47,12 @@ export interface PruneOutcome {
   provenance: PruneProvenance;
   /** A topological order of the final known split graph (null when it is cyclic). */
   order: Int32Array | null;
+  /**
+   * The reachability table when it is exactly that of the final known split graph (pruning
+   * ended on a round that forced nothing) and tracks every chain; else null. The solver
+   * contracts the known graph with it (src/solve/contract.ts).
+   */
+  reach: ReachTable | null;
 }
 
 /**
@@ -78,8 +84,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let order: Int32Array | null = null;
   // Set when a round's chain cover had more chains than the reachability table could track.
   let partial: string | null = null;
-  const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order });
+  const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false, reach: ReachTable | null = null): PruneOutcome =>
+    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
@@ -151,7 +157,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       if (eitherImpossible && orImpossible) break;
     }
     opts.onRound?.(rounds, activeCount);
-    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
+    // Nothing forced: the table was brought up to date with this very graph at the round's start.
+    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table);
   }
 }
 

@@ -17,6 +17,8 @@ import { buildSplitGraph, checksRwApart, splitPairs, topoOrder } from '../graph/
 import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
+import type { ReachTable } from '../prune/reach.ts';
+import { contract } from './contract.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 
@@ -29,6 +31,13 @@ export interface SolveOptions {
   conflictsMax?: number;
   /** A topological order of the known split graph, if the caller has one (pruning does). */
   knownOrder?: Int32Array | null;
+  /**
+   * Pruning's reachability table of the final known graph (PruneOutcome.reach), if exact: the
+   * theory then gets the contracted graph (contract.ts) instead of the whole known graph.
+   */
+  reach?: ReachTable | null;
+  /** Use the contraction when `reach` allows it (default true; false for differential tests). */
+  contract?: boolean;
 }
 
 export interface SolveOutcome {
@@ -42,6 +51,8 @@ export interface SolveOutcome {
   /** For 'unsat': `fixed[c]` = the side fixed at level 0 (0 either, 1 or), -1 if none (active c only). */
   fixed?: Int8Array;
   stats: { variables: number; conflicts: number; decisions: number; propagations: number };
+  /** The theory's graph: its node and fixed-edge counts, and whether it was contracted. */
+  theoryGraph?: { nodes: number; edges: number; contracted: boolean };
 }
 
 export interface ChosenEdges {
@@ -60,7 +71,6 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // polarity mostly re-discovers nothing at the price of two graph insertions per variable
   // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
   const solver = new Solver({ probeWithTheory: false });
-  const theory = new AcyclicityTheory(2 * pg.nodeCount);
   const known = pg.known;
   // Theory nodes are split nodes renumbered by their rank in a topological order of the known
   // graph: the theory then starts from the identity order (no sort of its own), and the same
@@ -76,12 +86,19 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
   const pairs = flatPairs(opts.level);
   const kv = known.views();
-  theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));
+  // The theory's nodes: the contracted graph's when pruning's table allows it, else every split
+  // node by its rank. Either way, 0, 1, 2, ... is a topological order of its fixed edges.
+  const h = opts.reach === undefined || opts.reach === null || opts.contract === false ? null : contract(pg, active, opts.level, order, opts.reach);
+  const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
+  const node = h === null ? rank : h.nodeOf;
+  if (h === null) theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));
+  else theory.addFixedEdges(h.from, h.to, new Int32Array(h.from.length).fill(-1));
+  const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
   const varOf = new Int32Array(pg.consCount).fill(-1);
   let variables = 0;
   for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) varOf[c] = variables++;
   for (let x = 0; x < variables; x++) solver.newVar();
-  const cond = conditionalSplitEdges(pg, varOf, pairs, rank, known.length);
+  const cond = conditionalSplitEdges(pg, varOf, pairs, node, known.length);
   theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   // Start every variable on the side that agrees with the known graph's order. Real histories
   // come from a database with a real commit order, which the known graph (SO, WR and all that
@@ -98,6 +115,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   }
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
+  theoryGraph.edges = theory.fixedEdgeCount();
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
@@ -125,36 +143,42 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
         const x = varOf[c]!;
         clause.push(mkLit(x, solver.modelValue(x)));
       }
-      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats() };
+      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats(), theoryGraph };
       clauses.push(clause);
     }
-    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats() };
+    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats(), theoryGraph };
     result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
   }
-  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
+  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats(), theoryGraph };
 
   if (result === 'sat') {
-    // Model check: the theory's order must put every chosen split edge forwards. This verifies
-    // the certificate edge by edge, independently of how the theory maintained it.
-    // Edges are re-derived from `pg` here, not taken from the arrays the theory was given.
-    const certificate = theory.topologicalOrder();
-    const at = new Int32Array(rank.length);
-    for (let u = 0; u < rank.length; u++) at[u] = certificate[rank[u]!]!;
-    const { count: cnt, x: X, y: Y } = pairs;
-    const backwards = (a: number, b: number, k: number): boolean => {
-      for (let p = 0; p < cnt[k]!; p++) if (at[2 * a + X[2 * k + p]!]! >= at[2 * b + Y[2 * k + p]!]!) return true;
-      return false;
-    };
-    const cyclic = (): never => { throw new Error('internal error: the solver returned a model whose graph is cyclic'); };
-    for (let i = 0; i < kv.from.length; i++) if (backwards(kv.from[i]!, kv.to[i]!, kv.kind[i]!)) cyclic();
-    for (let c = 0; c < pg.consCount; c++) {
-      if (active[c] !== 1) continue;
-      const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) if (backwards(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!)) cyclic();
+    // Model check, on the whole graph and with edges re-derived from `pg` (not the arrays the
+    // theory was given): uncontracted, the theory's order must put every chosen split edge
+    // forwards; contracted, the theory only ordered E', so the chosen graph is sorted afresh.
+    if (h !== null) {
+      if (!chosenGraphAcyclic(pg, active, varOf, (x) => solver.modelValue(x), opts.level)) {
+        throw new Error('internal error: the solver returned a model whose graph is cyclic (contracted)');
+      }
+    } else {
+      const certificate = theory.topologicalOrder();
+      const at = new Int32Array(rank.length);
+      for (let u = 0; u < rank.length; u++) at[u] = certificate[rank[u]!]!;
+      const { count: cnt, x: X, y: Y } = pairs;
+      const backwards = (a: number, b: number, k: number): boolean => {
+        for (let p = 0; p < cnt[k]!; p++) if (at[2 * a + X[2 * k + p]!]! >= at[2 * b + Y[2 * k + p]!]!) return true;
+        return false;
+      };
+      const cyclic = (): never => { throw new Error('internal error: the solver returned a model whose graph is cyclic'); };
+      for (let i = 0; i < kv.from.length; i++) if (backwards(kv.from[i]!, kv.to[i]!, kv.kind[i]!)) cyclic();
+      for (let c = 0; c < pg.consCount; c++) {
+        if (active[c] !== 1) continue;
+        const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
+        for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) if (backwards(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!)) cyclic();
+      }
     }
     const choice = new Uint8Array(pg.consCount);
     for (let c = 0; c < pg.consCount; c++) if (active[c] === 1 && !solver.modelValue(varOf[c]!)) choice[c] = 1;
-    return { result, cycle: null, edges: null, stats: stats(), choice };
+    return { result, cycle: null, edges: null, stats: stats(), theoryGraph, choice };
   }
   // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
   const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
@@ -165,7 +189,27 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     const f = active[c] === 1 ? solver.fixedValue(varOf[c]!) : undefined;
     if (f !== undefined) fixed[c] = f ? 0 : 1;
   }
-  return { result, cycle, edges, stats: stats(), fixed };
+  return { result, cycle, edges, stats: stats(), theoryGraph, fixed };
+}
+
+/** Is the split graph of the known edges plus the sides `choose` picks acyclic? O(nodes + edges). */
+function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean, level: Level): boolean {
+  const k = pg.known.views();
+  let m = k.from.length;
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
+    m += pg.edgeStart[slot + 1]! - pg.edgeStart[slot]!;
+  }
+  const from = new Int32Array(m), to = new Int32Array(m), kind = new Int32Array(m);
+  from.set(k.from); to.set(k.to); kind.set(k.kind);
+  let j = k.from.length;
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) { from[j] = pg.ceFrom[e]!; to[j] = pg.ceTo[e]!; kind[j] = pg.ceKind[e]!; j++; }
+  }
+  return topoOrder(buildSplitGraph(pg.nodeCount, m, from, to, kind, level)) !== null;
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */

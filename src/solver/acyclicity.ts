@@ -141,6 +141,14 @@ export class AcyclicityTheory implements Theory {
     this.condChunks!.push([from, to, lit, id]);
   }
 
+  /** How many fixed edges have been added (before initialize) or were added (after). */
+  fixedEdgeCount(): number {
+    if (this.initialized) return this.outTo.length;
+    let m = this.fixFromB!.length;
+    for (const c of this.fixChunks!) m += c[0]!.length;
+    return m;
+  }
+
   /**
    * Builds the CSR arrays and an initial topological order of the fixed edges.
    * Returns null if the fixed edges are acyclic, else the ids of the fixed edges of one cycle,
