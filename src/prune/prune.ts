@@ -53,6 +53,8 @@ export interface PruneOutcome {
    * contracts the known graph with it (src/solve/contract.ts).
    */
   reach: ReachTable | null;
+  /** The final known split graph (`order`'s graph) whenever `reach` is set, else null. */
+  graph: SplitGraph | null;
 }
 
 /**
@@ -84,8 +86,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let order: Int32Array | null = null;
   // Set when a round's chain cover had more chains than the reachability table could track.
   let partial: string | null = null;
-  const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false, reach: ReachTable | null = null): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach });
+  const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false, reach: ReachTable | null = null, graph: SplitGraph | null = null): PruneOutcome =>
+    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach, graph: reach === null ? null : graph });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
@@ -158,7 +160,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     }
     opts.onRound?.(rounds, activeCount);
     // Nothing forced: the table was brought up to date with this very graph at the round's start.
-    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table);
+    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table, g);
   }
 }
 

@@ -13,7 +13,7 @@
 
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, splitPairs, topoOrder } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
@@ -36,6 +36,8 @@ export interface SolveOptions {
    * theory then gets the contracted graph (contract.ts) instead of the whole known graph.
    */
   reach?: ReachTable | null;
+  /** The known split graph `reach` was computed on (PruneOutcome.graph): models are checked on it. */
+  knownGraph?: SplitGraph | null;
   /** Use the contraction when `reach` allows it (default true; false for differential tests). */
   contract?: boolean;
 }
@@ -156,7 +158,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     // theory was given): uncontracted, the theory's order must put every chosen split edge
     // forwards; contracted, the theory only ordered E', so the chosen graph is sorted afresh.
     if (h !== null) {
-      if (!chosenGraphAcyclic(pg, active, varOf, (x) => solver.modelValue(x), opts.level)) {
+      if (!chosenGraphAcyclic(pg, active, varOf, (x) => solver.modelValue(x), opts.level, opts.knownGraph ?? null)) {
         throw new Error('internal error: the solver returned a model whose graph is cyclic (contracted)');
       }
     } else {
@@ -192,24 +194,51 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   return { result, cycle, edges, stats: stats(), theoryGraph, fixed };
 }
 
-/** Is the split graph of the known edges plus the sides `choose` picks acyclic? O(nodes + edges). */
-function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean, level: Level): boolean {
+/**
+ * Is the split graph of the known edges plus the sides `choose` picks acyclic? Kahn's algorithm
+ * over the known split graph `g` (built here when not given) and the chosen sides' split edges
+ * (a small CSR of their own), so the known graph is not copied. O(nodes + edges).
+ */
+function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean, level: Level, g: SplitGraph | null): boolean {
   const k = pg.known.views();
-  let m = k.from.length;
+  const known = g ?? buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+  if (known.nodeCount !== 2 * pg.nodeCount) throw new Error('internal error: the known split graph has the wrong size');
+  const { count: cnt, x: X, y: Y } = flatPairs(level);
+  const N = known.nodeCount;
+  const cStart = new Int32Array(N + 1);
+  const side = (c: number): number => 2 * c + (choose(varOf[c]!) ? 0 : 1);
   for (let c = 0; c < pg.consCount; c++) {
     if (active[c] !== 1) continue;
-    const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
-    m += pg.edgeStart[slot + 1]! - pg.edgeStart[slot]!;
+    const slot = side(c);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+      const k2 = pg.ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * pg.ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
+    }
   }
-  const from = new Int32Array(m), to = new Int32Array(m), kind = new Int32Array(m);
-  from.set(k.from); to.set(k.to); kind.set(k.kind);
-  let j = k.from.length;
+  for (let u = 0; u < N; u++) cStart[u + 1]! += cStart[u]!;
+  const cTo = new Int32Array(cStart[N]!);
+  const fill = cStart.slice(0, N);
   for (let c = 0; c < pg.consCount; c++) {
     if (active[c] !== 1) continue;
-    const slot = 2 * c + (choose(varOf[c]!) ? 0 : 1);
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) { from[j] = pg.ceFrom[e]!; to[j] = pg.ceTo[e]!; kind[j] = pg.ceKind[e]!; j++; }
+    const slot = side(c);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+      const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k2 = pg.ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cTo[fill[2 * a + X[2 * k2 + p]!]!++] = 2 * b + Y[2 * k2 + p]!;
+    }
   }
-  return topoOrder(buildSplitGraph(pg.nodeCount, m, from, to, kind, level)) !== null;
+  const indeg = new Int32Array(N);
+  const { outStart, outTo } = known;
+  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
+  for (let i = 0; i < cTo.length; i++) indeg[cTo[i]!]!++;
+  const queue = new Int32Array(N);
+  let tail = 0;
+  for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
+  for (let head = 0; head < tail; head++) {
+    const u = queue[head]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) queue[tail++] = outTo[e]!;
+    for (let e = cStart[u]!; e < cStart[u + 1]!; e++) if (--indeg[cTo[e]!]! === 0) queue[tail++] = cTo[e]!;
+  }
+  return tail === N;
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */

@@ -55,7 +55,7 @@ function csr(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; 
   return { start, to: out };
 }
 
-interface Prepared { pg: Polygraph; active: Uint8Array; order: Int32Array; g: SplitGraph; reach: NonNullable<ReturnType<typeof pruneConstraints>['reach']> | null }
+interface Prepared { pg: Polygraph; active: Uint8Array; order: Int32Array; g: SplitGraph; reach: NonNullable<ReturnType<typeof pruneConstraints>['reach']> | null; pruneGraph: SplitGraph | null }
 
 function prepare(h: History, level: Level): Prepared | null {
   const v = validate(h, undefined, Number.POSITIVE_INFINITY);
@@ -65,7 +65,8 @@ function prepare(h: History, level: Level): Prepared | null {
   if (p.cyclic || p.order === null) return null;
   const k = pg.known.views();
   const g = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
-  return { pg, active: p.active, order: p.order, g, reach: p.reach };
+  if (p.reach !== null) assert.ok(p.graph !== null && p.graph.outTo.length === g.outTo.length, 'pruning returns its final graph with its table');
+  return { pg, active: p.active, order: p.order, g, reach: p.reach, pruneGraph: p.graph };
 }
 
 /** Asserts the contracted graph's reachability equals the known graph's on its nodes; returns whether it contracted. */
@@ -102,7 +103,7 @@ function checkSolve(pr: Prepared, level: Level, what: string): { contracted: boo
   for (const a of pr.active) left += a;
   if (left === 0) return null;
   const plain = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, contract: false });
-  const small = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach });
+  const small = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, knownGraph: pr.pruneGraph });
   assert.equal(plain.theoryGraph?.contracted, false, what);
   assert.equal(small.result, plain.result, `${what}: contracted ${small.result}, whole graph ${plain.result}`);
   if (small.result === 'unsat') {
