@@ -47,6 +47,7 @@
  * Hence a 'sat' on H is a 'sat' on G and vice versa; the solver re-checks models on G anyway.
  * When the table is not exact (fewer chains tracked than there are, a stale table, or a level
  * with edges into .n nodes from .n nodes: PC's WW), `contract` returns null.
+ * Throws TimeLimitError('solve') past `deadlineMs` (the check turns it into 'unknown').
  */
 
 import type { Level } from '../result/types.ts';
@@ -55,6 +56,7 @@ import { splitPairs } from '../graph/split.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 
 
 export interface Contraction {
@@ -78,7 +80,9 @@ export function contractible(level: Level): boolean {
  * H for the active constraints of `pg` (see the header), or null when `table` cannot answer
  * exactly. `order` is a topological order of the known split graph the table was computed on.
  */
-export function contract(pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable): Contraction | null {
+export function contract(
+  pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable, deadlineMs = Number.POSITIVE_INFINITY,
+): Contraction | null {
   if (!contractible(level) || table.tracked < table.chains) return null;
   const { sess } = table;
   const n = pg.nodeCount, N = 2 * n;
@@ -96,7 +100,8 @@ export function contract(pg: Polygraph, active: Uint8Array, level: Level, order:
   for (let i = 0; i < N; i++) if (inE[order[i]!] === 1) nodeOf[order[i]!] = count++;
   const splitOf = new Int32Array(count);
   for (let u = 0; u < N; u++) if (nodeOf[u]! >= 0) splitOf[nodeOf[u]!] = u;
-  const { from, to } = contractedEdges(splitOf, nodeOf, table, next, into);
+  checkDeadline(deadlineMs, 'solve');
+  const { from, to } = contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
   for (let e = 0; e < from.length; e++) {
     if (from[e]! >= to[e]!) throw new Error('internal error: a contracted edge goes backwards in the known graph\'s topological order');
   }
@@ -191,12 +196,15 @@ function nextOnChain(inE: Uint8Array, table: ReachTable): { at: Int32Array; base
 /** H's edges (a), less those implied (b), plus (c); see the header. */
 function contractedEdges(
   splitOf: Int32Array, nodeOf: Int32Array, table: ReachTable, next: ReturnType<typeof nextOnChain>, into: NonNullable<ReturnType<typeof lastIntoN>>,
+  deadlineMs: number,
 ): { from: Int32Array; to: Int32Array } {
   const { S, sess, pos, minPos } = table;
   const { at, base, len } = next;
   const from = new GrowableInt32(4 * splitOf.length), to = new GrowableInt32(4 * splitOf.length);
   const target = new Int32Array(S), targetKey = new Int32Array(S), kept = new Int32Array(S);
   for (let i = 0; i < splitOf.length; i++) {
+    // O(S) per node, with thousands of chains seconds in all: the deadline is honoured here.
+    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'solve');
     const u = splitOf[i]!, row = u * S;
     // (a): the first txn of D reachable on each chain, sorted by H number (a topological order)
     // by insertion as they come (a handful of chains; no comparator calls).

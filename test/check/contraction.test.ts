@@ -26,6 +26,7 @@ import { contract, contractible } from '../../src/solve/contract.ts';
 import { solveConstraints } from '../../src/solve/solve.ts';
 import { caseSeed, mulberry32, randInt, simulatedSiHistory, tinyMixedHistory } from '../support/gen.ts';
 import { crossedReadersHistory } from '../support/gen-solver.ts';
+import { TimeLimitError } from '../../src/util/deadline.ts';
 
 const SCALE = Number(process.env['POLYSI_FUZZ_SCALE'] ?? '1');
 const LEVELS: Level[] = ['si', 'ser', 'strict-si', 'strict-ser', 'psi', 'rr', 'pc'];
@@ -153,4 +154,18 @@ test('contracted graph: the same on simulated stores of a few hundred txns, with
     pRead: 0.3 + 0.5 * rng(), bug: rng() < 0.3 ? 'mixed' : 'none', pBug: 0.02,
   }));
   assert.ok(t.contracted > 40, `only ${t.contracted} cases contracted`);
+});
+
+test('contraction honours the deadline (TimeLimitError naming the solve stage)', () => {
+  let tried = 0;
+  for (let i = 0; i < 200 && tried === 0; i++) {
+    const rng = mulberry32(caseSeed(0xc0aa, i));
+    const pr = prepare(crossedReadersHistory(rng), 'si');
+    if (pr === null || pr.reach === null || !pr.active.includes(1)) continue;
+    tried++;
+    assert.notEqual(contract(pr.pg, pr.active, 'si', pr.order, pr.reach), null);
+    assert.throws(() => contract(pr.pg, pr.active, 'si', pr.order, pr.reach!, Date.now() - 1000),
+      (e: unknown) => e instanceof TimeLimitError && e.message.includes('solv'));
+  }
+  assert.equal(tried, 1, 'no crossed-reader case reached the solver');
 });
