@@ -16,9 +16,9 @@ import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX
 import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
-import { usesRealTime } from '../graph/split.ts';
+import { usesRealTime, type SplitGraph } from '../graph/split.ts';
 import { pruneConstraints, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance } from '../prune/prune.ts';
-import { REACH_CELLS_MAX } from '../prune/reach.ts';
+import { REACH_CELLS_MAX, type ReachTable } from '../prune/reach.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
@@ -190,6 +190,8 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
 
   let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
   let knownOrder: Int32Array | null = null;
+  let reach: ReachTable | null = null;
+  let knownGraph: SplitGraph | null = null;
   let provenance: PruneProvenance | null = null;
   if (opts.pruning) {
     progress({ stage: 'prune', round: 0, constraintsLeft: pg.consCount });
@@ -210,6 +212,8 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
     if (p.note !== null) (result.notes ??= []).push(p.note);
     active = p.active;
     knownOrder = p.order;
+    reach = p.reach;
+    knownGraph = p.graph;
     provenance = p.provenance;
     result.constraints.after = p.activeCount;
     result.constraints.pruneRounds = p.rounds;
@@ -238,7 +242,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
     budget.reserve('solve', STAGE_BYTES.solve(pg.known.length, activeEdges, result.constraints.after, h.txnCount));
   }
   progress({ stage: 'solve', constraintsLeft: result.constraints.after });
-  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
+  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, reach, knownGraph, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
   times.solve = performance.now() - t2;
   result.solver = s.stats;
   if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');

@@ -13,9 +13,12 @@
 
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, forEachSplitEdge, topoOrder } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
+import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
+import type { ReachTable } from '../prune/reach.ts';
+import { contract } from './contract.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 
@@ -28,6 +31,15 @@ export interface SolveOptions {
   conflictsMax?: number;
   /** A topological order of the known split graph, if the caller has one (pruning does). */
   knownOrder?: Int32Array | null;
+  /**
+   * Pruning's reachability table of the final known graph (PruneOutcome.reach), if exact: the
+   * theory then gets the contracted graph (contract.ts) instead of the whole known graph.
+   */
+  reach?: ReachTable | null;
+  /** The known split graph `reach` was computed on (PruneOutcome.graph): models are checked on it. */
+  knownGraph?: SplitGraph | null;
+  /** Use the contraction when `reach` allows it (default true; false for differential tests). */
+  contract?: boolean;
 }
 
 export interface SolveOutcome {
@@ -41,6 +53,8 @@ export interface SolveOutcome {
   /** For 'unsat': `fixed[c]` = the side fixed at level 0 (0 either, 1 or), -1 if none (active c only). */
   fixed?: Int8Array;
   stats: { variables: number; conflicts: number; decisions: number; propagations: number };
+  /** The theory's graph: its node and fixed-edge counts, and whether it was contracted. */
+  theoryGraph?: { nodes: number; edges: number; contracted: boolean };
 }
 
 export interface ChosenEdges {
@@ -59,7 +73,6 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // polarity mostly re-discovers nothing at the price of two graph insertions per variable
   // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
   const solver = new Solver({ probeWithTheory: false });
-  const theory = new AcyclicityTheory(2 * pg.nodeCount);
   const known = pg.known;
   // Theory nodes are split nodes renumbered by their rank in a topological order of the known
   // graph: the theory then starts from the identity order (no sort of its own), and the same
@@ -73,45 +86,38 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   }
   const rank = new Int32Array(order.length);
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  for (let i = 0; i < known.length; i++) {
-    forEachSplitEdge(known.from.get(i), known.to.get(i), known.kind.get(i), opts.level, (u, v) => theory.addFixedEdge(rank[u]!, rank[v]!, i));
-  }
+  const pairs = flatPairs(opts.level);
+  const kv = known.views();
+  // The theory's nodes: the contracted graph's when pruning's table allows it, else every split
+  // node by its rank. Either way, 0, 1, 2, ... is a topological order of its fixed edges.
+  const h = opts.reach === undefined || opts.reach === null || opts.contract === false ? null : contract(pg, active, opts.level, order, opts.reach, opts.deadlineMs);
+  const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
+  const node = h === null ? rank : h.nodeOf;
+  if (h === null) theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));
+  else theory.addFixedEdges(h.from, h.to, new Int32Array(h.from.length).fill(-1));
+  const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
   const varOf = new Int32Array(pg.consCount).fill(-1);
   let variables = 0;
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const x = solver.newVar();
-    varOf[c] = x;
-    variables++;
-    for (let side = 0; side < 2; side++) {
-      const lit = mkLit(x, side === 1);
-      const slot = 2 * c + side;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-        forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, (u, v) => theory.addConditionalEdge(rank[u]!, rank[v]!, lit, known.length + e));
-      }
-    }
-  }
+  for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) varOf[c] = variables++;
+  for (let x = 0; x < variables; x++) solver.newVar();
+  const cond = conditionalSplitEdges(pg, varOf, pairs, node, known.length);
+  theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   // Start every variable on the side that agrees with the known graph's order. Real histories
   // come from a database with a real commit order, which the known graph (SO, WR and all that
   // pruning forced) approximates, so the guess is usually right and the search needs few
   // conflicts. Any guess is sound: phases only steer the search.
   // The side with fewer split edges pointing backwards in that order wins (ties: the writers'
   // own order): each backward edge costs the theory a reordering search when it is inserted.
-  let backward = 0;
-  const countBackward = (u: number, v: number): void => { if (rank[u]! > rank[v]!) backward++; };
   for (let c = 0; c < pg.consCount; c++) {
-    if (varOf[c]! < 0) continue;
-    const back = [0, 0];
-    for (let side = 0; side < 2; side++) {
-      backward = 0;
-      for (let e = pg.edgeStart[2 * c + side]!; e < pg.edgeStart[2 * c + side + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, countBackward);
-      back[side] = backward;
-    }
-    const either = back[0] !== back[1] ? back[0]! < back[1]! : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
-    solver.setPhase(varOf[c]!, either);
+    const x = varOf[c]!;
+    if (x < 0) continue;
+    const back0 = cond.backward[2 * x]!, back1 = cond.backward[2 * x + 1]!;
+    const either = back0 !== back1 ? back0 < back1 : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
+    solver.setPhase(x, either);
   }
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
+  theoryGraph.edges = theory.fixedEdgeCount();
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
@@ -139,31 +145,42 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
         const x = varOf[c]!;
         clause.push(mkLit(x, solver.modelValue(x)));
       }
-      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats() };
+      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats(), theoryGraph };
       clauses.push(clause);
     }
-    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats() };
+    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats(), theoryGraph };
     result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
   }
-  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats() };
+  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats(), theoryGraph };
 
   if (result === 'sat') {
-    // Model check: the theory's order must put every chosen split edge forwards. This verifies
-    // the certificate edge by edge, independently of how the theory maintained it.
-    const certificate = theory.topologicalOrder();
-    const forwards = (u: number, v: number): void => {
-      if (certificate[rank[u]!]! >= certificate[rank[v]!]!) throw new Error('internal error: the solver returned a model whose graph is cyclic');
-    };
-    const kv = known.views();
-    for (let i = 0; i < kv.from.length; i++) forEachSplitEdge(kv.from[i]!, kv.to[i]!, kv.kind[i]!, opts.level, forwards);
-    for (let c = 0; c < pg.consCount; c++) {
-      if (active[c] !== 1) continue;
-      const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) forEachSplitEdge(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, opts.level, forwards);
+    // Model check, on the whole graph and with edges re-derived from `pg` (not the arrays the
+    // theory was given): uncontracted, the theory's order must put every chosen split edge
+    // forwards; contracted, the theory only ordered E', so the chosen graph is sorted afresh.
+    if (h !== null) {
+      if (!chosenGraphAcyclic(pg, active, varOf, (x) => solver.modelValue(x), opts.level, opts.knownGraph ?? null)) {
+        throw new Error('internal error: the solver returned a model whose graph is cyclic (contracted)');
+      }
+    } else {
+      const certificate = theory.topologicalOrder();
+      const at = new Int32Array(rank.length);
+      for (let u = 0; u < rank.length; u++) at[u] = certificate[rank[u]!]!;
+      const { count: cnt, x: X, y: Y } = pairs;
+      const backwards = (a: number, b: number, k: number): boolean => {
+        for (let p = 0; p < cnt[k]!; p++) if (at[2 * a + X[2 * k + p]!]! >= at[2 * b + Y[2 * k + p]!]!) return true;
+        return false;
+      };
+      const cyclic = (): never => { throw new Error('internal error: the solver returned a model whose graph is cyclic'); };
+      for (let i = 0; i < kv.from.length; i++) if (backwards(kv.from[i]!, kv.to[i]!, kv.kind[i]!)) cyclic();
+      for (let c = 0; c < pg.consCount; c++) {
+        if (active[c] !== 1) continue;
+        const slot = 2 * c + (solver.modelValue(varOf[c]!) ? 0 : 1);
+        for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) if (backwards(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!)) cyclic();
+      }
     }
     const choice = new Uint8Array(pg.consCount);
     for (let c = 0; c < pg.consCount; c++) if (active[c] === 1 && !solver.modelValue(varOf[c]!)) choice[c] = 1;
-    return { result, cycle: null, edges: null, stats: stats(), choice };
+    return { result, cycle: null, edges: null, stats: stats(), theoryGraph, choice };
   }
   // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
   const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
@@ -174,7 +191,120 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     const f = active[c] === 1 ? solver.fixedValue(varOf[c]!) : undefined;
     if (f !== undefined) fixed[c] = f ? 0 : 1;
   }
-  return { result, cycle, edges, stats: stats(), fixed };
+  return { result, cycle, edges, stats: stats(), theoryGraph, fixed };
+}
+
+/**
+ * Is the split graph of the known edges plus the sides `choose` picks acyclic? Kahn's algorithm
+ * over the known split graph `g` (built here when not given) and the chosen sides' split edges
+ * (a small CSR of their own), so the known graph is not copied. O(nodes + edges).
+ */
+function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array, choose: (x: number) => boolean, level: Level, g: SplitGraph | null): boolean {
+  const k = pg.known.views();
+  const known = g ?? buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+  if (known.nodeCount !== 2 * pg.nodeCount) throw new Error('internal error: the known split graph has the wrong size');
+  const { count: cnt, x: X, y: Y } = flatPairs(level);
+  const N = known.nodeCount;
+  const cStart = new Int32Array(N + 1);
+  const side = (c: number): number => 2 * c + (choose(varOf[c]!) ? 0 : 1);
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const slot = side(c);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+      const k2 = pg.ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * pg.ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
+    }
+  }
+  for (let u = 0; u < N; u++) cStart[u + 1]! += cStart[u]!;
+  const cTo = new Int32Array(cStart[N]!);
+  const fill = cStart.slice(0, N);
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    const slot = side(c);
+    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+      const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k2 = pg.ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cTo[fill[2 * a + X[2 * k2 + p]!]!++] = 2 * b + Y[2 * k2 + p]!;
+    }
+  }
+  const indeg = new Int32Array(N);
+  const { outStart, outTo } = known;
+  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
+  for (let i = 0; i < cTo.length; i++) indeg[cTo[i]!]!++;
+  const queue = new Int32Array(N);
+  let tail = 0;
+  for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
+  for (let head = 0; head < tail; head++) {
+    const u = queue[head]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) queue[tail++] = outTo[e]!;
+    for (let e = cStart[u]!; e < cStart[u + 1]!; e++) if (--indeg[cTo[e]!]! === 0) queue[tail++] = cTo[e]!;
+  }
+  return tail === N;
+}
+
+/** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */
+interface FlatPairs { count: Int8Array; x: Int8Array; y: Int8Array }
+
+function flatPairs(level: Level): FlatPairs {
+  const count = new Int8Array(KIND_NAMES.length), x = new Int8Array(2 * KIND_NAMES.length), y = new Int8Array(2 * KIND_NAMES.length);
+  for (let k = 0; k < KIND_NAMES.length; k++) {
+    const p = splitPairs(k, level);
+    if (p.length > 2) throw new Error(`internal error: more than two split edges per ${KIND_NAMES[k]} edge`);
+    count[k] = p.length;
+    for (let i = 0; i < p.length; i++) { x[2 * k + i] = p[i]![0]!; y[2 * k + i] = p[i]![1]!; }
+  }
+  return { count, x, y };
+}
+
+/** The known edges' split edges as theory nodes (ranks), each with its known-edge index as id. */
+function fixedSplitEdges(from: Int32Array, to: Int32Array, kind: Int32Array, pairs: FlatPairs, rank: Int32Array): [Int32Array, Int32Array, Int32Array] {
+  const { count: cnt, x: X, y: Y } = pairs;
+  let m = 0;
+  for (let i = 0; i < from.length; i++) m += cnt[kind[i]!]!;
+  const f = new Int32Array(m), t = new Int32Array(m), id = new Int32Array(m);
+  let j = 0;
+  for (let i = 0; i < from.length; i++) {
+    const a = from[i]!, b = to[i]!, k = kind[i]!;
+    for (let p = 0; p < cnt[k]!; p++) {
+      f[j] = rank[2 * a + X[2 * k + p]!]!; t[j] = rank[2 * b + Y[2 * k + p]!]!; id[j] = i; j++;
+    }
+  }
+  return [f, t, id];
+}
+
+/**
+ * The active constraints' split edges as theory nodes, guarded by the literal of their side
+ * (variable `varOf[c]`, negated for the or side), id = `idBase` + constraint edge index; and
+ * `backward[2x + side]`: how many of that side's split edges point backwards in `rank`.
+ */
+function conditionalSplitEdges(pg: Polygraph, varOf: Int32Array, pairs: FlatPairs, rank: Int32Array, idBase: number) {
+  const { count: cnt, x: X, y: Y } = pairs;
+  let m = 0, vars = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    if (varOf[c]! < 0) continue;
+    vars++;
+    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) m += cnt[pg.ceKind[e]!]!;
+  }
+  const from = new Int32Array(m), to = new Int32Array(m), lit = new Int32Array(m), id = new Int32Array(m);
+  const backward = new Int32Array(2 * vars);
+  let j = 0;
+  for (let c = 0; c < pg.consCount; c++) {
+    const x = varOf[c]!;
+    if (x < 0) continue;
+    for (let side = 0; side < 2; side++) {
+      const l = mkLit(x, side === 1), slot = 2 * c + side;
+      let back = 0;
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+        const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!;
+        for (let p = 0; p < cnt[k]!; p++) {
+          const u = rank[2 * a + X[2 * k + p]!]!, v = rank[2 * b + Y[2 * k + p]!]!;
+          if (u > v) back++;
+          from[j] = u; to[j] = v; lit[j] = l; id[j] = idBase + e; j++;
+        }
+      }
+      backward[2 * x + side] = back;
+    }
+  }
+  return { from, to, lit, id, backward };
 }
 
 /**

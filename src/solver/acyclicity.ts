@@ -44,6 +44,9 @@ export class AcyclicityTheory implements Theory {
   private condToB: IntBuffer | null = new IntBuffer();
   private condLitB: IntBuffer | null = new IntBuffer();
   private condIdB: IntBuffer | null = new IntBuffer();
+  /** Edges added in bulk (typed arrays, kept without copying): [from, to, id] and [from, to, lit, id]. */
+  private fixChunks: Int32Array[][] | null = [];
+  private condChunks: Int32Array[][] | null = [];
 
   /** Fixed edges, CSR by tail: node u's out-edges are slots `outStart[u] .. outStart[u+1]-1`. */
   private outStart = new Int32Array(0);
@@ -122,6 +125,31 @@ export class AcyclicityTheory implements Theory {
   }
 
   /**
+   * Fixed edges in bulk: edge i is from[i] -> to[i] with id[i]. The arrays are kept, not
+   * copied, and must not change before `initialize`. Why: one call per edge (a closure, three
+   * buffer pushes) cost 80 ms of a 240 ms solve on fig8 30 % (200,000 fixed edges).
+   */
+  addFixedEdges(from: Int32Array, to: Int32Array, id: Int32Array): void {
+    this.checkBulk([from, to, id]);
+    this.fixChunks!.push([from, to, id]);
+  }
+
+  /** Conditional edges in bulk: edge i is from[i] -> to[i], guarded by lit[i], with id[i]. */
+  addConditionalEdges(from: Int32Array, to: Int32Array, lit: Int32Array, id: Int32Array): void {
+    this.checkBulk([from, to, lit, id]);
+    for (let i = 0; i < lit.length; i++) if (lit[i]! < 0) throw new RangeError(`bad literal ${lit[i]}`);
+    this.condChunks!.push([from, to, lit, id]);
+  }
+
+  /** How many fixed edges have been added (before initialize) or were added (after). */
+  fixedEdgeCount(): number {
+    if (this.initialized) return this.outTo.length;
+    let m = this.fixFromB!.length;
+    for (const c of this.fixChunks!) m += c[0]!.length;
+    return m;
+  }
+
+  /**
    * Builds the CSR arrays and an initial topological order of the fixed edges.
    * Returns null if the fixed edges are acyclic, else the ids of the fixed edges of one cycle,
    * in order (the caller should then not solve: every assignment would be reported inconsistent).
@@ -130,9 +158,9 @@ export class AcyclicityTheory implements Theory {
     if (this.initialized) throw new Error('AcyclicityTheory.initialize called twice');
     this.initialized = true;
     const n = this.n;
-    const fixFrom = this.fixFromB!.toArray();
-    const fixTo = this.fixToB!.toArray();
-    const fixId = this.fixIdB!.toArray();
+    const fixFrom = gather(this.fixFromB!, this.fixChunks!, 0);
+    const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
+    const fixId = gather(this.fixIdB!, this.fixChunks!, 2);
     const m = fixFrom.length;
 
     // Fixed out-CSR and in-CSR by counting sort.
@@ -166,25 +194,30 @@ export class AcyclicityTheory implements Theory {
     this.inFrom = inFrom;
 
     // Conditional edges, CSR by literal.
-    const cn = this.condFromB!.length;
+    const cFrom = gather(this.condFromB!, this.condChunks!, 0);
+    const cTo = gather(this.condToB!, this.condChunks!, 1);
+    const cLit = gather(this.condLitB!, this.condChunks!, 2);
+    const cId = gather(this.condIdB!, this.condChunks!, 3);
+    const cn = cFrom.length;
     let maxLit = -1;
-    for (let i = 0; i < cn; i++) maxLit = Math.max(maxLit, this.condLitB!.get(i));
+    for (let i = 0; i < cn; i++) if (cLit[i]! > maxLit) maxLit = cLit[i]!;
     const litStart = new Int32Array(maxLit + 2);
-    for (let i = 0; i < cn; i++) litStart[this.condLitB!.get(i) + 1]++;
+    for (let i = 0; i < cn; i++) litStart[cLit[i]! + 1]++;
     for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
     const litFill = litStart.slice(0, maxLit + 1);
-    this.condFrom = new Int32Array(cn);
-    this.condTo = new Int32Array(cn);
-    this.condLit = new Int32Array(cn);
-    this.condId = new Int32Array(cn);
+    const condFrom = new Int32Array(cn), condTo = new Int32Array(cn), condLit = new Int32Array(cn), condId = new Int32Array(cn);
     for (let i = 0; i < cn; i++) {
-      const l = this.condLitB!.get(i);
+      const l = cLit[i]!;
       const c = litFill[l]++;
-      this.condFrom[c] = this.condFromB!.get(i);
-      this.condTo[c] = this.condToB!.get(i);
-      this.condLit[c] = l;
-      this.condId[c] = this.condIdB!.get(i);
+      condFrom[c] = cFrom[i]!;
+      condTo[c] = cTo[i]!;
+      condLit[c] = l;
+      condId[c] = cId[i]!;
     }
+    this.condFrom = condFrom;
+    this.condTo = condTo;
+    this.condLit = condLit;
+    this.condId = condId;
     this.litStart = litStart;
     this.activeCount = new Int32Array(maxLit + 1);
     this.litStamp = new Int32Array(maxLit + 1);
@@ -194,6 +227,7 @@ export class AcyclicityTheory implements Theory {
     this.actInNext = new Int32Array(cn);
     this.fixFromB = this.fixToB = this.fixIdB = null;
     this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
+    this.fixChunks = this.condChunks = null;
 
     this.ord = new Int32Array(n);
     this.nodeAt = new Int32Array(n);
@@ -291,6 +325,20 @@ export class AcyclicityTheory implements Theory {
     if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < 0 || from >= this.n || to >= this.n) {
       throw new RangeError(`edge ${from}->${to} outside 0..${this.n - 1}`);
+    }
+  }
+
+  private checkBulk(cols: Int32Array[]): void {
+    if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
+    const m = cols[0]!.length;
+    if (cols.some((c) => c.length !== m)) throw new RangeError('bulk edge columns differ in length');
+    const n = this.n;
+    for (let k = 0; k < 2; k++) {
+      const col = cols[k]!;
+      for (let i = 0; i < m; i++) {
+        const u = col[i]!;
+        if (u < 0 || u >= n) throw new RangeError(`edge ${cols[0]![i]}->${cols[1]![i]} outside 0..${n - 1}`);
+      }
     }
   }
 
@@ -498,6 +546,18 @@ export class AcyclicityTheory implements Theory {
     }
     return clause;
   }
+}
+
+/** Column k of the edges pushed one by one followed by those added in bulk (no copy if only one chunk). */
+function gather(buf: IntBuffer, chunks: Int32Array[][], k: number): Int32Array {
+  if (buf.length === 0 && chunks.length === 1) return chunks[0]![k]!;
+  let m = buf.length;
+  for (const c of chunks) m += c[k]!.length;
+  const out = new Int32Array(m);
+  out.set(buf.view());
+  let at = buf.length;
+  for (const c of chunks) { out.set(c[k]!, at); at += c[k]!.length; }
+  return out;
 }
 
 /**

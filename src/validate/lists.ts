@@ -225,10 +225,10 @@ function appendsOf(h: History, t: number, key: number): number[] {
  * as something the user did not mean. Throws InputError 'unsupported' naming one operation of
  * each kind; aborted and unknown txns count too, since the mix is in the input either way.
  */
-export function assertKeyKinds(h: History): void {
+export function assertKeyKinds(h: History): boolean {
   let lists = false;
   for (let op = 0; op < h.opCount && !lists; op++) lists = h.opKind[op] === OP_APPEND || h.opKind[op] === OP_READ_LIST;
-  if (!lists) return; // register-only histories (the common case) pay one scan
+  if (!lists) return false; // register-only histories (the common case) pay one scan
   const firstRegister = new Int32Array(h.keyLabels.length).fill(-1);
   const firstList = new Int32Array(h.keyLabels.length).fill(-1);
   for (let op = 0; op < h.opCount; op++) {
@@ -243,6 +243,13 @@ export function assertKeyKinds(h: History): void {
       `and ${describeOp(h, op)} at ${opWhere(h, op)}; the checker needs each key to be one or the other ` +
       '(writes and single-value reads, or appends and list reads; an empty list reads as [])');
   }
+  return true;
+}
+
+/** The ListFacts of a history without list operations: nothing to resolve. */
+export function noListFacts(): ListFacts {
+  const none = new Int32Array(0);
+  return { reads: { count: 0, txn: none, key: none, op: none, writer: none }, chains: new Map() };
 }
 
 function ownAppendsBefore(h: History, t: number, op: number, key: number): number[] {

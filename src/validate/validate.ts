@@ -33,7 +33,7 @@ import {
 } from '../history/model.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../result/types.ts';
-import { assertKeyKinds, resolveLists, type ListFacts } from './lists.ts';
+import { assertKeyKinds, noListFacts, resolveLists, type ListFacts } from './lists.ts';
 import { WriterIndex } from './writer-index.ts';
 
 export { WriterIndex };
@@ -72,7 +72,7 @@ export const ANOMALIES_MAX_DEFAULT = 100;
 
 /** `deadlineMs` (epoch ms): checked between phases and inside the read loop (TimeLimitError('validate')). */
 export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadlineMs = Number.POSITIVE_INFINITY): Validated {
-  assertKeyKinds(h);
+  const hasLists = assertKeyKinds(h);
   const writerOf = WriterIndex.build(h);
   checkDeadline(deadlineMs, 'validate');
   const isFinal = markFinalWrites(h);
@@ -85,25 +85,27 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
     if (anomalies.length < anomaliesMax) anomalies.push(a);
   };
 
-  const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
+  // At most one resolved read per external read (register or list): sized once, trimmed at the end.
+  const cap = ext.count;
+  const rTxn = new Int32Array(cap), rKey = new Int32Array(cap), rOp = new Int32Array(cap), rWriter = new Int32Array(cap);
+  let r = 0;
+  const extTxn = ext.txn.view(), extOp = ext.op.view();
   for (let i = 0; i < ext.count; i++) {
     if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'validate');
-    const t = ext.txn.get(i);
+    const t = extTxn[i]!;
     if (included[t] !== 1) continue;
-    const op = ext.op.get(i);
+    const op = extOp[i]!;
+    if (h.opKind[op] === OP_READ_LIST) continue; // resolved by resolveLists
     const key = h.opKey[op]!;
-    const value = h.opValue[op]!;
-    if (h.opKind[op] === OP_READ_LIST) continue; // resolved by resolveLists below
-    const writer = resolveRead(h, t, op, key, value, writerOf, isFinal, add);
+    const writer = resolveRead(h, t, op, key, h.opValue[op]!, writerOf, isFinal, add);
     if (writer === null) continue;
-    rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(writer);
+    rTxn[r] = t; rKey[r] = key; rOp[r] = op; rWriter[r] = writer; r++;
   }
-
-  const lists = resolveLists(h, included, ext, writerOf, add);
-  for (let i = 0; i < lists.reads.count; i++) {
-    rTxn.push(lists.reads.txn[i]!); rKey.push(lists.reads.key[i]!);
-    rOp.push(lists.reads.op[i]!); rWriter.push(lists.reads.writer[i]!);
-  }
+  // List reads come after the register reads (and their anomalies after theirs).
+  const lists = hasLists ? resolveLists(h, included, ext, writerOf, add) : noListFacts();
+  if (r + lists.reads.count > cap) throw new Error('internal error: more resolved reads than external reads');
+  rTxn.set(lists.reads.txn, r); rKey.set(lists.reads.key, r); rOp.set(lists.reads.op, r); rWriter.set(lists.reads.writer, r);
+  r += lists.reads.count;
 
   checkDeadline(deadlineMs, 'validate');
   const writes = collectWrites(h, included, isFinal);
@@ -113,7 +115,7 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
     history: h,
     included,
     includedCount,
-    reads: { count: rTxn.length, txn: rTxn.toArray(), key: rKey.toArray(), op: rOp.toArray(), writer: rWriter.toArray() },
+    reads: { count: r, txn: rTxn.slice(0, r), key: rKey.slice(0, r), op: rOp.slice(0, r), writer: rWriter.slice(0, r) },
     writes,
     lists,
     anomalies,
@@ -201,9 +203,12 @@ function decideIncluded(h: History, ext: ExternalReads, writerOf: WriterIndex): 
   for (let t = 0; t < h.txnCount; t++) readStart[t + 1]! += readStart[t]!;
   // ext is filled in txn order, so reads of txn t are ext[readStart[t] .. readStart[t+1]-1].
   const work = new GrowableInt32();
+  let unknown = 0;
   for (let t = 0; t < h.txnCount; t++) {
-    if (h.txnStatus[t] === TXN_COMMITTED) { included[t] = 1; work.push(t); }
+    if (h.txnStatus[t] === TXN_COMMITTED) { included[t] = 1; work.push(t); } else if (h.txnStatus[t] === TXN_UNKNOWN) unknown++;
   }
+  // Only unknown-outcome txns can be pulled in: without any, the committed ones are the answer.
+  if (unknown === 0) return included;
   const visitWriter = (key: number, value: number) => {
     if (value === INITIAL_VALUE) return;
     const w = writerOf.get(key, value);
@@ -247,14 +252,15 @@ export function resolveRead(
   writerOf: WriterIndex, isFinal: Uint8Array, add: (a: NonCycleAnomaly) => void,
 ): number | null {
   if (value === INITIAL_VALUE) return INIT_TXN;
-  // Built only when an anomaly is reported: this runs once per read of the history.
-  const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
   const w = writerOf.get(key, value);
+  const wt = w === undefined ? -1 : txnOfOp(h, w);
+  if (wt >= 0 && wt !== t && h.txnStatus[wt] !== TXN_ABORTED && isFinal[w!] === 1) return wt; // the common case
+  // Built only when an anomaly is reported.
+  const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
   if (w === undefined) {
     add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what()}, a value no transaction wrote` });
     return null;
   }
-  const wt = txnOfOp(h, w);
   if (wt === t) {
     add({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
       message: `${what()}, a value it writes only later (${opWhere(h, w)})` });

@@ -310,3 +310,46 @@ test('a 100k-node DAG with 50k conditional edges (25k either-or pairs): sat afte
   assert.ok(isAcyclicLarge(n, allFrom, allTo), 'model graph has a cycle');
   t.diagnostic(`took ${totalMs} ms (solve ${solveMs} ms, ${s.stats.conflicts} conflicts)`);
 });
+
+test('edges added in bulk (mixed with single ones) behave exactly like edges added one by one', () => {
+  const rng = mulberry32(0xb01c);
+  for (let round = 0; round < 300; round++) {
+    const n = randInt(rng, 2, 14);
+    const nVars = randInt(rng, 1, 6);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 2 * n), rng() < 0.2);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 0, 3 * n));
+    const one = buildTheory(n, fixed, cond);
+    const bulk = new AcyclicityTheory(n);
+    // The first edge of each list one by one, the rest in two bulk chunks: every path of gather.
+    const col = <T>(xs: T[], f: (x: T) => number) => Int32Array.from(xs, f);
+    const fHalf = fixed.length >> 1, cHalf = cond.length >> 1;
+    const fStart = rng() < 0.5 && fixed.length > 0 ? 1 : 0;
+    if (fStart === 1) bulk.addFixedEdge(fixed[0]!.from, fixed[0]!.to, fixed[0]!.id);
+    for (const part of [fixed.slice(fStart, Math.max(fStart, fHalf)), fixed.slice(Math.max(fStart, fHalf))]) {
+      bulk.addFixedEdges(col(part, (e) => e.from), col(part, (e) => e.to), col(part, (e) => e.id));
+    }
+    for (const part of [cond.slice(0, cHalf), cond.slice(cHalf)]) {
+      bulk.addConditionalEdges(col(part, (e) => e.from), col(part, (e) => e.to), col(part, (e) => e.lit), col(part, (e) => e.id));
+    }
+    const a = one.initialize(), b = bulk.initialize();
+    assert.deepEqual(b, a, `round ${round}: initialize`);
+    if (a !== null) continue;
+    assert.deepEqual(bulk.topologicalOrder(), one.topologicalOrder(), `round ${round}: initial order`);
+    // The same assignments in the same order must give the same conflicts and the same orders.
+    for (let v = 0; v < nVars; v++) {
+      const lit = mkLit(v, rng() < 0.5);
+      const ca = one.onAssign(lit), cb = bulk.onAssign(lit);
+      assert.deepEqual(cb, ca, `round ${round}: conflict on ${lit}`);
+      if (ca !== null) assert.deepEqual(bulk.lastCycle(), one.lastCycle(), `round ${round}: cycle`);
+      if (ca !== null) break;
+    }
+    assert.deepEqual(bulk.topologicalOrder(), one.topologicalOrder(), `round ${round}: final order`);
+  }
+});
+
+test('bulk edges are range-checked like single ones', () => {
+  const th = new AcyclicityTheory(3);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(0), Int32Array.of(3), Int32Array.of(0)), RangeError);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(0, 1), Int32Array.of(1), Int32Array.of(0)), RangeError);
+  assert.throws(() => th.addConditionalEdges(Int32Array.of(0), Int32Array.of(1), Int32Array.of(-1), Int32Array.of(0)), RangeError);
+});
