@@ -24,6 +24,7 @@ import { openTarget } from '../run/targets.ts';
 import { DbError, type Connection, type IsolationLevel } from '../run/types.ts';
 import { ALIVE, keyOnly, type ProgramInfo } from './lang/access.ts';
 import type { Expr, Pred, Stmt } from './lang/ast.ts';
+import { inDomain } from './confirm.ts';
 import type { InitialDb } from './interp.ts';
 import type { Witness } from './queries.ts';
 
@@ -95,6 +96,10 @@ export function itemsPerRound(info: ProgramInfo, w: Witness): number {
 
 export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: InitialDb, opts: DbConfirmOptions): Promise<DbConfirmResult> {
   assertRunnable(info);
+  // Stage boundary: a witness confirmed on the interpreter lies in every REQUIRES (confirm.ts).
+  for (const inst of w.execution.instances) {
+    if (!inDomain(info.program.txns.find((t) => t.name === inst.txn)!, inst.args)) throw new Error(`confirm-db: ${inst.txn}(${inst.args.join(', ')}) breaks its REQUIRES`);
+  }
   const isSql = !(opts.db === 'memory' || opts.db.startsWith('memory:'));
   const tablePrefix = isSql ? opts.tablePrefix ?? freshTablePrefix() : null;
   const driver: { tablePrefix?: string; txnTimeoutMs?: number } = {

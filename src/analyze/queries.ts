@@ -113,10 +113,25 @@ export async function findCycle(
       block.push(Z.Not(Z.And(...types, ...conds)));
     }
   }
-  const { answer, model } = await check(solver, goal, b, block);
-  if (answer !== 'sat') return { answer, witness: null };
-  return { answer, witness: readWitness(Z, enc, model!, m) };
+  const first = await check(solver, goal, b, block);
+  if (first.answer !== 'sat') return { answer: first.answer, witness: null };
+  // Prefer parameters a user would run (Z3 readily picks Amount = -1): ask once more with every
+  // parameter in 0..SMALL_PARAM, for a few seconds at most; keep the first model if that fails.
+  const small = enc.txns.flatMap((t) => t.params.flatMap((p) => Array.from({ length: m }, (_, i) => {
+    const x = enc.param(i, t.name, p);
+    return Z.And(x.ge(0), x.le(SMALL_PARAM));
+  })));
+  let model = first.model!;
+  if (small.length > 0) {
+    const again = await check(solver, goal, { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...small]);
+    if (again.answer === 'sat') model = again.model!;
+  }
+  return { answer: 'sat', witness: readWitness(Z, enc, model, m) };
 }
+
+/** The preferred parameter range of a witness, and the time the second query may take. */
+const SMALL_PARAM = 9;
+const SMALL_PARAM_MS = 5000;
 
 export function patternKey(w: Witness): string {
   return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();
