@@ -113,7 +113,10 @@ export function bruteForce(program: Program, k: number, models: readonly ModelNa
   const found = new Set<ModelName>();
   const txns = program.txns;
   const one = txns.flatMap((t) => DOMAIN.flatMap((p) => DOMAIN.map((q) => ({ txn: t.name, args: [p, q] }))));
-  const insts = (m: number): { txn: string; args: number[] }[][] => (m === 0 ? [[]] : insts(m - 1).flatMap((rest) => one.map((x) => [...rest, x])));
+  // Multisets of instances suffice: every arbitration order and visibility relation over the
+  // indices is enumerated below, so a permutation of the instances adds no execution.
+  const insts = (m: number, from = 0): { txn: string; args: number[] }[][] =>
+    (m === 0 ? [[]] : one.slice(from).flatMap((x, i) => insts(m - 1, from + i).map((rest) => [x, ...rest])));
   const pairs: [number, number][] = [];
   for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) if (i !== j) pairs.push([i, j]);
   for (const instances of insts(k)) {
