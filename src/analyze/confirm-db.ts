@@ -1,13 +1,13 @@
 /**
  * `polysi analyze --confirm --db ...`: runs a predicted anomaly's instances as a workload against
- * the embedded store (or, once drivers exist, a database), records the histories and checks them
- * with the dynamic checker (issue 11, item 5).
+ * the embedded store or a PostgreSQL / MariaDB database (src/run), records the histories and
+ * checks them with the dynamic checker (issue 11, item 5).
  *
  * Takes: the analysed program, a confirmed witness (its instances and the initial database the
  * interpreter used), a target spec, an isolation level, a number of rounds and a seed. Gives:
  * per round whether the recorded history violates serializability, and the first violation's
- * name. Each round runs the witness's instances concurrently, one session each, on keys of its
- * own; every record field is a register whose values are fresh write ids (unique per key, as the
+ * name, with commits, aborts and unknown outcomes. Each round runs the witness's instances
+ * concurrently, one session (connection) each, on keys of its own; every record field is a register whose values are fresh write ids (unique per key, as the
  * checker needs), mapped back to the program's integers on the side.
  * Invariants: only programs whose statements address single records (key-only WHEREs, INSERT)
  * can run on a key-value store: anything else is refused with the statement's line. On a SQL
