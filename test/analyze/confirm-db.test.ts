@@ -106,6 +106,14 @@ describe('--confirm on PostgreSQL', { skip: pgSkip }, () => {
     assert.equal(d.aborted, 0);
   });
 
+  test('a wrong password: exit 2, neither password in the output', async () => {
+    const bad = PG_URL.replace(/:([^:@/]*)@/, ':wrong-pw-123@');
+    const r = await runCli('analyze', WITHDRAW, '--model', 'ec', '--confirm', '--db', bad, '--rounds', '1');
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /polysi analyze --confirm: postgres:\/\/polysi:\*\*\*@.*cannot connect/);
+    for (const pw of ['wrong-pw-123', 'polysi-test-pw']) assert.ok(!r.err.includes(pw) && !r.out.includes(pw));
+  });
+
   test('the CLI: reproduced / not reproduced lines, and the JSON dynamic object', async () => {
     const rr = await runCli('analyze', WITHDRAW, '--model', 'ec', '--json', '--confirm', '--db', PG_URL, '--isolation', 'REPEATABLE READ', '--rounds', '10');
     assert.equal(rr.code, 1);
