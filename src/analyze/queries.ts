@@ -115,18 +115,32 @@ export async function findCycle(
   }
   const first = await check(solver, goal, b, block);
   if (first.answer !== 'sat') return { answer: first.answer, witness: null };
-  // Prefer parameters a user would run (Z3 readily picks Amount = -1): ask once more with every
-  // parameter in 0..SMALL_PARAM, for a few seconds at most; keep the first model if that fails.
-  const small = enc.txns.flatMap((t) => t.params.flatMap((p) => Array.from({ length: m }, (_, i) => {
-    const x = enc.param(i, t.name, p);
-    return Z.And(x.ge(0), x.le(SMALL_PARAM));
-  })));
+  // Prefer parameters a user would run (Z3 readily picks Amount = -1): when the model has a
+  // parameter outside 0..SMALL_PARAM, ask once more with every parameter in that range, for a
+  // few seconds at most; keep the first model if that fails.
   let model = first.model!;
-  if (small.length > 0) {
+  if (!smallParams(enc, model, m)) {
+    const small = enc.txns.flatMap((t) => t.params.flatMap((p) => Array.from({ length: m }, (_, i) => {
+      const x = enc.param(i, t.name, p);
+      return Z.And(x.ge(0), x.le(SMALL_PARAM));
+    })));
     const again = await check(solver, goal, { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...small]);
     if (again.answer === 'sat') model = again.model!;
   }
   return { answer: 'sat', witness: readWitness(Z, enc, model, m) };
+}
+
+/** Whether every slot's parameters (of the transaction the model gives it) lie in 0..SMALL_PARAM. */
+function smallParams(enc: Encoding, model: ReturnType<Solver['model']>, m: number): boolean {
+  const int = (e: Parameters<typeof model.eval>[0]): number => Number((model.eval(e as never, true) as unknown as { value(): bigint }).value());
+  for (let i = 0; i < m; i++) {
+    const t = enc.txns[int(enc.type[i]!)]!;
+    for (const p of t.params) {
+      const v = int(enc.param(i, t.name, p));
+      if (v < 0 || v > SMALL_PARAM) return false;
+    }
+  }
+  return true;
 }
 
 /** The preferred parameter range of a witness, and the time the second query may take. */

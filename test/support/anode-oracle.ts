@@ -50,7 +50,7 @@ export function randomProgram(rng: Rng): string {
 }
 
 /** The model's axioms on one execution, with the real WW edges (docs/analyze-language.md). */
-function allowed(model: ModelName, n: number, pos: number[], vis: boolean[][], run: Run): boolean {
+export function allowed(model: ModelName, n: number, pos: number[], vis: boolean[][], run: Run): boolean {
   const ar = (i: number, j: number) => pos[i]! < pos[j]!;
   const cc = model !== 'ec';
   const pc = model === 'pc' || model === 'si' || model === 'ser';
@@ -70,7 +70,7 @@ function allowed(model: ModelName, n: number, pos: number[], vis: boolean[][], r
   return true;
 }
 
-function cyclic(n: number, run: Run): boolean {
+export function cyclic(n: number, run: Run): boolean {
   const adj = Array.from({ length: n }, () => new Set<number>());
   for (const e of run.edges) adj[e.from]!.add(e.to);
   // n ≤ 3: a cycle exists iff some node reaches itself.
