@@ -30,7 +30,7 @@ async function compare(program: Program, text: string, model: ModelName, k: numb
   // (writes to them are not known to conflict, /work/reports/t12/a2-findings.md F1) can spend 8
   // tries on witnesses that break PSI's write-conflict axiom before the real one; the tally
   // counts the cases that needed more.
-  const r = await analyzeProgram(program, { model, bound: k, prove: false, timeoutMs: 60_000, confirmTries: 64 });
+  const r = await analyzeProgram(program, { model, bound: k, prove: false, timeoutMs: 60_000, confirmTries: 128 });
   const tries = r.queries.filter((q) => q.query.startsWith('cycle of length')).length;
   assert.notEqual(r.verdict, 'unknown', text);
   if (model === 'ser') assert.equal(brute, false, `a cycle under ser:\n${text}`);
@@ -38,7 +38,7 @@ async function compare(program: Program, text: string, model: ModelName, k: numb
     tally.bruteCycle++;
     // Soundness: the search finds every execution brute force finds (never "none").
     assert.equal(r.verdict, 'anomaly', `brute force finds a cycle of ≤ ${k} under ${model} that the search misses:\n${text}`);
-    // And confirms one (within 64 tries: see above).
+    // And confirms one (within 128 tries: see above).
     assert.equal(r.anomaly!.confirmation.reproduced, true, `unconfirmed anomaly under ${model}:\n${text}\n${r.anomaly!.confirmation.reason}`);
     // Queries: one per cycle length below the answer's, then one per witness tried.
     if (tries > 8 + k - 2) tally.beyondDefaultTries++;
