@@ -1,25 +1,30 @@
 /**
  * `polysi analyze --confirm --db ...`: runs a predicted anomaly's instances as a workload against
- * the embedded store (or, once drivers exist, a database), records the histories and checks them
- * with the dynamic checker (issue 11, item 5).
+ * the embedded store or a PostgreSQL / MariaDB database (src/run), records the histories and
+ * checks them with the dynamic checker (issue 11, item 5).
  *
  * Takes: the analysed program, a confirmed witness (its instances and the initial database the
  * interpreter used), a target spec, an isolation level, a number of rounds and a seed. Gives:
  * per round whether the recorded history violates serializability, and the first violation's
- * name. Each round runs the witness's instances concurrently, one session each, on keys of its
- * own; every record field is a register whose values are fresh write ids (unique per key, as the
+ * name, with commits, aborts and unknown outcomes. Each round runs the witness's instances
+ * concurrently, one session (connection) each, on keys of its own; every record field is a register whose values are fresh write ids (unique per key, as the
  * checker needs), mapped back to the program's integers on the side.
- * Invariant: only programs whose statements address single records (key-only WHEREs, INSERT)
- * can run on a key-value store: anything else is refused with the statement's line.
+ * Invariants: only programs whose statements address single records (key-only WHEREs, INSERT)
+ * can run on a key-value store: anything else is refused with the statement's line. On a SQL
+ * database every run has tables of its own (a fresh prefix, `polysi_anode_<random>`), sized by
+ * `itemsPerRound` x rounds, and drops them at the end, failed or not; an unreachable database
+ * is a DbError `unreachable` whose message hides the password (src/run).
  */
 
+import { randomBytes } from 'node:crypto';
 import { HistoryBuilder } from '../history/builder.ts';
-import { TXN_ABORTED } from '../history/model.ts';
+import { TXN_ABORTED, TXN_UNKNOWN } from '../history/model.ts';
 import { checkHistory } from '../check/index.ts';
 import { openTarget } from '../run/targets.ts';
 import { DbError, type Connection, type IsolationLevel } from '../run/types.ts';
 import { ALIVE, keyOnly, type ProgramInfo } from './lang/access.ts';
 import type { Expr, Pred, Stmt } from './lang/ast.ts';
+import { inDomain } from './confirm.ts';
 import type { InitialDb } from './interp.ts';
 import type { Witness } from './queries.ts';
 
@@ -28,6 +33,13 @@ export interface DbConfirmOptions {
   isolation?: IsolationLevel;
   rounds: number;
   seed: number;
+  /**
+   * SQL targets: the prefix of the tables this run creates and drops. Default: one of its own,
+   * `polysi_anode_<random>`, so that two runs against one database never share (or drop) tables.
+   */
+  tablePrefix?: string;
+  /** SQL targets: the deadline of one transaction (default: the driver's, 10 s). */
+  txnTimeoutMs?: number;
 }
 
 export interface DbConfirmResult {
@@ -40,6 +52,10 @@ export interface DbConfirmResult {
   anomalyNames: string[];
   committed: number;
   aborted: number;
+  /** Transactions whose COMMIT may or may not have happened (a lost connection at COMMIT). */
+  unknown: number;
+  /** SQL targets: the prefix of the tables used (dropped at the end); null for the embedded store. */
+  tablePrefix: string | null;
 }
 
 export class NotRunnableError extends Error {}
@@ -56,14 +72,50 @@ export function assertRunnable(info: ProgramInfo): void {
 
 type Val = number | null | { rows: Map<string, number>[]; fields: string[] };
 
+/** A fresh table prefix: lower-case letters, digits and _ (sql-target.ts splices it into SQL). */
+export function freshTablePrefix(): string {
+  return `polysi_anode_${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * An upper bound on the register items one round touches: every statement runs at most once
+ * per instance (FOREACH goes over the rows of a key-only SELECT: at most one), and touches at
+ * most its table's fields plus the existence flag.
+ */
+export function itemsPerRound(info: ProgramInfo, w: Witness): number {
+  const count = (block: Stmt[]): number => block.reduce((sum, s) => {
+    switch (s.k) {
+      case 'if': return sum + count(s.then) + count(s.else);
+      case 'foreach': return sum + count(s.body);
+      case 'select': case 'update': case 'insert': case 'delete': return sum + info.tables.get(s.table)!.fields.length + 1;
+      default: return sum;
+    }
+  }, 0);
+  return w.execution.instances.reduce((sum, inst) => sum + count(info.program.txns.find((t) => t.name === inst.txn)!.body), 0);
+}
+
 export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: InitialDb, opts: DbConfirmOptions): Promise<DbConfirmResult> {
   assertRunnable(info);
-  const resolved = await openTarget(opts.db, opts.isolation, opts.seed);
+  // Stage boundary: a witness confirmed on the interpreter lies in every REQUIRES (confirm.ts).
+  for (const inst of w.execution.instances) {
+    if (!inDomain(info.program.txns.find((t) => t.name === inst.txn)!, inst.args)) throw new Error(`confirm-db: ${inst.txn}(${inst.args.join(', ')}) breaks its REQUIRES`);
+  }
+  const isSql = !(opts.db === 'memory' || opts.db.startsWith('memory:'));
+  const tablePrefix = isSql ? opts.tablePrefix ?? freshTablePrefix() : null;
+  const driver: { tablePrefix?: string; txnTimeoutMs?: number } = {
+    ...(tablePrefix === null ? {} : { tablePrefix }),
+    ...(opts.txnTimeoutMs === undefined ? {} : { txnTimeoutMs: opts.txnTimeoutMs }),
+  };
+  const resolved = await openTarget(opts.db, opts.isolation, opts.seed, driver);
   const { target, isolation } = resolved;
   const n = w.execution.instances.length;
   const result: DbConfirmResult = {
-    target: target.name, isolation, rounds: opts.rounds, violations: 0, firstViolationRound: null, anomalyNames: [], committed: 0, aborted: 0,
+    target: target.name, isolation, rounds: opts.rounds, violations: 0, firstViolationRound: null, anomalyNames: [],
+    committed: 0, aborted: 0, unknown: 0, tablePrefix,
   };
+  // A SQL target has exactly the keys setup made: one block of items per round.
+  const perRound = itemsPerRound(info, w);
+  const keys = opts.rounds * perRound;
   // Register keys: one per (round, item); values: fresh write ids, mapped to integers here.
   const keyIds = new Map<string, number>();
   const valueOf = new Map<number, number>();
@@ -71,7 +123,11 @@ export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: Initia
   const keyId = (round: number, item: string): number => {
     const k = `${round}|${item}`;
     let id = keyIds.get(k);
-    if (id === undefined) { id = keyIds.size; keyIds.set(k, id); }
+    if (id === undefined) {
+      id = keyIds.size;
+      if (id >= keys) throw new Error(`confirm-db: round ${round + 1} touches more than the ${perRound} items bounded by itemsPerRound`);
+      keyIds.set(k, id);
+    }
     return id;
   };
   const initialValue = (table: string, key: string, field: string): number => {
@@ -84,7 +140,7 @@ export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: Initia
     return row?.values[field] ?? (info.staticTables.has(table) ? initial.value(table, field) : 0);
   };
   try {
-    await target.setup(0, { registers: true, lists: false });
+    await target.setup(keys, { registers: true, lists: false });
     for (let round = 0; round < opts.rounds; round++) {
       const b = new HistoryBuilder(`${target.name} round ${round + 1}`, 'record');
       const conns: Connection[] = [];
@@ -114,8 +170,9 @@ export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: Initia
           result.committed++;
         } catch (err) {
           if (!(err instanceof DbError)) throw err;
-          b.setStatus(txn, TXN_ABORTED);
-          result.aborted++;
+          // `unknown`: the connection went away while COMMIT was in flight; the checker treats
+          // such a transaction as possibly committed.
+          if (err.kind === 'unknown') { b.setStatus(txn, TXN_UNKNOWN); result.unknown++; } else { b.setStatus(txn, TXN_ABORTED); result.aborted++; }
           await conn.rollback();
         }
         // Leave the scheduler at once: it runs a step only when every live session has one.
@@ -134,7 +191,12 @@ export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: Initia
       }
     }
   } finally {
-    await target.close();
+    // Leave nothing behind: this run's tables (its own prefix) are dropped, even after a failure.
+    try {
+      if (target.drop !== undefined) await target.drop().catch(() => undefined);
+    } finally {
+      await target.close();
+    }
   }
   return result;
 }

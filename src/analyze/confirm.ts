@@ -4,10 +4,12 @@
  * predicted cycle really arises and that the execution obeys the model.
  *
  * Takes: the analysed program, the model specification, a witness. Gives: whether it reproduced,
- * on which initial database, and the real run. Invariant: shares no code with the encoding.
+ * on which initial database, and the real run. Invariant: shares no code with the encoding; a
+ * witness whose parameters break a REQUIRES clause is never confirmed.
  */
 
 import { ALIVE, type ProgramInfo } from './lang/access.ts';
+import type { Expr, Pred, Transaction } from './lang/ast.ts';
 import type { ModelSpec } from './models.ts';
 import { runExecution, type InitialDb, type Run } from './interp.ts';
 import type { Witness } from './queries.ts';
@@ -24,7 +26,47 @@ export interface Confirmation {
   reason: string;
 }
 
+/** Whether `args` lie in the transaction's parameter domain (its REQUIRES clause; integer arithmetic, x / 0 = 0). */
+export function inDomain(txn: Transaction, args: readonly number[]): boolean {
+  const env = new Map(txn.params.map((p, i) => [p, args[i]!]));
+  const expr = (e: Expr): number => {
+    switch (e.k) {
+      case 'int': return e.v;
+      case 'var': return env.get(e.name) ?? 0;
+      case 'neg': return -expr(e.e);
+      case 'bin': {
+        const a = expr(e.l);
+        const b = expr(e.r);
+        return e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : b === 0 ? 0 : Math.trunc(a / b);
+      }
+      // The parser admits only parameters in REQUIRES: no fields, rows or NULL locals.
+      default: return 0;
+    }
+  };
+  const pred = (p: Pred): boolean => {
+    switch (p.k) {
+      case 'true': return true;
+      case 'and': return pred(p.l) && pred(p.r);
+      case 'or': return pred(p.l) || pred(p.r);
+      case 'not': return !pred(p.p);
+      case 'isnull': return false;
+      case 'cmp': {
+        const a = expr(p.l);
+        const b = expr(p.r);
+        return p.op === '<' ? a < b : p.op === '<=' ? a <= b : p.op === '=' ? a === b : p.op === '<>' ? a !== b : p.op === '>' ? a > b : a >= b;
+      }
+    }
+  };
+  return pred(txn.requires);
+}
+
 export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): Confirmation {
+  // Instances outside their transaction's REQUIRES are not executions of the program.
+  const outside = w.execution.instances.findIndex((inst) => !inDomain(info.program.txns.find((t) => t.name === inst.txn)!, inst.args));
+  if (outside >= 0) {
+    const inst = w.execution.instances[outside]!;
+    return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason: `T${outside + 1} = ${inst.txn}(${inst.args.join(', ')}) breaks the transaction's REQUIRES` };
+  }
   const values = [...new Set([100, 0, 1, 10, ...w.locals.flatMap((l) => Object.values(l)), ...w.execution.instances.flatMap((x) => x.args)])].slice(0, 16);
   let reason = 'no initial database reproduced the cycle';
   // Initial databases tried: no rows, the cycle's records, and every record some instance looked

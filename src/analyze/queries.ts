@@ -121,15 +121,45 @@ export async function findCycle(
       block.push(Z.Not(Z.And(...types, ...conds)));
     }
   }
-  let { answer, model } = await check(solver, goal, b, block);
-  if (answer !== 'sat') return { answer, witness: null };
+  const first = await check(solver, goal, b, block);
+  if (first.answer !== 'sat') return { answer: first.answer, witness: null };
+  let model = first.model!;
   // A nicer witness when there is one (e.g. a predicate read matching the row another instance inserts).
+  let preferred = false;
   if (enc.prefer.length > 0) {
     const nicer = await check(solver, goal, b, [...block, Z.And(...enc.prefer)]);
-    if (nicer.answer === 'sat') model = nicer.model;
+    if (nicer.answer === 'sat') { model = nicer.model!; preferred = true; }
   }
-  return { answer, witness: readWitness(Z, enc, model!, m) };
+  // Parameters a user would run (Z3 readily picks Amount = -1): when the model has one outside
+  // 0..SMALL_PARAM, ask once more with every parameter in that range (keeping the preferences
+  // if they held), for a few seconds at most; keep the model so far if that fails.
+  if (!smallParams(enc, model, m)) {
+    const small = enc.txns.flatMap((t) => t.params.flatMap((p) => Array.from({ length: m }, (_, i) => {
+      const x = enc.param(i, t.name, p);
+      return Z.And(x.ge(0), x.le(SMALL_PARAM));
+    })));
+    const again = await check(solver, goal, { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...(preferred ? enc.prefer : []), ...small]);
+    if (again.answer === 'sat') model = again.model!;
+  }
+  return { answer: 'sat', witness: readWitness(Z, enc, model, m) };
 }
+
+/** Whether every slot's parameters (of the transaction the model gives it) lie in 0..SMALL_PARAM. */
+function smallParams(enc: Encoding, model: ReturnType<Solver['model']>, m: number): boolean {
+  const int = (e: Parameters<typeof model.eval>[0]): number => Number((model.eval(e as never, true) as unknown as { value(): bigint }).value());
+  for (let i = 0; i < m; i++) {
+    const t = enc.txns[int(enc.type[i]!)]!;
+    for (const p of t.params) {
+      const v = int(enc.param(i, t.name, p));
+      if (v < 0 || v > SMALL_PARAM) return false;
+    }
+  }
+  return true;
+}
+
+/** The preferred parameter range of a witness, and the time the second query may take. */
+const SMALL_PARAM = 9;
+const SMALL_PARAM_MS = 5000;
 
 export function patternKey(w: Witness): string {
   return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();

@@ -10,6 +10,8 @@
 import { parseArgs } from 'node:util';
 import { readFile, writeFile } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
+import { TargetSpecError } from '../run/targets.ts';
+import { DbError, type IsolationLevel } from '../run/types.ts';
 import type { Io } from './main.ts';
 
 const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
@@ -61,8 +63,10 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     return 2;
   }
   const isolations = ['read-uncommitted', 'read-committed', 'repeatable-read', 'snapshot', 'serializable'];
-  if (values.isolation !== undefined && !isolations.includes(values.isolation)) {
-    io.stderr(`polysi analyze: --isolation must be one of ${isolations.join(', ')}`);
+  // As the databases spell them too: `REPEATABLE READ`, `repeatable_read`.
+  const isolation = values.isolation?.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  if (isolation !== undefined && !isolations.includes(isolation)) {
+    io.stderr(`polysi analyze: --isolation must be one of ${isolations.join(', ')}, got "${values.isolation}"`);
     return 2;
   }
   const path = positionals[0]!;
@@ -97,14 +101,18 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     const { analyzeProgram: access } = await import('../analyze/lang/access.ts');
     try {
       const d = await confirmOnDb(access(program), r.anomaly.witness, r.anomaly.confirmation.db, {
-        db: values.db, rounds, seed, ...(values.isolation === undefined ? {} : { isolation: values.isolation as 'snapshot' }),
+        db: values.db, rounds, seed, ...(isolation === undefined ? {} : { isolation: isolation as IsolationLevel }),
       });
       dynamic = { ...d, reproduced: d.violations > 0 };
       dynamicText = d.violations > 0
         ? `  REPRODUCED on ${d.target} (${d.isolation}): ${d.violations} of ${d.rounds} rounds violate serializability, first in round ${d.firstViolationRound} (${d.anomalyNames.join(', ')}); ${d.committed} commits, ${d.aborted} aborts`
         : `  not reproduced on ${d.target} (${d.isolation}) in ${d.rounds} rounds; ${d.committed} commits, ${d.aborted} aborts`;
+      if (d.unknown > 0) dynamicText += `, ${d.unknown} unknown outcomes`;
     } catch (err) {
-      if (!(err instanceof NotRunnableError) && !(err instanceof Error && err.constructor.name === 'TargetSpecError')) throw err;
+      // A program the store cannot run, a bad --db, an unreachable database: usage errors (2);
+      // the driver's messages already hide the password.
+      const unreachable = err instanceof DbError && err.kind === 'unreachable';
+      if (!unreachable && !(err instanceof NotRunnableError) && !(err instanceof TargetSpecError)) throw err;
       io.stderr(`polysi analyze --confirm: ${err.message}`);
       return 2;
     }

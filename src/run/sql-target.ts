@@ -116,6 +116,16 @@ export abstract class SqlTarget implements Target {
     }
   }
 
+  /** Drops both tables (the same SQL in both dialects); unreachable as in `setup`. */
+  async drop(): Promise<void> {
+    const client = await this.openOrUnreachable();
+    try {
+      for (const t of [this.register, this.list]) await client.query(`DROP TABLE IF EXISTS ${t}`, []);
+    } finally {
+      await client.end().catch(() => client.destroy());
+    }
+  }
+
   async connect(_session: number): Promise<Connection> {
     return new SqlConnection(this.dialect, await this.openOrUnreachable(), this.opts);
   }

@@ -62,6 +62,8 @@ export interface Target {
   connect(session: number): Promise<Connection>;
   /** Releases everything the target holds (pools, servers it started). */
   close(): Promise<void>;
+  /** Optional: drops the tables `setup` created (SQL targets; for runs that leave nothing behind). */
+  drop?(): Promise<void>;
 }
 
 /** `aborted`: the database said the transaction did not commit. `unknown`: it may have. */

@@ -167,7 +167,10 @@ TRANSACTION D(p, q) { SELECT V AS x FROM T WHERE K = p; IF NOT x IS NULL { INSER
 test('Courseware under EC (k=2): capacity, duplicate names, enrolment while the course or the student is removed, each confirmed', async () => {
   const p = load('courseware.anode');
   const cases: [string[], string, RegExp][] = [
-    [['Enroll'], 'Enroll,Enroll', /^Course\[\d+\]\.CO_COUNT$/],
+    // Two Enrolls conflict on the course's count (beyond capacity) or, when they enrol the same
+    // student in the same course, on the enrolment's existence (a duplicate enrolment): both are
+    // real, and which one Z3 returns depends on the state of its cached solver (seen both ways).
+    [['Enroll'], 'Enroll,Enroll', /^(Course\[\d+\]\.CO_COUNT|Enrollment\[\d+,\d+\]\.exists)$/],
     [['AddCourse'], 'AddCourse,AddCourse', /^Course\[\d+\]\.exists$/],
     [['AddStudent'], 'AddStudent,AddStudent', /^Student\[\d+\]\.exists$/],
     [['Enroll', 'RemCourse'], 'Enroll,RemCourse', /^(Course\[\d+\]|Enrollment\[\d+,\d+\])\.exists$/],
@@ -180,7 +183,9 @@ test('Courseware under EC (k=2): capacity, duplicate names, enrolment while the 
     assert.equal(r.anomaly!.confirmation.reproduced, true, `${involving.join()}: ${r.anomaly!.confirmation.reason}`);
     assert.equal(r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join(), txns);
     for (const e of r.anomaly!.witness.cycle) assert.match(e.item!, item, involving.join());
-    if (involving[0] === 'Enroll' && involving.length === 1) assert.equal(r.anomaly!.explanation.name, 'lost update');
+    if (involving[0] === 'Enroll' && involving.length === 1 && r.anomaly!.witness.cycle.every((e) => e.item!.endsWith('CO_COUNT'))) {
+      assert.equal(r.anomaly!.explanation.name, 'lost update');
+    }
     if (involving[0] === 'AddCourse' || involving[0] === 'AddStudent') {
       // Duplicate names: the same NAME, different ids, neither sees the other's insert.
       const [a, b] = r.anomaly!.witness.execution.instances;

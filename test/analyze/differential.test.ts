@@ -1,154 +1,118 @@
-// Differential test of the static analysis (issue 11): on small random programs over one table,
-// every anomaly that brute force finds (all instances of k transactions with small parameters,
-// every arbitration order, every visibility relation the model allows, small initial values,
-// executed by the interpreter) must be found by the bounded search; and every anomaly the search
-// reports confirmed is a real execution. The oracle enumerates executions and checks the model's
-// axioms itself; it shares no code with the encoding.
+// Differential test of the static analysis (issue 11): on small random programs over two tables
+// with INSERT and DELETE, every anomaly that brute force finds (all instances of k transactions
+// with small parameters, every arbitration order, every visibility relation the model allows,
+// small initial values and initial rows, executed by the interpreter) must be found by the
+// bounded search and confirmed; a refuted prediction stays an anomaly report; a confirmed anomaly
+// inside the brute-force space is one brute force finds. The oracle (test/support/anode-oracle.ts)
+// enumerates executions and checks the model's axioms itself; it shares no code with the
+// encoding. The per-path counts are asserted so that no path goes untested.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseProgram, analyzeProgram } from '../../src/analyze/index.ts';
 import type { ModelName, Program } from '../../src/analyze/lang/ast.ts';
-import { runExecution, type Run } from '../../src/analyze/interp.ts';
-import { mulberry32, type Rng } from '../support/prng.ts';
+import { mulberry32 } from '../support/prng.ts';
+import { runExecution } from '../../src/analyze/interp.ts';
+import { allowed, bruteForce, cyclic, DOMAIN, initialDbs, KEYS, randomProgram } from '../support/anode-oracle.ts';
 
-const PROGRAMS = Number(process.env.POLYSI_FUZZ_SCALE ?? 1) * 8;
-const DOMAIN = [0, 1];
+const SCALE = Number(process.env.POLYSI_FUZZ_SCALE ?? 1);
+const PROGRAMS = SCALE * 8;
+const PROGRAMS3 = SCALE * 3;
 
-function pick<T>(rng: Rng, xs: readonly T[]): T { return xs[Math.floor(rng() * xs.length)]!; }
+/** How often each path was taken: a run that leaves one at zero has not tested it. */
+interface Tally { bruteCycle: number; confirmed: number; refuted: number; none: number; crossChecked: number; oracleRechecked: number; beyondDefaultTries: number; maxCycleQueries: number }
 
-/** One table T(K KEY, V, W); two transactions of one to three statements over params p (a key) and q. */
-function randomProgram(rng: Rng): string {
-  const stmt = (i: number): string => {
-    const key = pick(rng, ['p', 'q', '0']);
-    const f = pick(rng, ['V', 'W']);
-    switch (Math.floor(rng() * 5)) {
-      case 0: return `SELECT ${f} AS x${i} FROM T WHERE K = ${key};`;
-      case 1: return `UPDATE T SET ${f} = ${pick(rng, ['q', '1', `${f} + 1`])} WHERE K = ${key};`;
-      case 2: return `SELECT ${f} AS x${i} FROM T WHERE K = ${key};\n  IF x${i} > q { UPDATE T SET ${pick(rng, ['V', 'W'])} = x${i} - 1 WHERE K = ${key}; }`;
-      case 3: return `SELECT ${f} AS x${i} FROM T WHERE K = ${key};\n  UPDATE T SET ${pick(rng, ['V', 'W'])} = x${i} + 1 WHERE K = ${key};`;
-      default: return `SELECT MAX(${f}) AS x${i} FROM T WHERE K >= ${key};`;
-    }
-  };
-  const txn = (name: string): string => {
-    const n = 1 + Math.floor(rng() * 3);
-    return `TRANSACTION ${name}(p, q) {\n  ${Array.from({ length: n }, (_, i) => stmt(i)).join('\n  ')}\n}`;
-  };
-  return `TABLE T (K KEY, V, W);\n${txn('A')}\n${txn('B')}\n`;
-}
+const total: Tally = { bruteCycle: 0, confirmed: 0, refuted: 0, none: 0, crossChecked: 0, oracleRechecked: 0, beyondDefaultTries: 0, maxCycleQueries: 0 };
+function add(t: Tally): void { for (const key of Object.keys(t) as (keyof Tally)[]) total[key] = key === 'maxCycleQueries' ? Math.max(total[key], t[key]) : total[key] + t[key]; }
 
-/** The model's axioms on one execution, with the real WW edges (docs/analyze-language.md). */
-function allowed(model: ModelName, n: number, pos: number[], vis: boolean[][], run: Run): boolean {
-  const ar = (i: number, j: number) => pos[i]! < pos[j]!;
-  const cc = model !== 'ec';
-  const pc = model === 'pc' || model === 'si' || model === 'ser';
-  const psi = model === 'psi' || model === 'si' || model === 'ser';
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      if (i === j) continue;
-      if (model === 'ser' && ar(i, j) && !vis[i]![j]) return false;
-      if (psi && run.edges.some((e) => e.kind === 'WW' && e.from === i && e.to === j) && !vis[i]![j]) return false;
-      for (let l = 0; l < n; l++) {
-        if (l === i || l === j) continue;
-        if (cc && vis[i]![j] && vis[j]![l] && !vis[i]![l]) return false;
-        if (pc && ar(i, j) && vis[j]![l] && !vis[i]![l]) return false;
-      }
-    }
+/** The search against brute force on one program and model; updates the tally. */
+async function compare(program: Program, text: string, model: ModelName, k: number, brute: boolean, values: readonly number[], tally: Tally): Promise<void> {
+  // More tries than the CLI's 8: the encoding's imprecision on records that may not exist
+  // (writes to them are not known to conflict, /work/reports/t12/a2-findings.md F1) can spend 8
+  // tries on witnesses that break PSI's write-conflict axiom before the real one; the tally
+  // counts the cases that needed more.
+  const r = await analyzeProgram(program, { model, bound: k, prove: false, timeoutMs: 60_000, confirmTries: 128 });
+  const tries = r.queries.filter((q) => q.query.startsWith('cycle of length')).length;
+  assert.notEqual(r.verdict, 'unknown', text);
+  if (model === 'ser') assert.equal(brute, false, `a cycle under ser:\n${text}`);
+  if (brute) {
+    tally.bruteCycle++;
+    // Soundness: the search finds every execution brute force finds (never "none").
+    assert.equal(r.verdict, 'anomaly', `brute force finds a cycle of ≤ ${k} under ${model} that the search misses:\n${text}`);
+    // And confirms one (within 128 tries: see above).
+    assert.equal(r.anomaly!.confirmation.reproduced, true, `unconfirmed anomaly under ${model}:\n${text}\n${r.anomaly!.confirmation.reason}`);
+    // Queries: one per cycle length below the answer's, then one per witness tried.
+    if (tries > 8 + k - 2) tally.beyondDefaultTries++;
+    tally.maxCycleQueries = Math.max(tally.maxCycleQueries, tries);
   }
-  return true;
-}
-
-function cyclic(n: number, run: Run): boolean {
-  const adj = Array.from({ length: n }, () => new Set<number>());
-  for (const e of run.edges) adj[e.from]!.add(e.to);
-  // n ≤ 3: a cycle exists iff some node reaches itself.
-  for (let s = 0; s < n; s++) {
-    const seen = new Set<number>();
-    const stack = [...adj[s]!];
-    while (stack.length > 0) {
-      const x = stack.pop()!;
-      if (x === s) return true;
-      if (seen.has(x)) continue;
-      seen.add(x);
-      stack.push(...adj[x]!);
-    }
+  if (r.verdict === 'none') { tally.none++; return; }
+  const c = r.anomaly!.confirmation;
+  if (!c.reproduced) {
+    // A refuted prediction stays an anomaly report (never "none"), and brute force agrees there is nothing.
+    tally.refuted++;
+    return;
   }
-  return false;
-}
-
-function permutations(n: number): number[][] {
-  if (n === 1) return [[0]];
-  return permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, i) => [...p.slice(0, i), n - 1, ...p.slice(i)]));
-}
-
-/** Brute force: is there an execution of k instances with a dependency cycle that the model allows? */
-function bruteForce(program: Program, model: ModelName, k: number, values: readonly number[] = [0, 1, 2]): boolean {
-  const txns = program.txns;
-  const insts = (m: number): { txn: string; args: number[] }[][] => {
-    if (m === 0) return [[]];
-    const one = txns.flatMap((t) => DOMAIN.flatMap((p) => DOMAIN.map((q) => ({ txn: t.name, args: [p, q] }))));
-    return insts(m - 1).flatMap((rest) => one.map((x) => [...rest, x]));
-  };
-  const pairs: [number, number][] = [];
-  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) if (i !== j) pairs.push([i, j]);
-  for (const instances of insts(k)) {
-    for (const ar of permutations(k)) {
-      const pos = new Array<number>(k);
-      ar.forEach((i, p) => { pos[i] = p; });
-      const forward = pairs.filter(([i, j]) => pos[i]! < pos[j]!);
-      for (let mask = 0; mask < 1 << forward.length; mask++) {
-        const vis = Array.from({ length: k }, () => new Array<boolean>(k).fill(false));
-        forward.forEach(([i, j], b) => { vis[i]![j] = (mask & (1 << b)) !== 0; });
-        for (const v of values) {
-          const run = runExecution(program, { instances, ar, vis }, { value: () => v, rows: [] });
-          if (cyclic(k, run) && allowed(model, k, pos, vis, run)) return true;
-        }
-      }
-    }
+  tally.confirmed++;
+  // The oracle's own check of the confirmation: the witness's execution, run on the initial
+  // database confirmation chose, has a dependency cycle and obeys the model's axioms as the
+  // oracle states them (not confirm.ts's check).
+  const exec = r.anomaly!.witness.execution;
+  const pos = new Array<number>(exec.ar.length);
+  exec.ar.forEach((i, p) => { pos[i] = p; });
+  const run = runExecution(program, exec, c.db!);
+  assert.ok(cyclic(exec.ar.length, run) && allowed(model, exec.ar.length, pos, exec.vis, run), `confirmed but not an execution with a cycle under ${model}:\n${text}`);
+  tally.oracleRechecked++;
+  // A confirmed anomaly inside the brute-force space (parameters, keys and one uniform value) is one brute force finds.
+  const v = c.initialValue!;
+  const inSpace = r.anomaly!.witness.execution.instances.every((x) => x.args.every((a) => DOMAIN.includes(a)))
+    && values.includes(v)
+    && program.tables.every((t) => t.fields.every((f) => t.key.includes(f) || c.db!.value(t.name, f) === v))
+    && c.initialRows.every((row) => Object.entries(row.values).every(([f, x]) => (f === 'K' ? KEYS.includes(x) : x === v)));
+  if (inSpace && r.anomaly!.length === k) {
+    tally.crossChecked++;
+    assert.equal(brute, true, `confirmed anomaly under ${model} that brute force does not find:\n${text}`);
   }
-  return false;
 }
 
-test('bounded search agrees with brute force on random one-table programs (k = 2)', async () => {
+test('bounded search agrees with brute force on random two-table programs with INSERT and DELETE (k = 2)', async () => {
   const rng = mulberry32(11);
-  const tally = { anomalies: 0, none: 0, confirmed: 0 };
+  const tally: Tally = { bruteCycle: 0, confirmed: 0, refuted: 0, none: 0, crossChecked: 0, oracleRechecked: 0, beyondDefaultTries: 0, maxCycleQueries: 0 };
+  const models = ['ec', 'psi', 'si', 'ser'] as const;
+  let bruteMs = 0;
   for (let n = 0; n < PROGRAMS; n++) {
     const text = randomProgram(rng);
     const program = parseProgram(text, `random-${n}`);
-    for (const model of ['ec', 'psi', 'si', 'ser'] as const) {
-      const brute = bruteForce(program, model, 2);
-      const r = await analyzeProgram(program, { model, bound: 2, prove: false, timeoutMs: 60_000 });
-      assert.notEqual(r.verdict, 'unknown', text);
-      // Soundness: no execution the search missed.
-      if (brute) assert.equal(r.verdict, 'anomaly', `brute force finds a cycle under ${model} that the search misses:\n${text}`);
-      if (model === 'ser') assert.equal(brute, false, text);
-      if (r.verdict === 'anomaly') {
-        tally.anomalies++;
-        if (r.anomaly!.confirmation.reproduced) tally.confirmed++;
-        // A confirmed anomaly whose parameters lie in the brute-force domain is one brute force finds.
-        const inDomain = r.anomaly!.witness.execution.instances.every((x) => x.args.every((a) => DOMAIN.includes(a)));
-        if (r.anomaly!.confirmation.reproduced && inDomain && r.anomaly!.confirmation.initialRows.length === 0
-          && [0, 1, 2].includes(r.anomaly!.confirmation.initialValue!)) {
-          assert.equal(brute, true, `confirmed anomaly under ${model} that brute force does not find:\n${text}`);
-        }
-      } else tally.none++;
-      // Completeness on what we can see: brute force found one, so the search must report it confirmed.
-      if (brute) assert.equal(r.anomaly!.confirmation.reproduced, true, `unconfirmed anomaly under ${model}:\n${text}`);
-    }
+    const dbs = initialDbs(program, [0, 1, 2], 'all');
+    const t0 = performance.now();
+    const brute = bruteForce(program, 2, models, dbs);
+    bruteMs += performance.now() - t0;
+    for (const model of models) await compare(program, text, model, 2, brute.has(model), [0, 1, 2], tally);
   }
-  assert.ok(tally.anomalies > 0 && tally.none > 0, JSON.stringify(tally));
+  console.log(`k = 2: ${PROGRAMS} programs x ${models.length} models: ${JSON.stringify(tally)}; brute force ${Math.round(bruteMs)} ms`);
+  add(tally);
 });
 
-test('bounded search agrees with brute force at k = 3 (ec, psi; initial value 0)', async () => {
+test('bounded search agrees with brute force at k = 3 (ec, psi, si; initial value 0, no rows or all rows)', async () => {
   const rng = mulberry32(33);
-  for (let n = 0; n < Math.max(2, PROGRAMS / 4); n++) {
+  const tally: Tally = { bruteCycle: 0, confirmed: 0, refuted: 0, none: 0, crossChecked: 0, oracleRechecked: 0, beyondDefaultTries: 0, maxCycleQueries: 0 };
+  const models = ['ec', 'psi', 'si'] as const;
+  let bruteMs = 0;
+  for (let n = 0; n < PROGRAMS3; n++) {
     const text = randomProgram(rng);
     const program = parseProgram(text, `random3-${n}`);
-    for (const model of ['ec', 'psi'] as const) {
-      const brute = bruteForce(program, model, 3, [0]);
-      const r = await analyzeProgram(program, { model, bound: 3, prove: false, timeoutMs: 60_000 });
-      assert.notEqual(r.verdict, 'unknown', text);
-      if (brute) assert.equal(r.verdict, 'anomaly', `brute force finds a cycle of 3 under ${model} that the search misses:\n${text}`);
-      if (brute) assert.equal(r.anomaly!.confirmation.reproduced, true, `unconfirmed anomaly under ${model}:\n${text}`);
-    }
+    const t0 = performance.now();
+    const brute = bruteForce(program, 3, models, initialDbs(program, [0], 'extremes'));
+    bruteMs += performance.now() - t0;
+    for (const model of models) await compare(program, text, model, 3, brute.has(model), [0], tally);
+  }
+  console.log(`k = 3: ${PROGRAMS3} programs x ${models.length} models: ${JSON.stringify(tally)}; brute force ${Math.round(bruteMs)} ms`);
+  assert.ok(tally.bruteCycle > 0, `no cycle of 3 found by brute force: ${JSON.stringify(tally)}`);
+  add(tally);
+});
+
+test('every path of the comparison was taken (a cycle found by brute force; a confirmed answer rechecked by the oracle; a refuted and a none answer)', () => {
+  // crossChecked (a confirmed witness inside the brute-force space) is reported, not required:
+  // whether Z3's witness falls inside depends on its choices.
+  for (const path of ['bruteCycle', 'confirmed', 'oracleRechecked', 'refuted', 'none'] as const) {
+    assert.ok(total[path] > 0, `no case took the path "${path}": ${JSON.stringify(total)}`);
   }
 });

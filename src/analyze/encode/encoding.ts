@@ -80,6 +80,15 @@ export class Encoding {
     for (const i of ids) this.constraints.push(this.type[i]!.ge(0), this.type[i]!.lt(txns.length));
     if (n > 1) this.constraints.push(Z.Distinct(...this.pos));
     for (const i of ids) for (const t of txns) this.localFacts(i, t);
+    // The parameters' domain (REQUIRES): a slot of type t has parameters t accepts.
+    for (const i of ids) {
+      for (const t of txns) {
+        if (t.requires.k === 'true') continue;
+        const ctx: Ctx = { slot: i, txn: t, iter: new Map(), side: [] };
+        const dom = this.pred(t.requires, ctx, null);
+        this.constraints.push(Z.Implies(this.isType(i, t.name), Z.And(dom, ...ctx.side)));
+      }
+    }
     for (const i of ids) {
       for (const j of ids) {
         if (i === j) {

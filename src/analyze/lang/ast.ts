@@ -72,6 +72,13 @@ export interface Transaction {
   name: string;
   loc: Loc;
   params: string[];
+  /**
+   * `REQUIRES p`: the parameters' domain, a predicate over the parameters only (e.g.
+   * `Amount > 0`); `{ k: 'true' }` when the program says nothing. Instances outside it are not
+   * executions of the program: the encoding constrains each slot's parameters with it, and
+   * confirmation refuses witnesses that break it.
+   */
+  requires: Pred;
   body: Stmt[];
   vars: Map<string, VarInfo>;
 }

@@ -19,7 +19,7 @@ const SYMBOLS = ['<=', '>=', '<>', '!=', '(', ')', '{', '}', ',', ';', '.', '=',
 const KEYWORDS = new Set([
   'TABLE', 'KEY', 'PRIMARY', 'TRANSACTION', 'ISOLATION', 'SERIALIZABLE', 'WITH', 'SELECT', 'AS', 'FROM', 'WHERE',
   'UPDATE', 'SET', 'INSERT', 'INTO', 'VALUES', 'DELETE', 'LET', 'IF', 'ELSE', 'FOREACH', 'IN', 'SKIP', 'AND', 'OR',
-  'NOT', 'IS', 'NULL', 'MIN', 'MAX', 'COUNT', 'SUM', 'THEN', 'END', 'DO',
+  'NOT', 'IS', 'NULL', 'MIN', 'MAX', 'COUNT', 'SUM', 'THEN', 'END', 'DO', 'REQUIRES',
 ]);
 
 function lex(text: string, source: string): Tok[] {
@@ -188,7 +188,12 @@ class Parser {
       }
     }
     this.sym(')', 'after the parameters');
-    const txn: Transaction = { name: name.text, loc: at.loc, params, body: [], vars };
+    const txn: Transaction = { name: name.text, loc: at.loc, params, requires: { k: 'true' }, body: [], vars };
+    // `REQUIRES p`: the parameters' domain; only parameters are in scope, no fields.
+    if (this.isKw('REQUIRES')) {
+      this.next();
+      txn.requires = this.pred({ txn, assigned: new Set(params), depth: 0 }, null);
+    }
     txn.body = this.block({ txn, assigned: new Set(params), depth: 0 });
     return txn;
   }
