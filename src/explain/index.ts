@@ -95,7 +95,7 @@ export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: Ex
   if (inp.provenance === null) {
     // The check ran without pruning: prune now, so that forced edges come with their reasons.
     const pruned = recheck(inp, removedKnown, removedCe, opts.deadlineMs);
-    if (pruned !== null) current = pruned;
+    if (pruned !== null && pruned !== 'stopped') current = pruned;
   }
   for (let tries = 0; ; tries++) {
     const { cx, deps } = explainOne(current.state, facts, current.cycle, opts);
@@ -120,7 +120,8 @@ export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: Ex
     // Rechecking is the cost of each further anomaly: it too stops at the budget for more.
     const nextDeadline = Math.min(opts.deadlineMs, opts.moreDeadlineMs ?? Infinity);
     const next = recheck(inp, removedKnown, removedCe, nextDeadline);
-    if (next === null) { complete = Date.now() <= nextDeadline; break; }
+    if (next === null) { complete = true; break; }
+    if (next === 'stopped') break;
     current = next;
   }
   return { shown: out, notShown: found - out.length, complete, failures };

@@ -6,7 +6,9 @@
  * edges are the original ones) and the known edges and constraint edges to leave out (none, to
  * get a pruned state for a check that ran without pruning). Gives: the state
  * of the smaller polygraph at its violation and the witness cycle there, with maps back to the
- * original indices; or null if it has no violation (or the deadline passed).
+ * original indices; null if it has no violation; 'stopped' if the deadline passed first (a
+ * search cut short must not be reported as complete: both used to be null, and a recheck that
+ * stopped at the very millisecond of its deadline was taken for "no further violation").
  * Sound because a violation of a sub-polygraph is a violation of the polygraph: taking edges
  * away never adds a cycle to any choice. Session-order edges are never taken away (pruning's
  * chain cover follows them, and a session's committed txns then stay one chain), so each
@@ -34,7 +36,7 @@ export interface Recheck {
 
 export function recheck(
   inp: CheckState & { validated: Validated }, removedKnown: ReadonlySet<number>, removedCe: ReadonlySet<number>, deadlineMs: number,
-): Recheck | null {
+): Recheck | null | 'stopped' {
   const pg0 = inp.pg;
   const base = inp.provenance === null ? pg0.known.length : inp.provenance.knownBase;
   const known = new EdgeList();
@@ -70,7 +72,7 @@ export function recheck(
   // Always pruned, even if the check ran without: what pruning forces comes with its reason,
   // which is what Restore needs (and pruning never changes whether there is a violation).
   const p = pruneConstraints(inp.validated.history, pg, { level, roundsMax: PRUNE_ROUNDS_MAX, deadlineMs });
-  if (p.timedOut) return null;
+  if (p.timedOut) return 'stopped';
   const state = { pg, level, provenance: p.provenance, active: p.active, validated: inp.validated };
   if (p.cyclic) {
     const none = new Uint8Array(pg.consCount);
@@ -79,6 +81,7 @@ export function recheck(
     return { state, cycle: Array.from(cycle, (i) => knownDep(pg, i)), ...maps };
   }
   const s = solveConstraints(pg, p.active, { level, deadlineMs });
+  if (s.result === 'unknown') return 'stopped';
   if (s.result !== 'unsat') return null;
   return { state, cycle: unsatCycle(pg, p.active, s, level), ...maps };
 }
