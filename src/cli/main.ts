@@ -310,7 +310,8 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   if (values.json) {
     io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes }, values.explain)));
   } else {
-    io.stdout(renderText(history, result, path, format, notes, values.explain));
+    // Standard input is named as in the transactions' locations below it (`<stdin> line 3`).
+    io.stdout(renderText(history, result, path === '-' ? '<stdin>' : path, format, notes, values.explain));
   }
   if (drawing) {
     pr.line('drawing the counterexamples');

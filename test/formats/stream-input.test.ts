@@ -62,6 +62,10 @@ test('`-` is standard input, for check and stat, text and jsonl', { skip: built(
   const bank = await cli(['check', '-', '--json'], { stdin: readFileSync(BANK) });
   assert.equal(bank.code, 0, bank.err);
   assert.equal(JSON.parse(bank.out).verdict, 'valid');
+  // The text summary names standard input as the transactions' locations do.
+  const text = await cli(['check', '-'], { stdin: readFileSync(LONG_FORK) });
+  assert.match(text.out, /^<stdin> \(text\): /);
+  assert.match(text.out, /<stdin> line \d+\)/);
   const stat = await cli(['stat', '-', '--json'], { stdin: readFileSync(LONG_FORK) });
   assert.equal(stat.code, 0, stat.err);
   assert.match(stat.out, /"transactions":\{"total":6,/);
