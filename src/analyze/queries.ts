@@ -15,7 +15,7 @@ import type { Bool } from 'z3-solver';
 import type { Transaction } from './lang/ast.ts';
 import type { ModelSpec } from './models.ts';
 import { Encoding, type EdgeKindA } from './encode/encoding.ts';
-import type { Z3 } from './encode/z3.ts';
+import { z3Idle, type Z3 } from './encode/z3.ts';
 import type { AbstractExecution } from './interp.ts';
 
 export type SatAnswer = 'sat' | 'unsat' | 'unknown';
@@ -79,15 +79,33 @@ function encodingFor(Z: Z3, info: ProgramInfo, spec: ModelSpec, txns: Transactio
   return e;
 }
 
+/** How long past its own time limit a check may take before it is taken for a crashed worker. */
+const Z3_GRACE_MS = 15_000;
+
+/**
+ * `p`, or a rejection once `ms` have passed: when Z3's WebAssembly worker dies (a trap such as
+ * "memory access out of bounds"), the check's promise never settles, and the process would
+ * hang instead of failing (the CLI reports the error as internal, exit 4).
+ */
+export function answerWithin<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Z3 gave no answer ${Math.round(ms / 1000)} s into a query (its time limit plus ${Z3_GRACE_MS / 1000} s): its WebAssembly worker stopped`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 async function check(solver: Solver, goal: Bool<'main'>, b: QueryBudget, block: Bool<'main'>[] = []): Promise<{ answer: SatAnswer; model: ReturnType<Solver['model']> | null }> {
   solver.set('timeout', remaining(b));
   solver.push();
   try {
     solver.add(goal, ...block);
-    const r = await solver.check();
+    const r = await answerWithin(solver.check(), remaining(b) + Z3_GRACE_MS);
     return { answer: r === 'unknown' ? 'unknown' : r, model: r === 'sat' ? solver.model() : null };
   } finally {
     solver.pop();
+    // No check runs now: free what the GC found unreachable meanwhile (see encode/z3.ts).
+    z3Idle();
   }
 }
 

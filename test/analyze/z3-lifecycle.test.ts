@@ -1,0 +1,37 @@
+/**
+ * Z3 (WebAssembly) and the GC: z3-solver frees its objects from FinalizationRegistry callbacks
+ * on the main thread while `solver.check()` runs on a pthread over the same context; a free that
+ * lands during a check corrupted Z3's heap in CI ("memory access out of bounds" in
+ * ast_manager::delete_node) and the check never answered. src/analyze/encode/z3.ts queues those
+ * callbacks and runs them only between checks; src/analyze/queries.ts bounds every check so that
+ * a dead worker is an error, not a hang.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { loadZ3, z3DeferredCount, z3Idle } from '../../src/analyze/encode/z3.ts';
+import { answerWithin } from '../../src/analyze/queries.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+test('Z3 finalizers are queued by the GC and run only by z3Idle()', async () => {
+  const Z = await loadZ3();
+  z3Idle();
+  // Wrappers that die at once: their finalizers would decrement Z3 reference counts.
+  (() => { for (let i = 0; i < 2000; i++) Z.Int.const(`x${i}`).add(i); })();
+  for (let i = 0; i < 20 && z3DeferredCount() === 0; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(z3DeferredCount() > 0, 'the GC finalised wrappers, and their callbacks wait');
+  z3Idle();
+  assert.equal(z3DeferredCount(), 0);
+});
+
+test('a check that never answers is an error after its bound, not a hang', async () => {
+  const never = new Promise<string>(() => {});
+  await assert.rejects(answerWithin(never, 30), /Z3 gave no answer .* its WebAssembly worker stopped/);
+  assert.equal(await answerWithin(Promise.resolve('sat'), 30), 'sat');
+});
