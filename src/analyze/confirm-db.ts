@@ -25,7 +25,7 @@ import { DbError, type Connection, type IsolationLevel } from '../run/types.ts';
 import { ALIVE, keyOnly, type ProgramInfo } from './lang/access.ts';
 import type { Expr, Pred, Stmt } from './lang/ast.ts';
 import { inDomain } from './confirm.ts';
-import type { InitialDb } from './interp.ts';
+import { evalNum, evalPred, type InitialDb } from './interp.ts';
 import type { Witness } from './queries.ts';
 
 export interface DbConfirmOptions {
@@ -210,36 +210,9 @@ async function runInstance(
   const txn = info.program.txns.find((t) => t.name === txnName)!;
   const env = new Map<string, Val>();
   txn.params.forEach((p, i) => env.set(p, args[i]!));
-  const num = (v: Val | undefined): number => (typeof v === 'number' ? v : v === null || v === undefined ? 0 : v.rows.length === 0 ? 0 : v.rows[0]!.get(v.fields[0]!) ?? 0);
-  const expr = (e: Expr, row: Map<string, number> | null): number => {
-    switch (e.k) {
-      case 'int': return e.v;
-      case 'null': return 0;
-      case 'field': return row?.get(e.name) ?? 0;
-      case 'var': return num(env.get(e.name));
-      case 'dot': { const v = env.get(e.name); return typeof v === 'object' && v !== null ? v.rows[0]?.get(e.field) ?? 0 : 0; }
-      case 'neg': return -expr(e.e, row);
-      case 'bin': {
-        const a = expr(e.l, row);
-        const c = expr(e.r, row);
-        return e.op === '+' ? a + c : e.op === '-' ? a - c : e.op === '*' ? a * c : c === 0 ? 0 : Math.trunc(a / c);
-      }
-    }
-  };
-  const pred = (p: Pred): boolean => {
-    switch (p.k) {
-      case 'true': return true;
-      case 'and': return pred(p.l) && pred(p.r);
-      case 'or': return pred(p.l) || pred(p.r);
-      case 'not': return !pred(p.p);
-      case 'isnull': { const v = env.get(p.name); const isNull = v === null || v === undefined || (typeof v === 'object' && v.rows.length === 0); return p.neg ? !isNull : isNull; }
-      case 'cmp': {
-        const a = expr(p.l, null);
-        const c = expr(p.r, null);
-        return p.op === '<' ? a < c : p.op === '<=' ? a <= c : p.op === '=' ? a === c : p.op === '<>' ? a !== c : p.op === '>' ? a > c : a >= c;
-      }
-    }
-  };
+  // The interpreter's own evaluation: the same semantics on the records this run pins.
+  const expr = (e: Expr, row: Map<string, number> | null): number => evalNum(e, env, row);
+  const pred = (p: Pred): boolean => evalPred(p, env, null);
   const keyOf = (table: string, where: Pred): string => {
     const t = info.tables.get(table)!;
     const pins = new Map<string, Expr>();

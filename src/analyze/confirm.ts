@@ -9,9 +9,9 @@
  */
 
 import { ALIVE, type ProgramInfo } from './lang/access.ts';
-import type { Expr, Pred, Transaction } from './lang/ast.ts';
+import type { Transaction } from './lang/ast.ts';
 import type { ModelSpec } from './models.ts';
-import { runExecution, type InitialDb, type Run } from './interp.ts';
+import { evalPred, runExecution, type InitialDb, type Run } from './interp.ts';
 import type { Witness } from './queries.ts';
 
 export interface Confirmation {
@@ -28,36 +28,7 @@ export interface Confirmation {
 
 /** Whether `args` lie in the transaction's parameter domain (its REQUIRES clause; integer arithmetic, x / 0 = 0). */
 export function inDomain(txn: Transaction, args: readonly number[]): boolean {
-  const env = new Map(txn.params.map((p, i) => [p, args[i]!]));
-  const expr = (e: Expr): number => {
-    switch (e.k) {
-      case 'int': return e.v;
-      case 'var': return env.get(e.name) ?? 0;
-      case 'neg': return -expr(e.e);
-      case 'bin': {
-        const a = expr(e.l);
-        const b = expr(e.r);
-        return e.op === '+' ? a + b : e.op === '-' ? a - b : e.op === '*' ? a * b : b === 0 ? 0 : Math.trunc(a / b);
-      }
-      // The parser admits only parameters in REQUIRES: no fields, rows or NULL locals.
-      default: return 0;
-    }
-  };
-  const pred = (p: Pred): boolean => {
-    switch (p.k) {
-      case 'true': return true;
-      case 'and': return pred(p.l) && pred(p.r);
-      case 'or': return pred(p.l) || pred(p.r);
-      case 'not': return !pred(p.p);
-      case 'isnull': return false;
-      case 'cmp': {
-        const a = expr(p.l);
-        const b = expr(p.r);
-        return p.op === '<' ? a < b : p.op === '<=' ? a <= b : p.op === '=' ? a === b : p.op === '<>' ? a !== b : p.op === '>' ? a > b : a >= b;
-      }
-    }
-  };
-  return pred(txn.requires);
+  return evalPred(txn.requires, new Map(txn.params.map((p, i) => [p, args[i]!])), null);
 }
 
 export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): Confirmation {

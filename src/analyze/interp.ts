@@ -315,7 +315,12 @@ function num(v: Value): number {
   return typeof v === 'number' ? v : 0;
 }
 
-function evalExpr(e: Expr, env: Map<string, Value>, row: Row | null): Value {
+/** An expression's integer value in `env` (NULL and empty row sets count as 0; x / 0 = 0). */
+export function evalNum(e: Expr, env: ReadonlyMap<string, Value>, row: Row | null): number {
+  return num(evalExpr(e, env, row));
+}
+
+function evalExpr(e: Expr, env: ReadonlyMap<string, Value>, row: Row | null): Value {
   switch (e.k) {
     case 'int': return e.v;
     case 'null': return null;
@@ -348,7 +353,8 @@ function isRowSet(v: Value | undefined): v is RowSet {
   return typeof v === 'object' && v !== null && 'rows' in v;
 }
 
-function evalPred(p: Pred, env: Map<string, Value>, row: Row | null): boolean {
+/** A predicate's truth in `env` (and `row` for field names): SQL's comparisons on integers, a missing value as 0. */
+export function evalPred(p: Pred, env: ReadonlyMap<string, Value>, row: Row | null): boolean {
   switch (p.k) {
     case 'true': return true;
     case 'and': return evalPred(p.l, env, row) && evalPred(p.r, env, row);
