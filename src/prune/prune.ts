@@ -140,6 +140,11 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       if (order === null) return out(true, rounds, null);
     }
     orderKnown = known.length;
+    // Brings `t` from the known edges 0 .. tableKnown-1 to all of them (rows that can change only).
+    const updateTable = (t: ReachTable, g0: SplitGraph): Uint8Array | null => {
+      const grown = new Uint8Array(g0.nodeCount);
+      return t.update(g0, order!, grown, markGrown(known, tableKnown, tbl, grown), opts.deadlineMs);
+    };
     // PSI: the known graph also violates when one of its RW edges closes a Dep path.
     const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(graph(), order!, known);
     if (activeCount === 0) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial);
@@ -151,12 +156,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // a pass ~0.3 s against a solve of 2.3 s uncontracted, 0.9 s contracted).
       if (table === null || table.tracked < table.chains) return out(false, rounds, partial);
       try {
-        const gf = graph();
-        const grown = new Uint8Array(gf.nodeCount);
-        const grownCount = markGrown(known, tableKnown, tbl, grown);
-        table.update(gf, order, grown, grownCount, opts.deadlineMs);
+        updateTable(table, graph());
         tableKnown = known.length;
-        return out(false, rounds, partial, false, table, gf);
+        return out(false, rounds, partial, false, table, graph());
       } catch (err) {
         if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
         throw err;
@@ -173,9 +175,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       if (table === null) {
         table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs);
       } else {
-        const grown = new Uint8Array(g1.nodeCount);
-        const grownCount = markGrown(known, tableKnown, tbl, grown);
-        const changedRows = table.update(g1, order, grown, grownCount, opts.deadlineMs);
+        const changedRows = updateTable(table, g1);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
