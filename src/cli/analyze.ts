@@ -8,13 +8,14 @@
  */
 
 import { parseArgs } from 'node:util';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { asOption, checkOutputPath, writeOutput } from './output.ts';
 import { InputError } from '../history/errors.ts';
 import { TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import type { Io } from './main.ts';
 
-const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
+export const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
 const MODELS = ['ec', 'cc', 'pc', 'psi', 'si', 'ser'];
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
@@ -56,6 +57,9 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi analyze: --timeout takes a positive number of seconds, got "${values.timeout}"`);
     return 2;
   }
+  // An output that cannot be written is known now, not after the solver's minutes.
+  if (values.dot !== undefined) await asOption('dot', checkOutputPath(values.dot));
+  if (values.svg !== undefined) await asOption('svg', checkOutputPath(values.svg));
   const rounds = Number(values.rounds);
   const seed = Number(values.seed);
   if (!Number.isInteger(rounds) || rounds < 1 || !Number.isInteger(seed)) {
@@ -139,8 +143,8 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   }
   if (r.anomaly !== null && (values.dot !== undefined || values.svg !== undefined)) {
     const render = await import('../render/index.ts');
-    if (values.dot !== undefined) await writeFile(values.dot, render.renderDot([r.anomaly.explanation], 'anode'));
-    if (values.svg !== undefined) await writeFile(values.svg, await render.renderSvg([r.anomaly.explanation]));
+    if (values.dot !== undefined) await asOption('dot', writeOutput(values.dot, render.renderDot([r.anomaly.explanation], 'anode')));
+    if (values.svg !== undefined) await asOption('svg', writeOutput(values.svg, await render.renderSvg([r.anomaly.explanation])));
   }
   return r.verdict === 'anomaly' ? 1 : r.verdict === 'unknown' ? 3 : 0;
 }

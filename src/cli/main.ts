@@ -14,7 +14,7 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseCommandArgs } from './args.ts';
-import { checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
+import { asOption, checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressTo, progressWanted } from './progress.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
@@ -54,7 +54,8 @@ const USAGE = `usage:
                --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
-  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--json] [--timeout SECONDS]
+  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json]
+               [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE] [--confirm --db ...]   (polysi analyze --help)
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
@@ -84,6 +85,8 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     if (cmd === 'check') { io.stdout(USAGE); return EXIT_VALID; }
     if (cmd === 'convert') { io.stdout((await import('./convert.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
+    if (cmd === 'analyze') { io.stdout((await import('./analyze.ts')).USAGE); return EXIT_VALID; }
+    if (cmd === 'run') { io.stdout((await import('./run.ts')).RUN_USAGE); return EXIT_VALID; }
   }
   // Only a single check of a small file is a short run (tiering.ts).
   if (cmd !== 'check') eagerTierUp();
@@ -341,12 +344,3 @@ async function statOrNull(path: string): Promise<Stats | null> {
   }
 }
 
-/** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
-async function asOption(opt: string, work: Promise<void>): Promise<void> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof OutputError) throw new OutputError(`--${opt} ${err.path}`, err.reason);
-    throw err;
-  }
-}

@@ -174,3 +174,13 @@ export async function writeOutput(path: string, data: string | Uint8Array): Prom
     await tmp.discard();
   }
 }
+
+/** `work`, with an OutputError's path shown as the option that named it ("--svg out.svg"). */
+export async function asOption(opt: string, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (err) {
+    if (err instanceof OutputError) throw new OutputError(`--${opt} ${err.path}`, err.reason);
+    throw err;
+  }
+}

@@ -18,6 +18,8 @@ import type { Counterexample, CxEdge, CxStep, CxTxn } from '../result/counterexa
 
 /** Operations shown per transaction node; the rest is elided. */
 export const DOT_OPS_MAX = 8;
+/** Characters per row of operations in a transaction's box (four `r(123,456)` fit). */
+const DOT_ROW_CHARS = 48;
 
 export function dotString(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
@@ -33,8 +35,14 @@ function nodeLabel(t: CxTxn): string {
   const chosen = t.ops.length <= DOT_OPS_MAX ? t.ops : t.focus.slice(0, DOT_OPS_MAX).map((i) => t.ops[i]!);
   const rest = t.ops.length - chosen.length;
   const ops = rest > 0 ? [...chosen, `(+${rest} more ops)`] : chosen;
+  // Rows by width, not by count: Graphviz sizes the box with its own font metrics, and long
+  // operations four to a row (a program's `r Account[6].Balance = 2 (initial)`) overflowed it.
   const rows: string[] = [];
-  for (let i = 0; i < ops.length; i += 4) rows.push(ops.slice(i, i + 4).join(' '));
+  for (const op of ops) {
+    const last = rows.length - 1;
+    if (last >= 0 && rows[last]!.length + 1 + op.length <= DOT_ROW_CHARS) rows[last] += ` ${op}`;
+    else rows.push(op);
+  }
   return `${txnName(t)}  (session ${t.session} #${t.index})\n${rows.join('\n')}`;
 }
 

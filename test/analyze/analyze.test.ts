@@ -254,6 +254,11 @@ test('polysi analyze: exit codes 1 (anomaly), 0 (proved), 2 (bad input)', async 
   assert.equal(j.anomaly.confirmed, true);
   assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'si', '--prove'], io), 0);
   assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'xx'], io), 2);
+  // An unwritable drawing is a usage error naming the option and the path, found before solving.
+  out.length = 0;
+  assert.equal(await main(['analyze', 'examples/anode/withdraw.anode', '--model', 'ec', '--svg', '/nonexistent-dir/x.svg'], io), 2);
+  assert.match(out.join('\n'), /--svg \/nonexistent-dir\/x\.svg: .*nonexistent-dir/);
+  assert.doesNotMatch(out.join('\n'), /ANOMALY/);
   assert.equal(await main(['analyze', 'examples/long-fork.txt', '--model', 'ec'], io), 2);
   // --involving: in the JSON and the text; unknown names and --prove are usage errors.
   assert.equal(await main(['analyze', 'examples/anode/courseware.anode', '--model', 'ec', '--bound', '2', '--involving', 'Enroll', '--json'], io), 1);
