@@ -1,18 +1,20 @@
 /**
  * Confirms a predicted anomaly on the program's own semantics (interp.ts): runs the witness's
  * instances with its arbitration and visibility on small initial databases and checks that the
- * predicted cycle really arises and that the execution obeys the model.
+ * predicted cycle really arises and that the execution obeys the model. Also confirms a
+ * chordless path of the shortest-path proof (serially, or in the model's order): the evidence
+ * that the proof cannot apply.
  *
- * Takes: the analysed program, the model specification, a witness. Gives: whether it reproduced,
- * on which initial database, and the real run. Invariant: shares no code with the encoding; a
+ * Takes: the analysed program, the model specification, a witness (a cycle or a path). Gives:
+ * whether it reproduced, on which initial database, and the real run. Invariant: shares no code with the encoding; a
  * witness whose parameters break a REQUIRES clause is never confirmed.
  */
 
 import { ALIVE, type ProgramInfo } from './lang/access.ts';
 import type { Transaction } from './lang/ast.ts';
 import type { ModelSpec } from './models.ts';
-import { evalPred, runExecution, type InitialDb, type Run } from './interp.ts';
-import type { Witness } from './queries.ts';
+import { evalPred, runExecution, type AbstractExecution, type InitialDb, type Run } from './interp.ts';
+import type { PathWitness, Witness, WitnessEdge } from './queries.ts';
 
 export interface Confirmation {
   reproduced: boolean;
@@ -32,20 +34,90 @@ export function inDomain(txn: Transaction, args: readonly number[]): boolean {
 }
 
 export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): Confirmation {
-  // Instances outside their transaction's REQUIRES are not executions of the program.
-  const outside = w.execution.instances.findIndex((inst) => !inDomain(info.program.txns.find((t) => t.name === inst.txn)!, inst.args));
-  if (outside >= 0) {
-    const inst = w.execution.instances[outside]!;
-    return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason: `T${outside + 1} = ${inst.txn}(${inst.args.join(', ')}) breaks the transaction's REQUIRES` };
+  const refused = outsideDomain(info, w.execution);
+  if (refused !== null) return refused;
+  return searchDatabases(info, w, w.cycle, w.execution, (run) => {
+    const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
+    if (missing !== undefined) return `edge ${e2s(missing)} does not arise`;
+    return violatedAxiom(spec, w.execution, run);
+  });
+}
+
+/** How a chordless path was confirmed: the order its instances ran in. */
+export type PathOrder = 'serial' | 'model';
+
+export interface PathConfirmation extends Confirmation {
+  /** 'serial': instance 0, then 1, ..., each seeing all before it (valid under every model); 'model': the model's arbitration and visibility. */
+  order: PathOrder | null;
+  /** The execution that reproduced the path (the serial one, or the model's). */
+  execution: AbstractExecution | null;
+  /**
+   * When not reproduced: the path's edges (indices) to blame, those missing from the runs that
+   * came closest (fewest missing edges; [] if some run had every edge but a chord too).
+   */
+  blame: number[];
+}
+
+/**
+ * Confirms a chordless dependency path (queries.ts shortestPath): runs its instances with the
+ * model's parameters, first serially in path order (a serial execution is one of every
+ * model's), then in the model's arbitration and visibility (checking the model's axioms), and
+ * accepts a run in which every edge i → i+1 of the path is a real dependency and no chord
+ * (a dependency i → j, j ≥ i + 2) is. Such a run is a real execution with a shortest path of
+ * length k, so no sound encoding can prove serializability by Theorem 10 at this k.
+ */
+export function confirmPath(info: ProgramInfo, spec: ModelSpec, w: PathWitness): PathConfirmation {
+  const refused = outsideDomain(info, w.execution);
+  if (refused !== null) return { ...refused, order: null, execution: null, blame: [] };
+  const n = w.execution.instances.length;
+  const serial: AbstractExecution = {
+    instances: w.execution.instances,
+    ar: Array.from({ length: n }, (_, i) => i),
+    vis: Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => i < j)),
+  };
+  let fewest = Infinity;
+  let blame = new Set<number>();
+  let reason = '';
+  for (const [order, exec] of [['serial', serial], ['model', w.execution]] as const) {
+    const c = searchDatabases(info, w, w.path, exec, (run) => {
+      const absent = w.path.map((e, i) => (run.edges.some((x) => x.from === e.from && x.to === e.to) ? -1 : i)).filter((i) => i >= 0);
+      if (absent.length < fewest) { fewest = absent.length; blame = new Set(); }
+      if (absent.length === fewest) for (const i of absent) blame.add(i);
+      const missing = w.path.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
+      if (missing !== undefined) return `edge ${e2s(missing)} does not arise`;
+      const chord = run.edges.find((x) => x.to >= x.from + 2);
+      if (chord !== undefined) return `chord ${e2s(chord)} (${chord.item}) arises`;
+      return violatedAxiom(spec, exec, run);
+    });
+    if (c.reproduced) return { ...c, order, execution: exec, blame: [] };
+    reason += `${reason === '' ? '' : '; '}${order === 'serial' ? 'serially' : "in the model's order"}: ${c.reason}`;
   }
+  return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason, order: null, execution: null, blame: [...blame].sort() };
+}
+
+/** Instances outside their transaction's REQUIRES are not executions of the program. */
+function outsideDomain(info: ProgramInfo, exec: AbstractExecution): Confirmation | null {
+  const outside = exec.instances.findIndex((inst) => !inDomain(info.program.txns.find((t) => t.name === inst.txn)!, inst.args));
+  if (outside < 0) return null;
+  const inst = exec.instances[outside]!;
+  return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason: `T${outside + 1} = ${inst.txn}(${inst.args.join(', ')}) breaks the transaction's REQUIRES` };
+}
+
+/**
+ * Runs `exec` on small initial databases until `accept` (null = accepted, else why not) holds.
+ * `w` gives the hints (locals, field values, arguments) and `edges` the records to start with.
+ */
+function searchDatabases(
+  info: ProgramInfo, w: Pick<Witness, 'execution' | 'locals' | 'fieldValues'>, edges: readonly WitnessEdge[], exec: AbstractExecution, accept: (run: Run) => string | null,
+): Confirmation {
   const values = [...new Set([100, 0, 1, 10, ...w.locals.flatMap((l) => Object.values(l)), ...w.execution.instances.flatMap((x) => x.args)])].slice(0, 16);
   let reason = 'no initial database reproduced the cycle';
   // Initial databases tried: no rows, the cycle's records, and every record some instance looked
   // up (so that guards like "the course exists" can hold); unwritten fields hold v, or v plus or
   // minus the field's position (so that two fields can differ, e.g. a count below a capacity).
   // Also without the records an instance of the cycle inserts (they usually start absent).
-  const all = initialRowsOf(info, w, false);
-  const fresh = initialRowsOf(info, w, true);
+  const all = initialRowsOf(info, edges, false);
+  const fresh = initialRowsOf(info, edges, true);
   const bases = fresh.length === all.length ? [all] : [all, fresh];
   let base = all;
   const lookedUp = (run: Run): { table: string; values: Record<string, number | null> }[] => {
@@ -76,11 +148,10 @@ export function confirmWitness(info: ProgramInfo, spec: ModelSpec, w: Witness): 
           value: fill,
           rows: rows.map((r) => ({ table: r.table, values: Object.fromEntries(Object.entries(r.values).map(([f, x]) => [f, x ?? fill(r.table, f)])) })),
         };
-        const run = runExecution(info, w.execution, db);
-        const missing = w.cycle.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
-        const broken = missing === undefined ? violatedAxiom(info, spec, w, run) : null;
-        if (missing === undefined && broken === null) return { reproduced: true, initialValue: v, initialRows: db.rows, run, db, reason: '' };
-        reason = missing !== undefined ? `edge ${e2s(missing)} does not arise` : broken!;
+        const run = runExecution(info, exec, db);
+        const why = accept(run);
+        if (why === null) return { reproduced: true, initialValue: v, initialRows: db.rows, run, db, reason: '' };
+        reason = why;
         const next = round === 0 ? base : lookedUp(run);
         if (next.length === rows.length && round > 0) break;
         rows = next;
@@ -96,10 +167,10 @@ function e2s(e: { from: number; to: number; kind: string }): string {
   return `T${e.from + 1} -${e.kind}-> T${e.to + 1}`;
 }
 
-/** Rows of inserted-into tables that the cycle's edges name, present at the start. */
-function initialRowsOf(info: ProgramInfo, w: Witness, skipInserted: boolean): { table: string; values: Record<string, number | null> }[] {
+/** Rows of inserted-into tables that the edges name, present at the start. */
+function initialRowsOf(info: ProgramInfo, edges: readonly WitnessEdge[], skipInserted: boolean): { table: string; values: Record<string, number | null> }[] {
   const out: { table: string; values: Record<string, number | null> }[] = [];
-  for (const e of w.cycle) {
+  for (const e of edges) {
     if (info.staticTables.has(e.table)) continue;
     if (skipInserted && [e.stmtFrom, e.stmtTo].some((s) => info.program.stmts[s]!.stmt.k === 'insert')) continue;
     const t = info.tables.get(e.table)!;
@@ -111,8 +182,8 @@ function initialRowsOf(info: ProgramInfo, w: Witness, skipInserted: boolean): { 
 }
 
 /** The model's axioms checked on the real execution (its WW edges, visibility and arbitration). */
-function violatedAxiom(info: ProgramInfo, spec: ModelSpec, w: Witness, run: Run): string | null {
-  const { instances, ar, vis } = w.execution;
+function violatedAxiom(spec: ModelSpec, exec: AbstractExecution, run: Run): string | null {
+  const { instances, ar, vis } = exec;
   const n = instances.length;
   const pos = new Array<number>(n);
   ar.forEach((i, p) => { pos[i] = p; });
@@ -136,6 +207,5 @@ function violatedAxiom(info: ProgramInfo, spec: ModelSpec, w: Witness, run: Run)
       }
     }
   }
-  void info;
   return null;
 }

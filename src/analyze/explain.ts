@@ -14,7 +14,7 @@ import { ALIVE } from './lang/access.ts';
 import type { Confirmation } from './confirm.ts';
 import type { Witness, WitnessEdge } from './queries.ts';
 
-export function instanceLabel(info: ProgramInfo, w: Witness, i: number): string {
+export function instanceLabel(info: ProgramInfo, w: Pick<Witness, 'execution'>, i: number): string {
   const inst = w.execution.instances[i]!;
   const t = info.program.txns.find((x) => x.name === inst.txn)!;
   return `${inst.txn}#${i + 1}(${t.params.map((p, k) => `${p}=${inst.args[k]}`).join(', ')})`;

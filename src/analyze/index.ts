@@ -15,9 +15,10 @@ import { analyzeProgram as analyzeAccess, type ProgramInfo } from './lang/access
 import type { ModelName, Program, Transaction } from './lang/ast.ts';
 import { describeSpec, modelSpec, type ModelSpec } from './models.ts';
 import { loadZ3 } from './encode/z3.ts';
-import { anyDependency, findCycle, inductiveStep, shortestPath, type SatAnswer, type Witness } from './queries.ts';
-import { confirmWitness, type Confirmation } from './confirm.ts';
-import { toCounterexample } from './explain.ts';
+import { anyDependency, findCycle, inductiveStep, shortestPath, type PathWitness, type SatAnswer, type Witness, type WitnessEdge } from './queries.ts';
+import { confirmPath, confirmWitness, type Confirmation, type PathOrder } from './confirm.ts';
+import { instanceLabel, toCounterexample } from './explain.ts';
+import type { Instance, InitialDb, Run } from './interp.ts';
 
 export { parseProgram } from './lang/parse.ts';
 export type { Program } from './lang/ast.ts';
@@ -30,6 +31,8 @@ export interface AnalyzeOptions {
   timeoutMs: number;
   /** Witnesses tried before giving up on confirming one on the interpreter. */
   confirmTries?: number;
+  /** With prove: chordless paths tried on the interpreter before reporting one not confirmed (16). */
+  pathTries?: number;
   /**
    * Focus the bounded search: every instance of the cycle is one of these transactions, and each
    * of them has an instance. Not with `prove` (a proof is about every transaction).
@@ -48,6 +51,40 @@ export interface ProofResult {
   statement: string;
 }
 
+/**
+ * A chordless dependency path of length k (k + 1 instances) that φ_ShortestPath,k admits, and
+ * whether the interpreter confirmed it: a confirmed one is a real execution with a shortest path
+ * of length k, so the shortest-path proof cannot succeed at this k with any sound encoding.
+ */
+export interface ChordlessPath {
+  k: number;
+  instances: Instance[];
+  /** The execution shown: the one that confirmed the path (serial or the model's), else the model's. */
+  arbitration: number[];
+  visibility: boolean[][];
+  /** edges[i]: instance i → i + 1, with `item` and values of the real dependency when confirmed. */
+  edges: WitnessEdge[];
+  confirmed: boolean;
+  /** 'serial' (path order, each instance seeing all before it: an execution of every model) or 'model'. */
+  order: PathOrder | null;
+  /** Why not, when not confirmed (the encoding's imprecision). */
+  reason: string;
+  initialValue: number | null;
+  initialRows: InitialDb['rows'];
+  /** One line for people ("shortest-path proof does not apply: ..."). */
+  statement: string;
+}
+
+/** With --prove and no proof: why each method did not apply. */
+export interface ProofAttempts {
+  /** Why the inductive proof failed ('' when it was not the reason, e.g. the budget ran out first). */
+  inductive: string;
+  /** Why the shortest-path proof failed, or null when it was not tried (a confirmed anomaly, the budget). */
+  shortestPath: string | null;
+  /** The longest chordless path found, tried on the interpreter. */
+  chordlessPath: ChordlessPath | null;
+}
+
 export interface AnalysisResult {
   verdict: 'anomaly' | 'none' | 'proved' | 'unknown';
   model: string;
@@ -61,8 +98,10 @@ export interface AnalysisResult {
     explanation: Counterexample;
   };
   proof: ProofResult | null;
-  /** Why a proof was not found, when --prove did not prove. */
+  /** Why a proof was not found, when --prove did not prove (the text of proofAttempts). */
   proofNote: string | null;
+  /** With --prove and no proof: the reasons as data. */
+  proofAttempts: ProofAttempts | null;
   queries: QueryRecord[];
   timesMs: { z3Load: number; total: number };
 }
@@ -90,7 +129,7 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
     return r;
   };
   const result = (verdict: AnalysisResult['verdict'], rest: Partial<AnalysisResult> = {}): AnalysisResult => ({
-    verdict, model: describeSpec(spec, opts.model), bound: opts.bound, involving, anomaly: null, proof: null, proofNote: null,
+    verdict, model: describeSpec(spec, opts.model), bound: opts.bound, involving, anomaly: null, proof: null, proofNote: null, proofAttempts: null,
     queries, timesMs: { z3Load: Math.round(z3Load), total: Math.round(performance.now() - t0) }, ...rest,
   });
 
@@ -106,26 +145,22 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
   // confirmed: a refuted witness never turns into "none").
   let unknown = false;
   let unconfirmed: NonNullable<AnalysisResult['anomaly']> | null = null;
+  // The longest m such that the encoding has no cycle of any length 2..m (Theorem 10's premise).
+  let cycleFree = 1;
   const tries = opts.confirmTries ?? 8;
   for (let m = 2; m <= opts.bound; m++) {
     const tried: Witness[] = [];
     for (let attempt = 0; attempt < tries; attempt++) {
       const r = await ask(`cycle of length ${m}`, () => findCycle(Z, info, spec, m, budget, tried, involving));
       if (r.answer === 'unknown') { unknown = true; break; }
-      if (r.answer === 'unsat') break;
+      if (r.answer === 'unsat') {
+        if (attempt === 0 && cycleFree === m - 1) cycleFree = m;
+        break;
+      }
       const w = r.witness!;
       const conf = confirmWitness(info, spec, w);
       if (conf.reproduced) {
-        // Report the real dependencies: the kind the run produced (the model's if it is among
-        // them) and the item.
-        for (const e of w.cycle) {
-          const real = conf.run!.edges.filter((x) => x.from === e.from && x.to === e.to);
-          const pick = real.find((x) => x.kind === e.kind) ?? real[0]!;
-          e.kind = pick.kind;
-          e.item = pick.item;
-          e.fromValue = pick.fromValue;
-          e.toValue = pick.toValue;
-        }
+        realEdges(w.cycle, conf.run!);
         return result('anomaly', { anomaly: { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) } });
       }
       unconfirmed ??= { length: m, witness: w, confirmation: conf, explanation: toCounterexample(info, w, conf) };
@@ -133,12 +168,29 @@ export async function analyzeProgram(program: Program, opts: AnalyzeOptions): Pr
     }
     if (unknown) break;
   }
-  if (unconfirmed !== null) return result('anomaly', { anomaly: unconfirmed });
-  if (unknown) return result('unknown');
-  if (!opts.prove) return result('none');
-  const proof = await proveShortestPath(Z, info, spec, describeSpec(spec, opts.model), opts.bound, budget, ask);
-  if (proof.proof !== null) return result('proved', { proof: proof.proof });
-  return result(proof.unknown ? 'unknown' : 'none', { proofNote: `${proof.note} (${inductiveNote})` });
+  if (unknown) return result(unconfirmed !== null ? 'anomaly' : 'unknown', { anomaly: unconfirmed });
+  if (!opts.prove) return unconfirmed !== null ? result('anomaly', { anomaly: unconfirmed }) : result('none');
+  // The shortest-path proof, also after a refuted prediction: it may still prove at a k below
+  // the refuted cycle's length, and otherwise says why it does not apply (a chordless path,
+  // confirmed on the interpreter or not).
+  const sp = await proveShortestPath(Z, info, spec, describeSpec(spec, opts.model), opts.bound, cycleFree, opts.pathTries ?? 16, budget, ask);
+  if (sp.proof !== null) return result('proved', { proof: sp.proof });
+  const attempts: ProofAttempts = { inductive: inductiveNote, shortestPath: sp.note, chordlessPath: sp.path };
+  const proofNote = [sp.note, inductiveNote].filter((x) => x !== '').join('; ');
+  const verdict = unconfirmed !== null ? 'anomaly' : sp.unknown ? 'unknown' : 'none';
+  return result(verdict, { anomaly: unconfirmed, proofNote, proofAttempts: attempts });
+}
+
+/** Report the real dependencies of a confirmed run: the kind it produced (the model's if among them) and the item. */
+function realEdges(edges: WitnessEdge[], run: Run): void {
+  for (const e of edges) {
+    const real = run.edges.filter((x) => x.from === e.from && x.to === e.to);
+    const pick = real.find((x) => x.kind === e.kind) ?? real[0]!;
+    e.kind = pick.kind;
+    e.item = pick.item;
+    e.fromValue = pick.fromValue;
+    e.toValue = pick.toValue;
+  }
 }
 
 type Ask = <T extends { answer: SatAnswer } | SatAnswer>(query: string, f: () => Promise<T>) => Promise<T>;
@@ -163,7 +215,7 @@ async function proveInductive(
     if (passing.length === 0) {
       const dep = await ask(`any dependency among {${rest.map((t) => t.name).join(', ')}}`, () => anyDependency(Z, info, spec, rest, budget));
       if (dep === 'unsat') { steps.push([]); break; }
-      return { proof: null, unknown, note: `the inductive step fails for every one of {${rest.map((t) => t.name).join(', ')}}` };
+      return { proof: null, unknown, note: `inductive proof does not apply: the inductive step fails for every one of {${rest.map((t) => t.name).join(', ')}}` };
     }
     steps.push(passing.map((t) => t.name));
     rest = rest.filter((t) => !passing.includes(t));
@@ -178,16 +230,65 @@ async function proveInductive(
 }
 
 async function proveShortestPath(
-  Z: Awaited<ReturnType<typeof loadZ3>>, info: ProgramInfo, spec: ModelSpec, desc: string, bound: number, budget: { deadline: number }, ask: Ask,
-): Promise<{ proof: ProofResult | null; unknown: boolean; note: string }> {
-  // Theorem 10: the caller has already excluded cycles up to `bound`.
-  let unknown = false;
+  Z: Awaited<ReturnType<typeof loadZ3>>, info: ProgramInfo, spec: ModelSpec, desc: string, bound: number, cycleFree: number, tries: number,
+  budget: { deadline: number }, ask: Ask,
+): Promise<{ proof: ProofResult | null; unknown: boolean; note: string; path: ChordlessPath | null }> {
+  // Theorem 10: no chordless path of length k and no cycle of length ≤ k (cycleFree ≥ k).
+  let longest: { k: number; witness: PathWitness } | null = null;
+  let note = '';
   for (let k = 2; k <= bound; k++) {
     const a = await ask(`chordless path of length ${k}`, () => shortestPath(Z, info, spec, k, budget));
-    if (a === 'unknown') { unknown = true; break; }
-    if (a === 'unsat') {
-      return { proof: { method: 'shortest-path', k, statement: `serializable for all executions under ${desc}: no chordless dependency path of length ${k} and no cycle of length ≤ ${k}` }, unknown: false, note: '' };
+    if (a.answer === 'unknown') return { proof: null, unknown: true, note: 'the time budget ran out', path: null };
+    if (a.answer === 'unsat') {
+      if (k <= cycleFree) {
+        return { proof: { method: 'shortest-path', k, statement: `serializable for all executions under ${desc}: no chordless dependency path of length ${k} and no cycle of length ≤ ${k}` }, unknown: false, note: '', path: null };
+      }
+      note = `no chordless dependency path of length ${k}, but the encoding has a cycle of length ≤ ${k} (not confirmed on the interpreter)`;
+      break;
     }
+    longest = { k, witness: a.witness! };
   }
-  return { proof: null, unknown, note: `a chordless dependency path of every length up to ${bound}, and the inductive step fails` };
+  if (longest === null) return { proof: null, unknown: false, note, path: null };
+  // The longest path found, on the interpreter: every sub-path of a chordless path is chordless,
+  // so a real one of length k shows real ones of every length ≤ k. A refuted path is excluded
+  // (its instances and parameters) and the solver asked again, `tries` paths in all.
+  const { k } = longest;
+  const tried: { witness: PathWitness; blame: number[] }[] = [];
+  let w = longest.witness;
+  let first: { w: PathWitness; reason: string } | null = null;
+  for (let attempt = 0; ; attempt++) {
+    const c = confirmPath(info, spec, w);
+    if (c.reproduced) {
+      realEdges(w.path, c.run!);
+      const exec = c.execution!;
+      const order = exec.ar.map((i) => instanceLabel(info, w, i)).join(' < ');
+      const edges = w.path.map((e) => `-${e.kind}(${e.item})->`).join(' ');
+      const statement = `shortest-path proof does not apply: a chordless path of length ${k} exists in a real execution `
+        + `(confirmed on the interpreter: ${c.order === 'serial' ? 'serial order' : `the model's order${visSummary(exec.vis)}`} ${order}; path ${edges})`;
+      return {
+        proof: null, unknown: false, note: statement,
+        path: { k, instances: w.execution.instances, arbitration: exec.ar, visibility: exec.vis, edges: w.path, confirmed: true, order: c.order, reason: '', initialValue: c.initialValue, initialRows: c.initialRows, statement },
+      };
+    }
+    first ??= { w, reason: c.reason };
+    tried.push({ witness: w, blame: c.blame });
+    if (attempt + 1 >= tries) break;
+    const again = await ask(`chordless path of length ${k} (another, to confirm)`, () => shortestPath(Z, info, spec, k, budget, tried));
+    if (again.answer !== 'sat') break;
+    w = again.witness!;
+  }
+  const fw = first!.w;
+  const statement = `shortest-path proof: a chordless path of length ${k} in the encoding, not confirmed on the interpreter in ${tried.length} tries `
+    + `(the encoding's imprecision; first: ${first!.reason})`;
+  return {
+    proof: null, unknown: false, note: statement,
+    path: { k, instances: fw.execution.instances, arbitration: fw.execution.ar, visibility: fw.execution.vis, edges: fw.path, confirmed: false, order: null, reason: first!.reason, initialValue: null, initialRows: [], statement },
+  };
+}
+
+/** ", visible: #1→#2, ..." for a non-serial execution shown in the model's order. */
+function visSummary(vis: boolean[][]): string {
+  const out: string[] = [];
+  vis.forEach((row, i) => row.forEach((v, j) => { if (v) out.push(`#${i + 1}→#${j + 1}`); }));
+  return ` (visible: ${out.length === 0 ? 'none' : out.join(', ')})`;
 }

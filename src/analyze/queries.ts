@@ -159,7 +159,9 @@ export async function findCycle(
     const again = await check(solver, goal, { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...(preferred ? enc.prefer : []), ...small]);
     if (again.answer === 'sat') model = again.model!;
   }
-  return { answer: 'sat', witness: readWitness(Z, enc, model, m) };
+  const pairs = Array.from({ length: m }, (_, i) => [i, (i + 1) % m] as const);
+  const { edges, ...rest } = readWitness(Z, enc, model, m, pairs);
+  return { answer: 'sat', witness: { ...rest, cycle: edges } };
 }
 
 /** Whether every slot's parameters (of the transaction the model gives it) lie in 0..SMALL_PARAM. */
@@ -183,7 +185,8 @@ export function patternKey(w: Witness): string {
   return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();
 }
 
-function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m: number): Witness {
+/** The model's execution of m slots, and the edges `pairs` (each a dependency in the model) with their causes. */
+function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m: number, pairs: readonly (readonly [number, number])[]): Omit<Witness, 'cycle'> & { edges: WitnessEdge[] } {
   const int = (e: Parameters<typeof model.eval>[0]): number => Number((model.eval(e as never, true) as unknown as { value(): bigint }).value());
   const bool = (e: Parameters<typeof model.eval>[0]): boolean => Z.isTrue(model.eval(e as never, true));
   const txns = enc.txns;
@@ -194,8 +197,7 @@ function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m
   const ar = Array.from({ length: m }, (_, i) => i).sort((x, y) => int(enc.pos[x]!) - int(enc.pos[y]!));
   const vis = Array.from({ length: m }, (_, i) => Array.from({ length: m }, (_, j) => i !== j && bool(enc.vis[i]![j]!)));
   const cycle: WitnessEdge[] = [];
-  for (let i = 0; i < m; i++) {
-    const j = (i + 1) % m;
+  for (const [i, j] of pairs) {
     const kinds = (['WW', 'WR', 'RW'] as const).filter((k) => bool(enc.rel[k][i]![j]!));
     const kind = kinds[0]!;
     // The model makes some disjunct of R(i,j)'s necessary condition true; fall back to the first
@@ -225,16 +227,68 @@ function readWitness(Z: Z3, enc: Encoding, model: ReturnType<Solver['model']>, m
       for (const f of vi.fields) fieldValues.push({ table: vi.table, field: f, value: int(Z.Int.const(`${t.name}_${i}_${v}.${f}`)) });
     }
   });
-  return { execution: { instances, ar, vis }, cycle, locals, fieldValues };
+  return { execution: { instances, ar, vis }, edges: cycle, locals, fieldValues };
 }
 
-/** φ_ShortestPath,k: k+1 distinct instances on a path with no chord. unsat ⇒ no shortest path of length ≥ k. */
-export async function shortestPath(Z: Z3, info: ProgramInfo, spec: ModelSpec, k: number, b: QueryBudget): Promise<SatAnswer> {
-  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, k + 1);
+/** A chordless dependency path read off a model of φ_ShortestPath,k: instances 0 → 1 → ... → k. */
+export interface PathWitness extends Omit<Witness, 'cycle'> {
+  /** edges[i] is the dependency from instance i to instance i + 1. */
+  path: WitnessEdge[];
+}
+
+/**
+ * φ_ShortestPath,k: k+1 distinct instances on a path with no chord (no dependency from instance
+ * i to instance j ≥ i + 2). unsat ⇒ no shortest path of length ≥ k. When sat, the path as a
+ * witness, from a model that is serial along the path (each instance arbitrated after and
+ * seeing every earlier one) with parameters in 0..SMALL_PARAM when the encoding admits one:
+ * a serial execution obeys every model, so confirming it on the interpreter needs no axiom.
+ * `exclude`: paths refuted already, with the edges that arose in no run of the interpreter.
+ */
+export async function shortestPath(
+  Z: Z3, info: ProgramInfo, spec: ModelSpec, k: number, b: QueryBudget, exclude: { witness: PathWitness; blame: number[] }[] = [],
+): Promise<{ answer: SatAnswer; witness: PathWitness | null }> {
+  const n = k + 1;
+  const { enc, solver } = encodingFor(Z, info, spec, info.program.txns, n);
   const parts: Bool<'main'>[] = [];
   for (let i = 0; i < k; i++) parts.push(enc.dep(i, i + 1));
   for (let i = 0; i < k; i++) for (let j = i + 2; j <= k; j++) parts.push(Z.Not(enc.dep(i, j)));
-  return (await check(solver, Z.And(...parts), b)).answer;
+  // A refuted path's pattern (the transactions and the statement pairs behind each edge) is
+  // excluded at once, not only its parameters: the same pattern with other parameters usually
+  // fails the same way. The edges to blame (missing from the interpreter's runs that came
+  // closest, e.g. a predicate read of a record whose name the encoding leaves free) are excluded
+  // between any two consecutive instances of the same transactions. Only the search for a confirmable path is steered so;
+  // the proof's own query (the first) excludes nothing.
+  const causeOf = (e: WitnessEdge, from: number, to: number) => enc.causes.find((c) => c.kind === e.modelKind && c.from === from && c.to === to
+    && c.stmtFrom === e.stmtFrom && c.stmtTo === e.stmtTo && c.fields.join() === e.modelFields.join());
+  const block: Bool<'main'>[] = [];
+  for (const x of exclude) {
+    const w = x.witness;
+    block.push(Z.Not(Z.And(...w.execution.instances.map((inst, i) => enc.isType(i, inst.txn)), ...w.path.map((e) => causeOf(e, e.from, e.to)!.cond))));
+    for (const ei of x.blame) {
+      const e = w.path[ei]!;
+      for (let a = 0; a < k; a++) {
+        const c = causeOf(e, a, a + 1);
+        if (c !== undefined) block.push(Z.Not(Z.And(enc.isType(a, w.execution.instances[e.from]!.txn), enc.isType(a + 1, w.execution.instances[e.to]!.txn), c.cond)));
+      }
+    }
+  }
+  const first = await check(solver, Z.And(...parts), b, block);
+  if (first.answer !== 'sat') return { answer: first.answer, witness: null };
+  let model = first.model!;
+  const serial: Bool<'main'>[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) serial.push(enc.ar(i, j), enc.vis[i]![j]!);
+  }
+  const small = enc.txns.flatMap((t) => t.params.flatMap((p) => Array.from({ length: n }, (_, i) => {
+    const x = enc.param(i, t.name, p);
+    return Z.And(x.ge(0), x.le(SMALL_PARAM));
+  })));
+  for (const extra of [[...serial, ...small], serial]) {
+    const again = await check(solver, Z.And(...parts), { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...extra]);
+    if (again.answer === 'sat') { model = again.model!; break; }
+  }
+  const { edges, ...rest } = readWitness(Z, enc, model, n, Array.from({ length: k }, (_, i) => [i, i + 1] as const));
+  return { answer: 'sat', witness: { ...rest, path: edges } };
 }
 
 /**

@@ -136,7 +136,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
         confirmation: { reason: r.anomaly.confirmation.reason, initialValue: r.anomaly.confirmation.initialValue, initialRows: r.anomaly.confirmation.initialRows },
         explanation: r.anomaly.explanation,
       },
-      proof: r.proof, proofNote: r.proofNote, queries: r.queries, timesMs: r.timesMs,
+      proof: r.proof, proofNote: r.proofNote, proofAttempts: r.proofAttempts, queries: r.queries, timesMs: r.timesMs,
     }));
   } else {
     io.stdout(await renderAnalysis(r, path, values.explain) + (dynamicText === '' ? '' : `\n${dynamicText}`));
@@ -165,8 +165,24 @@ async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/in
       lines.push(renderExplanationText(a.explanation));
     }
   } else if (r.verdict === 'proved') lines.push(`PROVED: ${r.proof!.statement}`);
-  else if (r.verdict === 'none') lines.push(`no anomaly with up to ${r.bound} instances${r.proofNote === null ? '' : ` (not proved: ${r.proofNote})`}`);
+  else if (r.verdict === 'none') lines.push(`no anomaly with up to ${r.bound} instances${r.proofNote === null ? '' : ', not proved:'}`);
   else lines.push('UNKNOWN: the time budget ran out');
+  // --prove without a proof: why each method does not apply, and the chordless path found.
+  if (r.proofAttempts !== null) {
+    const p = r.proofAttempts;
+    if (r.verdict !== 'none') lines.push('  not proved:');
+    if (p.shortestPath !== null) lines.push(`  - ${p.shortestPath}`);
+    const path = p.chordlessPath;
+    if (path !== null && path.confirmed) {
+      const label = (i: number) => {
+        const inst = path.instances[i]!;
+        return `${inst.txn}#${i + 1}(${inst.args.join(', ')})`;
+      };
+      for (const e of path.edges) lines.push(`      ${label(e.from)} -${e.kind}(${e.item})-> ${label(e.to)}`);
+      if (path.initialRows.length > 0) lines.push(`      initial rows: ${path.initialRows.map((x) => `${x.table}(${Object.values(x.values).join(', ')})`).join(' ')}`);
+    }
+    if (p.inductive !== '') lines.push(`  - ${p.inductive}`);
+  }
   lines.push(`  ${r.queries.length} queries, ${r.timesMs.total} ms (Z3 load ${r.timesMs.z3Load} ms)`);
   return lines.join('\n');
 }
