@@ -79,18 +79,21 @@ export function confirmPath(info: ProgramInfo, spec: ModelSpec, w: PathWitness):
   let blame = new Set<number>();
   let reason = '';
   for (const [order, exec] of [['serial', serial], ['model', w.execution]] as const) {
+    // The reason reported is that of the run that came closest (fewest missing edges).
+    let closest = { missing: Infinity, reason: '' };
     const c = searchDatabases(info, w, w.path, exec, (run) => {
       const absent = w.path.map((e, i) => (run.edges.some((x) => x.from === e.from && x.to === e.to) ? -1 : i)).filter((i) => i >= 0);
       if (absent.length < fewest) { fewest = absent.length; blame = new Set(); }
       if (absent.length === fewest) for (const i of absent) blame.add(i);
-      const missing = w.path.find((e) => !run.edges.some((x) => x.from === e.from && x.to === e.to));
-      if (missing !== undefined) return `edge ${e2s(missing)} does not arise`;
       const chord = run.edges.find((x) => x.to >= x.from + 2);
-      if (chord !== undefined) return `chord ${e2s(chord)} (${chord.item}) arises`;
-      return violatedAxiom(spec, exec, run);
+      const why = absent.length > 0 ? `edge ${e2s(w.path[absent[0]!]!)} does not arise`
+        : chord !== undefined ? `chord ${e2s(chord)} (${chord.item}) arises`
+          : violatedAxiom(spec, exec, run);
+      if (why !== null && absent.length < closest.missing) closest = { missing: absent.length, reason: why };
+      return why;
     });
     if (c.reproduced) return { ...c, order, execution: exec, blame: [] };
-    reason += `${reason === '' ? '' : '; '}${order === 'serial' ? 'serially' : "in the model's order"}: ${c.reason}`;
+    reason += `${reason === '' ? '' : '; '}${order === 'serial' ? 'serially' : "in the model's order"}: ${closest.reason === '' ? c.reason : closest.reason}`;
   }
   return { reproduced: false, initialValue: null, initialRows: [], run: null, db: null, reason, order: null, execution: null, blame: [...blame].sort() };
 }

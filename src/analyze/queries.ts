@@ -252,23 +252,21 @@ export async function shortestPath(
   const parts: Bool<'main'>[] = [];
   for (let i = 0; i < k; i++) parts.push(enc.dep(i, i + 1));
   for (let i = 0; i < k; i++) for (let j = i + 2; j <= k; j++) parts.push(Z.Not(enc.dep(i, j)));
-  // A refuted path's pattern (the transactions and the statement pairs behind each edge) is
-  // excluded at once, not only its parameters: the same pattern with other parameters usually
-  // fails the same way. The edges to blame (missing from the interpreter's runs that came
+  // Steering the search for a confirmable path: a refuted path's sequence of transactions is
+  // not asked again, and the edges to blame (missing from the interpreter's runs that came
   // closest, e.g. a predicate read of a record whose name the encoding leaves free) are excluded
-  // between any two consecutive instances of the same transactions. Only the search for a confirmable path is steered so;
-  // the proof's own query (the first) excludes nothing.
-  const causeOf = (e: WitnessEdge, from: number, to: number) => enc.causes.find((c) => c.kind === e.modelKind && c.from === from && c.to === to
-    && c.stmtFrom === e.stmtFrom && c.stmtTo === e.stmtTo && c.fields.join() === e.modelFields.join());
+  // between any two consecutive instances of the same transactions, whatever the kind and field
+  // between the same two statements. Only confirmation is steered so: the proof's own query
+  // (exclude = []) excludes nothing.
   const block: Bool<'main'>[] = [];
   for (const x of exclude) {
     const w = x.witness;
-    block.push(Z.Not(Z.And(...w.execution.instances.map((inst, i) => enc.isType(i, inst.txn)), ...w.path.map((e) => causeOf(e, e.from, e.to)!.cond))));
+    block.push(Z.Not(Z.And(...w.execution.instances.map((inst, i) => enc.isType(i, inst.txn)))));
     for (const ei of x.blame) {
       const e = w.path[ei]!;
       for (let a = 0; a < k; a++) {
-        const c = causeOf(e, a, a + 1);
-        if (c !== undefined) block.push(Z.Not(Z.And(enc.isType(a, w.execution.instances[e.from]!.txn), enc.isType(a + 1, w.execution.instances[e.to]!.txn), c.cond)));
+        const conds = enc.causes.filter((c) => c.from === a && c.to === a + 1 && c.stmtFrom === e.stmtFrom && c.stmtTo === e.stmtTo).map((c) => c.cond);
+        if (conds.length > 0) block.push(Z.Not(Z.And(enc.isType(a, w.execution.instances[e.from]!.txn), enc.isType(a + 1, w.execution.instances[e.to]!.txn), Z.Or(...conds))));
       }
     }
   }
@@ -283,7 +281,15 @@ export async function shortestPath(
     const x = enc.param(i, t.name, p);
     return Z.And(x.ge(0), x.le(SMALL_PARAM));
   })));
-  for (const extra of [[...serial, ...small], serial]) {
+  // No two instances of one transaction with the same arguments: repeating an instance makes
+  // every later writer of what it read a chord in the real run (RW goes to every later writer).
+  const distinct: Bool<'main'>[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      for (const t of enc.txns) distinct.push(Z.Not(Z.And(enc.isType(i, t.name), enc.isType(j, t.name), ...t.params.map((p) => enc.param(i, t.name, p).eq(enc.param(j, t.name, p))))));
+    }
+  }
+  for (const extra of [[...serial, ...small, ...distinct], [...serial, ...small], serial]) {
     const again = await check(solver, Z.And(...parts), { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...extra]);
     if (again.answer === 'sat') { model = again.model!; break; }
   }

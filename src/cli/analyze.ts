@@ -179,7 +179,7 @@ async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/in
         return `${inst.txn}#${i + 1}(${inst.args.join(', ')})`;
       };
       for (const e of path.edges) lines.push(`      ${label(e.from)} -${e.kind}(${e.item})-> ${label(e.to)}`);
-      if (path.initialRows.length > 0) lines.push(`      initial rows: ${path.initialRows.map((x) => `${x.table}(${Object.values(x.values).join(', ')})`).join(' ')}`);
+      if (path.initialRows.length > 0) lines.push(`      initial rows: ${path.initialRows.map((x) => `${x.table}(${Object.entries(x.values).map(([f, v]) => `${f}=${v}`).join(', ')})`).join(' ')}`);
     }
     if (p.inductive !== '') lines.push(`  - ${p.inductive}`);
   }

@@ -287,3 +287,131 @@ test('--confirm: the withdraw lost update reproduces on the embedded store\'s lo
   assert.equal(await main(['analyze', 'examples/anode/tpcc.anode', '--model', 'ec', '--bound', '2', '--confirm'], io), 2);
   assert.match(out.at(-1)!, /tpcc\.anode line \d+: --confirm runs only statements that address one record/);
 });
+
+// The paper's final Courseware configuration (examples/anode/courseware-si.anode: Enroll under
+// SI, the four SERIALIZABLE lines, the rest EC) and our further upgrade, uncommented.
+const FURTHER = '\nSERIALIZABLE AddStudent WITH RemStudent;\nSERIALIZABLE AddCourse WITH RemCourse;\n';
+const courseSi = (extra = '') => parseProgram(readFileSync('examples/anode/courseware-si.anode', 'utf8') + extra, 'courseware-si.anode');
+
+test('Courseware in the paper\'s final configuration: a confirmed G-single at k=3 (EC visibility not transitive)', async () => {
+  const r = await analyzeProgram(courseSi(), { model: 'ec', bound: 3, prove: false, timeoutMs: 60_000 });
+  assert.equal(r.verdict, 'anomaly');
+  assert.equal(r.anomaly!.length, 3);
+  assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
+  assert.equal(r.anomaly!.explanation.name, 'G-single');
+  // AddStudent, RemStudent, AddStudent, or its twin on courses.
+  const txns = r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join();
+  assert.ok(['AddStudent,AddStudent,RemStudent', 'AddCourse,AddCourse,RemCourse'].includes(txns), txns);
+  // Some instance sees one that sees a third, without seeing the third.
+  const vis = r.anomaly!.witness.execution.vis;
+  const n = vis.length;
+  const intransitive = [...Array(n).keys()].some((i) => [...Array(n).keys()].some((j) => [...Array(n).keys()].some((l) => vis[i]![j] && vis[j]![l] && !vis[i]![l] && i !== l)));
+  assert.ok(intransitive, JSON.stringify(vis));
+});
+
+test('Courseware with the further upgrade (AddStudent/RemStudent, AddCourse/RemCourse serializable): no cycle among them up to k=4', async () => {
+  const p = courseSi(FURTHER);
+  for (const involving of [['AddStudent', 'RemStudent'], ['AddCourse', 'RemCourse']]) {
+    const r = await analyzeProgram(p, { model: 'ec', bound: 4, prove: false, timeoutMs: 60_000, involving });
+    assert.equal(r.verdict, 'none', involving.join());
+    // Without the upgrade the same search finds the G-single.
+    const before = await analyzeProgram(courseSi(), { model: 'ec', bound: 4, prove: false, timeoutMs: 60_000, involving });
+    assert.equal(before.verdict, 'anomaly', involving.join());
+    assert.equal(before.anomaly!.confirmation.reproduced, true);
+  }
+});
+
+test('Courseware with the further upgrade, --prove: the shortest-path proof does not apply, a chordless path of length 4 confirmed serially; the inductive step fails', async () => {
+  const out: string[] = [];
+  const io = { stdout: (s: string) => { out.push(s); }, stderr: (s: string) => { out.push(s); } };
+  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const file = join(mkdtempSync(join(tmpdir(), 'cw-')), 'courseware-si2.anode');
+  writeFileSync(file, readFileSync('examples/anode/courseware-si.anode', 'utf8') + FURTHER);
+  const code = await main(['analyze', file, '--model', 'ec', '--prove', '--json'], io);
+  const j = JSON.parse(out.at(-1)!);
+  assert.notEqual(j.verdict, 'proved');
+  assert.equal(code, j.verdict === 'anomaly' ? 1 : j.verdict === 'unknown' ? 3 : 0);
+  // The bounded search up to 4 confirms no anomaly (the encoding predicts cycles the
+  // interpreter refutes: reported NOT confirmed).
+  if (j.anomaly !== null) assert.equal(j.anomaly.confirmed, false, JSON.stringify(j.anomaly.cycle));
+  const path = j.proofAttempts.chordlessPath;
+  assert.equal(path.k, 4);
+  assert.equal(path.confirmed, true, path.reason);
+  assert.equal(path.order, 'serial');
+  assert.deepEqual(path.arbitration, [0, 1, 2, 3, 4]);
+  assert.equal(path.edges.length, 4);
+  path.edges.forEach((e: { from: number; to: number; item: string }, i: number) => {
+    assert.deepEqual([e.from, e.to], [i, i + 1]);
+    assert.match(e.item, /^(Course|Student|Enrollment)\[[\d,]+\]\.\w+$/);
+  });
+  assert.match(j.proofAttempts.shortestPath, /^shortest-path proof does not apply: a chordless path of length 4 exists in a real execution \(confirmed on the interpreter: serial order /);
+  assert.match(j.proofAttempts.inductive, /^inductive proof does not apply: the inductive step fails/);
+  assert.equal(j.proofNote, `${j.proofAttempts.shortestPath}; ${j.proofAttempts.inductive}`);
+  // The path, re-run serially on its initial rows by the interpreter: each edge, no chord.
+  const run = runExecution(courseSi(FURTHER), { instances: path.instances, ar: [0, 1, 2, 3, 4], vis: [0, 1, 2, 3, 4].map((i) => [0, 1, 2, 3, 4].map((x) => i < x)) },
+    { value: () => path.initialValue, rows: path.initialRows });
+  for (let i = 0; i < 4; i++) assert.ok(run.edges.some((e) => e.from === i && e.to === i + 1), `edge ${i}`);
+  assert.deepEqual(run.edges.filter((e) => e.to >= e.from + 2), []);
+});
+
+// ANODE §6 proves Courseware (final configuration) serializable by the shortest-path approach:
+// "no shortest path of length >= 8". A serial execution is an execution of every model, and
+// serial executions of Courseware have chordless paths of any length, so that claim is false
+// for any Courseware with per-course counts and removal checks. Two families, length 8 each.
+test('Courseware: serial executions with chordless dependency paths of length 8 (the shortest-path proof cannot apply)', () => {
+  const p = courseSi();
+  const chordless = (instances: { txn: string; args: number[] }[], rows: { table: string; values: Record<string, number> }[]) => {
+    const n = instances.length;
+    const run = runExecution(p, { instances, ar: [...Array(n).keys()], vis: [...Array(n).keys()].map((i) => [...Array(n).keys()].map((x) => i < x)) }, { value: () => 0, rows });
+    const path = [...Array(n - 1).keys()].map((i) => run.edges.filter((e) => e.from === i && e.to === i + 1).map((e) => `${e.kind}(${e.item})`));
+    const chords = run.edges.filter((e) => e.to >= e.from + 2 || e.to < e.from).map((e) => `${e.from}-${e.kind}(${e.item})->${e.to}`);
+    return { path, chords };
+  };
+  const course = (id: number) => ({ table: 'Course', values: { CO_ID: id, CO_NAME: id, CO_CAP: 10, CO_COUNT: 0 } });
+  const student = (id: number) => ({ table: 'Student', values: { ST_ID: id, ST_NAME: id } });
+  // The lead's family: Enroll(s, c) -WR(count)-> Enroll(s', c) -WR(enrolment)-> RemStudent(s')
+  // (sees one enrolment, deletes nothing) -RW(a second enrolment of s')-> Enroll(s', c') -> ...
+  const a = chordless([
+    { txn: 'Enroll', args: [1, 1] }, { txn: 'Enroll', args: [2, 1] }, { txn: 'RemStudent', args: [2] },
+    { txn: 'Enroll', args: [2, 2] }, { txn: 'Enroll', args: [3, 2] }, { txn: 'RemStudent', args: [3] },
+    { txn: 'Enroll', args: [3, 3] }, { txn: 'Enroll', args: [4, 3] }, { txn: 'RemStudent', args: [4] },
+  ], [course(1), course(2), course(3), student(1), student(2), student(3), student(4)]);
+  // (Two enrolments in one course also give WW and RW on the count, along the path.)
+  const expected = ['WR(Course[1].CO_COUNT)', 'WR(Enrollment[2,1].exists)', 'RW(Enrollment[2,2].exists)', 'WR(Course[2].CO_COUNT)',
+    'WR(Enrollment[3,2].exists)', 'RW(Enrollment[3,3].exists)', 'WR(Course[3].CO_COUNT)', 'WR(Enrollment[4,3].exists)'];
+  expected.forEach((e, i) => assert.ok(a.path[i]!.includes(e), `${i}: ${a.path[i]!.join()}`));
+  assert.deepEqual(a.chords, []);
+  // Enrolments that fail, alternating removals of students and courses (the shape the solver's
+  // confirmed path has): RemCourse(c) -WR(c gone)-> Enroll(s, c) -RW(s)-> RemStudent(s) -WR(s gone)-> Enroll(s, c') -RW(c')-> ...
+  const b = chordless([
+    { txn: 'RemCourse', args: [1] }, { txn: 'Enroll', args: [1, 1] }, { txn: 'RemStudent', args: [1] },
+    { txn: 'Enroll', args: [1, 2] }, { txn: 'RemCourse', args: [2] }, { txn: 'Enroll', args: [2, 2] },
+    { txn: 'RemStudent', args: [2] }, { txn: 'Enroll', args: [2, 3] }, { txn: 'RemCourse', args: [3] },
+  ], [course(1), course(2), course(3), student(1), student(2)]);
+  assert.deepEqual(b.path.map((x) => x.join()), ['WR(Course[1].exists)', 'RW(Student[1].exists)', 'WR(Student[1].exists)', 'RW(Course[2].exists)',
+    'WR(Course[2].exists)', 'RW(Student[2].exists)', 'WR(Student[2].exists)', 'RW(Course[3].exists)']);
+  assert.deepEqual(b.chords, []);
+});
+
+test('confirmPath refuses a path whose run has a chord (a predicate read of a record the next two instances write)', async () => {
+  const { confirmPath } = await import('../../src/analyze/confirm.ts');
+  const { analyzeProgram: access } = await import('../../src/analyze/lang/access.ts');
+  const { modelSpec } = await import('../../src/analyze/models.ts');
+  const p = courseSi();
+  const info = access(p);
+  // AddCourse(1, NAME=0) reads Course[0] (named 0) by name, RemCourse(0) deletes it, AddCourse(0, 1) inserts it again:
+  // AddCourse#1 -RW-> RemCourse#2 -WW-> AddCourse#3, and the chord AddCourse#1 -RW-> AddCourse#3.
+  const addC = info.access.findIndex((x) => x.stmt.k === 'select' && x.table.name === 'Course' && p.txns.find((t) => t.name === 'AddCourse')!.body.includes(x.stmt));
+  const del = info.access.findIndex((x) => x.stmt.k === 'delete' && x.table.name === 'Course');
+  const ins = info.access.findIndex((x) => x.stmt.k === 'insert' && x.table.name === 'Course');
+  const edge = (from: number, kind: 'RW' | 'WW', stmtFrom: number, stmtTo: number) => ({ from, to: from + 1, kind, stmtFrom, stmtTo, table: 'Course', key: [0], fields: ['$alive'], modelKind: kind, modelFields: ['$alive'] });
+  const c = confirmPath(info, modelSpec(p, 'ec'), {
+    execution: { instances: [{ txn: 'AddCourse', args: [1, 0, 0] }, { txn: 'RemCourse', args: [0] }, { txn: 'AddCourse', args: [0, 1, 0] }], ar: [0, 1, 2], vis: [[false, true, true], [false, false, true], [false, false, false]] },
+    path: [edge(0, 'RW', addC, del), edge(1, 'WW', del, ins)], locals: [{}, {}, {}], fieldValues: [],
+  });
+  assert.equal(c.reproduced, false);
+  assert.match(c.reason, /chord T1 -RW-> T3 \(Course\[0\]\.\w+\) arises/);
+  assert.deepEqual(c.blame, []);
+});
