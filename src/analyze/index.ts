@@ -266,7 +266,7 @@ async function proveShortestPath(
       const statement = `shortest-path proof does not apply: a chordless path of length ${k} exists in a real execution `
         + `(confirmed on the interpreter: ${c.order === 'serial' ? 'serial order' : `the model's order${visSummary(exec.vis)}`} ${order}; path ${edges})`;
       return {
-        proof: null, unknown: false, note: statement,
+        proof: null, unknown: false, note: [statement, note].filter((x) => x !== '').join('; '),
         path: { k, instances: w.execution.instances, arbitration: exec.ar, visibility: exec.vis, edges: w.path, confirmed: true, order: c.order, reason: '', initialValue: c.initialValue, initialRows: c.initialRows, statement },
       };
     }
@@ -281,7 +281,7 @@ async function proveShortestPath(
   const statement = `shortest-path proof: a chordless path of length ${k} in the encoding, not confirmed on the interpreter in ${tried.length} tries `
     + `(the encoding's imprecision; first: ${first!.reason})`;
   return {
-    proof: null, unknown: false, note: statement,
+    proof: null, unknown: false, note: [statement, note].filter((x) => x !== '').join('; '),
     path: { k, instances: fw.execution.instances, arbitration: fw.execution.ar, visibility: fw.execution.vis, edges: fw.path, confirmed: false, order: null, reason: first!.reason, initialValue: null, initialRows: [], statement },
   };
 }
