@@ -270,9 +270,6 @@ export async function shortestPath(
       }
     }
   }
-  const first = await check(solver, Z.And(...parts), b, block);
-  if (first.answer !== 'sat') return { answer: first.answer, witness: null };
-  let model = first.model!;
   const serial: Bool<'main'>[] = [];
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) serial.push(enc.ar(i, j), enc.vis[i]![j]!);
@@ -289,9 +286,19 @@ export async function shortestPath(
       for (const t of enc.txns) distinct.push(Z.Not(Z.And(enc.isType(i, t.name), enc.isType(j, t.name), ...t.params.map((p) => enc.param(i, t.name, p).eq(enc.param(j, t.name, p))))));
     }
   }
-  for (const extra of [[...serial, ...small, ...distinct], [...serial, ...small], serial]) {
-    const again = await check(solver, Z.And(...parts), { deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) }, [...block, ...extra]);
-    if (again.answer === 'sat') { model = again.model!; break; }
+  const briefly = (): QueryBudget => ({ deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) });
+  // The serial, small, distinct path first, for a few seconds: its constraints narrow the
+  // search, and a model of them is a model of φ_ShortestPath,k (sat answers the proof's
+  // question). Otherwise φ_ShortestPath,k itself (its unsat proves), then a serial model of it.
+  let model: ReturnType<Solver['model']>;
+  const preferred = await check(solver, Z.And(...parts), briefly(), [...block, ...serial, ...small, ...distinct]);
+  if (preferred.answer === 'sat') model = preferred.model!;
+  else {
+    const first = await check(solver, Z.And(...parts), b, block);
+    if (first.answer !== 'sat') return { answer: first.answer, witness: null };
+    model = first.model!;
+    const again = await check(solver, Z.And(...parts), briefly(), [...block, ...serial]);
+    if (again.answer === 'sat') model = again.model!;
   }
   const { edges, ...rest } = readWitness(Z, enc, model, n, Array.from({ length: k }, (_, i) => [i, i + 1] as const));
   return { answer: 'sat', witness: { ...rest, path: edges } };
