@@ -180,6 +180,8 @@ function smallParams(enc: Encoding, model: ReturnType<Solver['model']>, m: numbe
 /** The preferred parameter range of a witness, and the time the second query may take. */
 const SMALL_PARAM = 9;
 const SMALL_PARAM_MS = 5000;
+/** The wall time the preferred (serial, small, distinct) chordless path may take. */
+const PATH_PREFER_MS = 20_000;
 
 export function patternKey(w: Witness): string {
   return w.execution.instances.map((x) => x.txn).join() + '|' + w.cycle.map((e) => `${e.modelKind}:${e.stmtFrom}:${e.stmtTo}:${e.modelFields.join('/')}`).join();
@@ -286,18 +288,20 @@ export async function shortestPath(
       for (const t of enc.txns) distinct.push(Z.Not(Z.And(enc.isType(i, t.name), enc.isType(j, t.name), ...t.params.map((p) => enc.param(i, t.name, p).eq(enc.param(j, t.name, p))))));
     }
   }
-  const briefly = (): QueryBudget => ({ deadline: Math.min(b.deadline, performance.now() + SMALL_PARAM_MS) });
-  // The serial, small, distinct path first, for a few seconds: its constraints narrow the
-  // search, and a model of them is a model of φ_ShortestPath,k (sat answers the proof's
-  // question). Otherwise φ_ShortestPath,k itself (its unsat proves), then a serial model of it.
+  const briefly = (ms: number): QueryBudget => ({ deadline: Math.min(b.deadline, performance.now() + ms) });
+  // The serial, small, distinct path first: a model of it is a model of φ_ShortestPath,k (sat
+  // answers the proof's question), and it costs about what φ_ShortestPath,k costs (measured on
+  // Courseware at k = 4: 2.5-3 s CPU each), so it is given PATH_PREFER_MS of wall time, enough on
+  // a loaded machine, rather than a few seconds after which the same work would start again.
+  // Otherwise φ_ShortestPath,k itself (its unsat proves), then a serial model of it.
   let model: ReturnType<Solver['model']>;
-  const preferred = await check(solver, Z.And(...parts), briefly(), [...block, ...serial, ...small, ...distinct]);
+  const preferred = await check(solver, Z.And(...parts), briefly(PATH_PREFER_MS), [...block, ...serial, ...small, ...distinct]);
   if (preferred.answer === 'sat') model = preferred.model!;
   else {
     const first = await check(solver, Z.And(...parts), b, block);
     if (first.answer !== 'sat') return { answer: first.answer, witness: null };
     model = first.model!;
-    const again = await check(solver, Z.And(...parts), briefly(), [...block, ...serial]);
+    const again = await check(solver, Z.And(...parts), briefly(SMALL_PARAM_MS), [...block, ...serial]);
     if (again.answer === 'sat') model = again.model!;
   }
   const { edges, ...rest } = readWitness(Z, enc, model, n, Array.from({ length: k }, (_, i) => [i, i + 1] as const));
