@@ -17,7 +17,7 @@
 
 import type { Arith, Bool } from 'z3-solver';
 import type { Access, ProgramInfo } from '../lang/access.ts';
-import { ALIVE, keyOnly } from '../lang/access.ts';
+import { ALIVE, fieldsOfPred, keyOnly } from '../lang/access.ts';
 import type { Expr, Pred, Transaction } from '../lang/ast.ts';
 import type { Axiom, ModelSpec } from '../models.ts';
 import type { Z3 } from './z3.ts';
@@ -135,6 +135,10 @@ export class Encoding {
     for (const [v, info] of txn.vars) {
       if (!this.tracked(txn, v) || info.kind === 'param' || info.kind === 'row') continue;
       if (info.kind === 'scalar') facts.push(Z.Implies(this.bool(`${txn.name}_${i}_${v}_null`), this.int(`${txn.name}_${i}_${v}`).eq(0)));
+      // A COUNT is a number of rows: never NULL, never negative.
+      if (info.kind === 'scalar' && this.accesses(txn).some((a) => a.stmt.k === 'select' && a.stmt.agg === 'COUNT' && a.stmt.target === v)) {
+        facts.push(Z.Not(this.bool(`${txn.name}_${i}_${v}_null`)), this.int(`${txn.name}_${i}_${v}`).ge(0));
+      }
       if (info.kind === 'rows') {
         const empty = this.bool(`${txn.name}_${i}_${v}_null`);
         const a = this.info.access[info.stmt]!;
@@ -296,6 +300,9 @@ export class Encoding {
                   const empty = this.bool(`${t2.name}_${j}_${probe}_null`);
                   parts.push(a1.stmt.k === 'insert' ? Z.Not(empty) : empty);
                 }
+                // A predicate read that saw an inserted record live, with a WHERE on key fields
+                // only (so the record matches it), counted it: COUNT ≥ 1, other results not NULL.
+                if (a1.stmt.k === 'insert') parts.push(...this.predicateHit(a2, c2));
               }
               if (kind === 'RW') parts.push(...this.noLaterVisibleWriter(i, j, a1.table.name, group.fields, key, j));
               if (kind === 'WR') parts.push(...this.noLaterVisibleWriter(j, i, a1.table.name, group.fields, key, i));
@@ -323,6 +330,24 @@ export class Encoding {
       }
     }
     this.constraints.push(Z.Implies(this.rel[kind][i]![j]!, ors.length === 0 ? Z.Bool.val(false) : Z.Or(...ors)));
+  }
+
+  /**
+   * What a predicate read's result says when it includes a given live record: a SELECT outside
+   * loops into a tracked variable, whose WHERE mentions key fields only (every version of the
+   * record matches it alike), not pinned to one record (foundProbe covers that). The cause it
+   * joins has the record live in the reader's view (WR on existence from the INSERT that wrote
+   * the version read: the reader does not write the item, interp.ts) and satisfying the WHERE.
+   * Why this matters: RemCourse's `IF n = 0 { DELETE ... }` could otherwise see an enrolment and
+   * still run its DELETE (common11.md: a refuted RemCourse -RW(Course.exists)-> RemCourse edge).
+   */
+  private predicateHit(a: Access, ctx: Ctx): B[] {
+    const s = a.stmt;
+    if (s.k !== 'select' || a.loops.length > 0 || a.exactKey !== null || !this.tracked(ctx.txn, s.target)) return [];
+    if ([...fieldsOfPred(s.where, new Set())].some((f) => !a.table.key.includes(f))) return [];
+    const Z = this.Z;
+    if (s.agg === 'COUNT') return [this.int(`${ctx.txn.name}_${ctx.slot}_${s.target}`).ge(1)];
+    return [Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${s.target}_null`))];
   }
 
   /**
