@@ -98,6 +98,7 @@ export class Encoding {
         this.basic(i, j);
         for (const kind of ['WR', 'WW', 'RW'] as const) this.necessary(kind, i, j);
         this.forcedWW(i, j);
+        this.sameVersion(i, j);
       }
     }
     this.axioms();
@@ -409,6 +410,82 @@ export class Encoding {
         }
       }
     }
+  }
+
+  /**
+   * "Same version, same value", where the models make it certain even with instances outside
+   * the slots (a cycle among the slots may sit in a larger execution, so a read that no slot's
+   * write reaches is not simply "the initial value": another instance may have written it).
+   *
+   * Claim: slots i and j read record R (pinned key-only SELECTs into tracked row sets, outside
+   * loops, before any write of their own to R's table) and both find it; j obeys PSI and PC, i
+   * obeys PC (and so CC); j is not visible to i; j certainly writes field X of R (later in j);
+   * some third slot y is visible to i and not to j. Then i and j read the same version of X, and
+   * of every field that only statements writing X also write (INSERTs write every field), so
+   * the same values.
+   * Proof, over the whole execution (outsiders included), writing V(r) for the writers of an item
+   * visible to r: PC for j and ¬vis(y, j) put every instance visible to j before y in ar (one
+   * after y would drag y into j's view); PC for i and vis(y, i) make every instance before y
+   * visible to i; so vis⁻¹(j) ⊆ vis⁻¹(i), for every item. Conversely, let o write X and be
+   * visible to i. If o precedes j in ar, WW(o, j), and j obeys PSI (WW ⊆ vis when either writer
+   * obeys it), so o is visible to j. o is not j (¬vis(j, i)). If o follows j, WW(j, o) makes j
+   * visible to o, and CC for i would make j visible to i: excluded. So V(i) = V(j) for X, and for
+   * a field f whose writers all write X (an f-writer visible to i is an X-writer, visible to j).
+   * Equal sets of visible writers give the same last writer in ar, or none: the same value.
+   * Without PC (PSI alone, or EC), an instance between the two reads in arbitration can be
+   * visible to one and not the other, and nothing is assumed. Typical use: two SI Enrolls of
+   * Courseware reading one course's count, one enrolling and one not (common11.md).
+   */
+  private sameVersion(i: number, j: number): void {
+    const Z = this.Z;
+    const hasAll = (t: Transaction, axs: Axiom[]): boolean => axs.every((x) => this.spec.axioms.get(t.name)!.has(x));
+    if (!this.txns.some((t) => hasAll(t, ['psi', 'pc']))) return;
+    const others = Array.from({ length: this.n }, (_, y) => y).filter((y) => y !== i && y !== j);
+    if (others.length === 0) return;
+    const split = Z.Or(...others.map((y) => Z.And(this.vis[y]![i]!, Z.Not(this.vis[y]![j]!))));
+    const reads = (t: Transaction): Access[] => this.accesses(t).filter((a) => a.stmt.k === 'select' && a.stmt.agg === null && a.loops.length === 0
+      && keyOnly(a.stmt.where, a.table) && this.tracked(t, a.stmt.target)
+      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id));
+    for (const ti of this.txns) {
+      if (!hasAll(ti, ['pc', 'cc'])) continue;
+      for (const tj of this.txns) {
+        if (!hasAll(tj, ['psi', 'pc'])) continue;
+        for (const ri of reads(ti)) {
+          for (const rj of reads(tj)) {
+            if (ri.table !== rj.table) continue;
+            for (const wj of this.accesses(tj)) {
+              if (wj.table !== rj.table || wj.stmt.k === 'select' || wj.stmt.id < rj.stmt.id) continue;
+              const ci: Ctx = { slot: i, txn: ti, iter: new Map(), side: [] };
+              const cj: Ctx = { slot: j, txn: tj, iter: new Map(), side: [] };
+              const sure = this.certainWrite(wj, cj);
+              if (sure === null) continue;
+              const fi = (ri.stmt as { fields: string[] }).fields;
+              const fj = (rj.stmt as { fields: string[] }).fields;
+              for (const x of wj.writes) {
+                if (x === ALIVE) continue;
+                const covered = fi.filter((f) => fj.includes(f) && !ri.table.key.includes(f) && this.onlyWrittenWith(ri.table.name, f, x));
+                if (covered.length === 0) continue;
+                const key = (a: Access, c: Ctx): A[] => a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, c, null));
+                const [ki, kj, kw] = [key(ri, ci), key(rj, cj), key(wj, cj)];
+                const vi = (ri.stmt as { target: string }).target;
+                const vj = (rj.stmt as { target: string }).target;
+                const premise = Z.And(this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), this.guard(wj, cj), sure,
+                  ...ki.map((k, n) => Z.And(k.eq(kj[n]!), k.eq(kw[n]!))),
+                  Z.Not(this.bool(`${ti.name}_${i}_${vi}_null`)), Z.Not(this.bool(`${tj.name}_${j}_${vj}_null`)),
+                  Z.Not(this.vis[j]![i]!), split, ...ci.side, ...cj.side);
+                const same = covered.map((f) => this.int(`${ti.name}_${i}_${vi}.${f}`).eq(this.int(`${tj.name}_${j}_${vj}.${f}`)));
+                this.constraints.push(Z.Implies(premise, Z.And(...same)));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Every statement of the program that writes field `f` of `table` also writes field `x`. */
+  private onlyWrittenWith(table: string, f: string, x: string): boolean {
+    return this.info.access.every((a) => a.table.name !== table || !a.writes.has(f) || a.writes.has(x));
   }
 
   /**
