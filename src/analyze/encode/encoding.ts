@@ -99,6 +99,7 @@ export class Encoding {
         for (const kind of ['WR', 'WW', 'RW'] as const) this.necessary(kind, i, j);
         this.forcedWW(i, j);
         this.sameVersion(i, j);
+        if (i < j) this.closedWorld(i, j);
       }
     }
     this.axioms();
@@ -443,9 +444,7 @@ export class Encoding {
     const others = Array.from({ length: this.n }, (_, y) => y).filter((y) => y !== i && y !== j);
     if (others.length === 0) return;
     const split = Z.Or(...others.map((y) => Z.And(this.vis[y]![i]!, Z.Not(this.vis[y]![j]!))));
-    const reads = (t: Transaction): Access[] => this.accesses(t).filter((a) => a.stmt.k === 'select' && a.stmt.agg === null && a.loops.length === 0
-      && keyOnly(a.stmt.where, a.table) && this.tracked(t, a.stmt.target)
-      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id));
+    const reads = (t: Transaction): Access[] => this.viewReads(t);
     for (const ti of this.txns) {
       if (!hasAll(ti, ['pc', 'cc'])) continue;
       for (const tj of this.txns) {
@@ -481,6 +480,74 @@ export class Encoding {
         }
       }
     }
+  }
+
+  /**
+   * Pinned key-only SELECTs into tracked row sets, outside loops, before any write of their
+   * transaction to the table: they read the instance's view of the record.
+   */
+  private viewReads(t: Transaction): Access[] {
+    return this.accesses(t).filter((a) => a.stmt.k === 'select' && a.stmt.agg === null && a.loops.length === 0
+      && keyOnly(a.stmt.where, a.table) && this.tracked(t, a.stmt.target)
+      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id));
+  }
+
+  /**
+   * A preference (not a constraint): the closed world of an execution made of the slots alone.
+   * The encoding must also admit cycles among the slots of larger executions, where an instance
+   * outside the slots wrote what one slot reads and not the other (sameVersion above), but the
+   * interpreter confirms a witness with its instances only; such a witness costs a try and is
+   * refuted ("edge ... does not arise"). With no instance outside, two slots' reads of a record
+   * that no slot visible to either may write read the initial database: the same existence and
+   * the same values. queries.ts asks for a witness with the preferences first.
+   */
+  private closedWorld(i: number, j: number): void {
+    const Z = this.Z;
+    for (const ti of this.txns) {
+      for (const tj of this.txns) {
+        for (const ri of this.viewReads(ti)) {
+          for (const rj of this.viewReads(tj)) {
+            if (ri.table !== rj.table) continue;
+            const ci: Ctx = { slot: i, txn: ti, iter: new Map(), side: [] };
+            const cj: Ctx = { slot: j, txn: tj, iter: new Map(), side: [] };
+            const key = ri.table.key.map((k) => this.expr(ri.exactKey!.get(k)!, ci, null));
+            const keyJ = rj.table.key.map((k) => this.expr(rj.exactKey!.get(k)!, cj, null));
+            const vi = (ri.stmt as { target: string }).target;
+            const vj = (rj.stmt as { target: string }).target;
+            const nullI = this.bool(`${ti.name}_${i}_${vi}_null`);
+            const nullJ = this.bool(`${tj.name}_${j}_${vj}_null`);
+            const base = [this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), ...key.map((k, n) => k.eq(keyJ[n]!))];
+            const unseen = (f: string): B => Z.And(...[i, j].map((r) => this.noVisibleWriter(r, ri.table.name, f, key)));
+            if (!this.info.staticTables.has(ri.table.name)) this.prefer.push(Z.Implies(Z.And(...base, unseen(ALIVE), ...ci.side, ...cj.side), nullI.eq(nullJ)));
+            const fi = (ri.stmt as { fields: string[] }).fields;
+            for (const f of (rj.stmt as { fields: string[] }).fields) {
+              if (!fi.includes(f) || ri.table.key.includes(f)) continue;
+              this.prefer.push(Z.Implies(Z.And(...base, Z.Not(nullI), Z.Not(nullJ), unseen(f), ...ci.side, ...cj.side),
+                this.int(`${ti.name}_${i}_${vi}.${f}`).eq(this.int(`${tj.name}_${j}_${vj}.${f}`))));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** No slot visible to `reader` may write `field` of the record `key` (over-approximating the writes). */
+  private noVisibleWriter(reader: number, table: string, field: string, key: A[]): B {
+    const Z = this.Z;
+    const out: B[] = [];
+    for (let k = 0; k < this.n; k++) {
+      if (k === reader) continue;
+      for (const t of this.txns) {
+        for (const b of this.accesses(t)) {
+          if (b.table.name !== table || !b.writes.has(field)) continue;
+          const bc: Ctx = { slot: k, txn: t, iter: new Map(), side: [] };
+          const may = b.exactKey === null || b.loops.length > 0 ? Z.Bool.val(true)
+            : Z.And(...b.table.key.map((x, n) => this.expr(b.exactKey!.get(x)!, bc, null).eq(key[n]!)));
+          out.push(Z.Not(Z.And(this.vis[k]![reader]!, this.isType(k, t.name), b.loops.length > 0 ? Z.Bool.val(true) : this.guard(b, bc), may, ...bc.side)));
+        }
+      }
+    }
+    return Z.And(...out);
   }
 
   /** Every statement of the program that writes field `f` of `table` also writes field `x`. */
