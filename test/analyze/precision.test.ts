@@ -180,6 +180,28 @@ test('same version, same value is sound with instances outside the slots: execut
   assert.ok(total > 100, `${total} projections`);
 });
 
+// B reads T[q] after inserting T[0]: when q = 0 it reads its own insert, from no one else.
+const OWN = `TABLE T (K KEY, V, W);
+TABLE U (K KEY, V);
+TRANSACTION A(p, q) {
+  SELECT W AS x0 FROM T WHERE K = p;
+  IF x0 IS NULL { INSERT INTO T (K, V, W) VALUES (p, q, 1); }
+}
+TRANSACTION B(p, q) {
+  INSERT INTO T (K, V, W) VALUES (0, q, 1);
+  SELECT V AS x1 FROM T WHERE K = q;
+  IF x1 > q { UPDATE T SET W = x1 - 1 WHERE K = q; }
+}`;
+
+test('the encoding admits every execution of 3 instances reading what they inserted, and its projections on 2 slots (EC, PSI)', async () => {
+  const insts: Instance[] = [{ txn: 'A', args: [0, 0] }, { txn: 'A', args: [1, 1] }, { txn: 'B', args: [0, 0] }, { txn: 'B', args: [1, 1] }, { txn: 'B', args: [0, 1] }];
+  const dbs: InitialDb[] = [{ value: () => 0, rows: [] }, { value: () => 0, rows: [{ table: 'T', values: { K: 1, V: 2, W: 0 } }] }];
+  let n = 0;
+  for (const model of ['ec', 'psi'] as const) n += await admitsProjections(OWN, model, 2, 3, insts, dbs);
+  console.log(`${n} projections admitted`);
+  assert.ok(n > 100, `${n} projections`);
+});
+
 // a2's F1 (/work/reports/t12/a2-findings.md) and the differential's k = 2 case that needed 9
 // witnesses: a witness whose cycle needs an instance outside the slots (an insert that one
 // slot sees and the other does not) is real for the encoding but refuted by the interpreter,
@@ -225,6 +247,7 @@ TRANSACTION B(p, q) {
   UPDATE T SET W = x0 + 1 WHERE K = 0;
   SELECT MAX(W) AS x1 FROM T WHERE K >= p;
 }`],
+  ['a read of the key its instance has just inserted reads its own write (more than 12 refuted witnesses before)', 'ec', OWN],
 ];
 
 test('records that may not exist: anomalies brute force finds are confirmed within the default tries', async () => {

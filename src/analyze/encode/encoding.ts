@@ -419,7 +419,7 @@ export class Encoding {
    * write reaches is not simply "the initial value": another instance may have written it).
    *
    * Claim: slots i and j read record R (pinned key-only SELECTs into tracked row sets, outside
-   * loops, before any write of their own to R's table) and both find it; j obeys PSI and PC, i
+   * loops, before any write of their own to R) and both find it; j obeys PSI and PC, i
    * obeys PC (and so CC); j is not visible to i; j certainly writes field X of R (later in j);
    * some third slot y is visible to i and not to j. Then i and j read the same version of X, and
    * of every field that only statements writing X also write (INSERTs write every field), so
@@ -469,6 +469,7 @@ export class Encoding {
                 const vi = (ri.stmt as { target: string }).target;
                 const vj = (rj.stmt as { target: string }).target;
                 const premise = Z.And(this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), this.guard(wj, cj), sure,
+                  this.unwritten(ri, ci), this.unwritten(rj, cj),
                   ...ki.map((k, n) => Z.And(k.eq(kj[n]!), k.eq(kw[n]!))),
                   Z.Not(this.bool(`${ti.name}_${i}_${vi}_null`)), Z.Not(this.bool(`${tj.name}_${j}_${vj}_null`)),
                   Z.Not(this.vis[j]![i]!), split, ...ci.side, ...cj.side);
@@ -483,13 +484,24 @@ export class Encoding {
   }
 
   /**
-   * Pinned key-only SELECTs into tracked row sets, outside loops, before any write of their
-   * transaction to the table: they read the instance's view of the record.
+   * Pinned key-only SELECTs into tracked row sets, outside loops, after no write of their
+   * transaction to the table other than pinned ones outside loops: they read the instance's view
+   * of the record when `unwritten` holds.
    */
   private viewReads(t: Transaction): Access[] {
     return this.accesses(t).filter((a) => a.stmt.k === 'select' && a.stmt.agg === null && a.loops.length === 0
       && keyOnly(a.stmt.where, a.table) && this.tracked(t, a.stmt.target)
-      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id));
+      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id && (b.exactKey === null || b.loops.length > 0)));
+  }
+
+  /** No earlier write of `a`'s instance (pinned, outside loops: viewReads) ran on `a`'s record. */
+  private unwritten(a: Access, ctx: Ctx): B {
+    const Z = this.Z;
+    const key = a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, ctx, null));
+    return Z.And(...this.accesses(ctx.txn).filter((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id).map((b) => {
+      const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
+      return Z.Not(Z.And(this.guard(b, bc), ...b.table.key.map((k, n) => this.expr(b.exactKey!.get(k)!, bc, null).eq(key[n]!))));
+    }));
   }
 
   /**
@@ -516,7 +528,8 @@ export class Encoding {
             const vj = (rj.stmt as { target: string }).target;
             const nullI = this.bool(`${ti.name}_${i}_${vi}_null`);
             const nullJ = this.bool(`${tj.name}_${j}_${vj}_null`);
-            const base = [this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), ...key.map((k, n) => k.eq(keyJ[n]!))];
+            const base = [this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), ...key.map((k, n) => k.eq(keyJ[n]!)),
+              this.unwritten(ri, ci), this.unwritten(rj, cj)];
             const unseen = (f: string): B => Z.And(...[i, j].map((r) => this.noVisibleWriter(r, ri.table.name, f, key)));
             if (!this.info.staticTables.has(ri.table.name)) this.prefer.push(Z.Implies(Z.And(...base, unseen(ALIVE), ...ci.side, ...cj.side), nullI.eq(nullJ)));
             const fi = (ri.stmt as { fields: string[] }).fields;
@@ -556,16 +569,20 @@ export class Encoding {
   }
 
   /**
-   * A predicate read (a statement not pinned to one record) does not read a record its own
-   * instance writes (interp.ts resolves it after the run, skipping the instance's own items):
-   * for each statement of the instance that writes every one of `fields` on one pinned record,
-   * outside loops, that record is not the one read.
+   * A read of its own instance's write reads nothing from another. A predicate read (a
+   * statement not pinned to one record) does not read a record its own instance writes at all
+   * (interp.ts resolves it after the run, skipping the instance's own items); a pinned read
+   * after its instance wrote the item reads that write (interp.ts: own writes first, no read
+   * recorded), e.g. a SELECT of the key the instance has just inserted. So for each statement
+   * of the instance (earlier, for a pinned read) that writes every one of `fields` on one
+   * pinned record, outside loops, that record is not the one read.
    */
   private notOwnWrite(reader: Access, ctx: Ctx, fields: string[], key: A[]): B[] {
-    if (reader.exactKey !== null || reader.stmt.k === 'insert') return [];
+    if (reader.stmt.k === 'insert') return [];
     const Z = this.Z;
     const out: B[] = [];
     for (const b of this.accesses(ctx.txn)) {
+      if (reader.exactKey !== null && b.stmt.id >= reader.stmt.id) continue;
       if (b.table !== reader.table || b.loops.length > 0 || b.exactKey === null || b.stmt.k === 'select') continue;
       if (!fields.every((f) => b.writes.has(f))) continue;
       const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
