@@ -260,3 +260,37 @@ test('records that may not exist: anomalies brute force finds are confirmed with
     console.log(`${name}: confirmed at witness ${tries}`);
   }
 });
+
+// a2-findings.md F1: an UPDATE writes iff its record is alive in its view, and a read that
+// returned a row shows it alive; statements reaching the record through different parameters
+// (K = p, K = q) agree on it.
+const ALIVE_SRC = `TABLE T (K KEY, V, W);
+TRANSACTION A(p, q) {
+  SELECT V AS x FROM T WHERE K = p;
+  UPDATE T SET W = 1 WHERE K = q;
+}
+TRANSACTION Ins(p) { INSERT INTO T (K, V, W) VALUES (p, 0, 0); }`;
+
+test('record existence in a view: two UPDATEs of a record both writers found are WW-related (PSI then orders them by visibility)', async () => {
+  const { Z, enc, solver } = await encode(ALIVE_SRC, 'psi', 2);
+  const same = [0, 1].flatMap((i) => [enc.isType(i, 'A'), enc.param(i, 'A', 'p').eq(3), enc.param(i, 'A', 'q').eq(3)]);
+  const found = [0, 1].map((i) => Z.Not(Z.Bool.const(`A_${i}_x_null`)));
+  solver.push();
+  solver.add(...same, ...found, Z.Not(enc.rel.WW[0]![1]!), Z.Not(enc.rel.WW[1]![0]!));
+  assert.equal(await solver.check(), 'unsat');
+  solver.pop();
+  // Not found by the SELECT: the UPDATE writes nothing, so no WW is forced.
+  solver.push();
+  solver.add(...same, ...found.map((f) => Z.Not(f)), Z.Not(enc.rel.WW[0]![1]!), Z.Not(enc.rel.WW[1]![0]!));
+  assert.equal(await solver.check(), 'sat');
+  solver.pop();
+});
+
+test('the encoding admits every execution of 3 instances over records that may not exist, and its projections on 2 slots (EC, PSI)', async () => {
+  const insts: Instance[] = [{ txn: 'A', args: [0, 0] }, { txn: 'A', args: [0, 1] }, { txn: 'A', args: [1, 0] }, { txn: 'Ins', args: [0] }];
+  const dbs: InitialDb[] = [{ value: () => 0, rows: [] }, { value: () => 0, rows: [{ table: 'T', values: { K: 1, V: 2, W: 0 } }] }];
+  let n = 0;
+  for (const model of ['ec', 'psi'] as const) n += await admitsProjections(ALIVE_SRC, model, 2, 3, insts, dbs) + await admitsProjections(ALIVE_SRC, model, 3, 3, insts, dbs);
+  console.log(`${n} executions and projections admitted`);
+  assert.ok(n > 100, `${n} executions and projections`);
+});

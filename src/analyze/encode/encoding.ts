@@ -61,6 +61,8 @@ export class Encoding {
   private fresh = 0;
   private readonly named = new Map<string, A | B>();
   private readonly effects = new Map<string, EffectFn>();
+  /** Per slot and table: the record's existence in the slot's view (aliveInView). */
+  private readonly alive = new Map<string, EffectFn>();
 
   constructor(
     readonly Z: Z3,
@@ -102,6 +104,7 @@ export class Encoding {
         if (i < j) this.closedWorld(i, j);
       }
     }
+    for (const i of ids) for (const t of txns) this.aliveInView(i, t);
     this.axioms();
   }
 
@@ -502,6 +505,38 @@ export class Encoding {
       const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
       return Z.Not(Z.And(this.guard(b, bc), ...b.table.key.map((k, n) => this.expr(b.exactKey!.get(k)!, bc, null).eq(key[n]!))));
     }));
+  }
+
+  /**
+   * Record existence in a slot's view (a2-findings.md F1): a per-slot, per-table Boolean function
+   * of the key, the record's existence in the instance's view (the initial database and the
+   * visible instances' writes; always true for a static table). A pinned key-only SELECT that
+   * reads the view (no earlier write of its instance to the record) found the record iff it is
+   * alive there; a pinned key-only UPDATE or DELETE outside loops reading the view writes iff it
+   * is alive. So statements of one instance that address one record through different
+   * expressions (K = p, K = q with p = q) agree, and two UPDATEs of a record alive in both
+   * writers' views both write it: forcedWW makes them WW-related, as for static tables.
+   */
+  private aliveInView(i: number, t: Transaction): void {
+    const Z = this.Z;
+    const facts: B[] = [];
+    for (const a of this.accesses(t)) {
+      if (this.info.staticTables.has(a.table.name) || a.loops.length > 0 || a.stmt.k === 'insert' || !keyOnly(a.stmt.where, a.table)) continue;
+      if (this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id && (b.exactKey === null || b.loops.length > 0))) continue;
+      const ctx: Ctx = { slot: i, txn: t, iter: new Map(), side: [] };
+      const key = a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, ctx, null));
+      let fn = this.alive.get(`${i}|${a.table.name}`);
+      if (fn === undefined) {
+        fn = this.Z.Function.declare(`alive_${i}_${a.table.name}`, ...key.map(() => Z.Int.sort()), Z.Bool.sort()) as unknown as EffectFn;
+        this.alive.set(`${i}|${a.table.name}`, fn);
+      }
+      let found: B | null = null;
+      if (a.stmt.k === 'select' && a.stmt.agg === null && this.tracked(t, a.stmt.target)) found = Z.Not(this.bool(`${t.name}_${i}_${a.stmt.target}_null`));
+      if (a.stmt.k === 'update' || a.stmt.k === 'delete') found = this.effect(a, ctx, key);
+      if (found === null) continue;
+      facts.push(Z.Implies(Z.And(this.guard(a, ctx), this.unwritten(a, ctx), ...ctx.side), found.eq(fn.call(...key))));
+    }
+    if (facts.length > 0) this.constraints.push(Z.Implies(this.isType(i, t.name), Z.And(...facts)));
   }
 
   /**
