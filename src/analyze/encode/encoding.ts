@@ -11,8 +11,13 @@
  * Queries (queries.ts) add a cycle, a chordless path or the inductive step; `prefer` holds
  * preferences (not constraints) for witnesses that confirm more easily.
  * Invariant: every execution of ≤ n instances of the program under the model, with its real
- * dependency graph, is a model: unknown values (loop iterations, non-key fields, products of
- * variables) are fresh existential constants, and forcing rules fire only on certainties.
+ * dependency graph, is a model, and so is the restriction to n of its instances of any larger
+ * execution (a cycle among the slots may need instances outside them): unknown values (loop
+ * iterations, non-key fields, products of variables) are fresh existential constants, forcing
+ * rules fire only on certainties, and values are equated only where the models make it certain
+ * with instances outside (sameVersion). What holds only when the slots are the whole execution
+ * is a preference (closedWorld), never a constraint. docs/analyze-language.md, "Precision of the
+ * encoding".
  */
 
 import type { Arith, Bool } from 'z3-solver';
