@@ -3,15 +3,18 @@
  * commands other than `polysi analyze` never pay for it (about 0.5 s and 35 MB).
  *
  * Takes: nothing. Gives: a fresh high-level Z3 context `Z` per call (one per analysis).
- * Invariant: one query at a time (the WebAssembly build is single-threaded); a context is
- * deleted only after a newer one was handed out, once it has had objects and all of them have
- * been released (an analysis holds its encodings and solvers until it returns).
+ * Invariant: one analysis at a time, one query at a time (the WebAssembly build is
+ * single-threaded); a context is deleted only after a newer one was handed out (the next
+ * analysis), once all its objects have been released.
  *
  * Why a fresh context per analysis: Z3 numbers its terms in creation order within a context
- * and its rewriters and SAT solver order them by those numbers, so a context that already
- * holds (or has freed) another analysis's terms can give the same query a different model: the
- * same program analysed twice in one process gave different witnesses and numbers of queries
- * (a2-findings.md F2). A new context answers the same sequence of queries the same way.
+ * (reusing the numbers of freed terms) and its rewriters and SAT solver order them by those
+ * numbers, so a context that already holds (or has freed) another analysis's terms can give the
+ * same query a different model: the same program analysed twice in one process gave different
+ * witnesses and numbers of queries (a2-findings.md F2). A new context, in which nothing is freed
+ * while it is handed out (the GC's timing would decide which numbers are reused), answers the
+ * same sequence of queries the same way: the objects of a context are released when a newer
+ * one is handed out (the next analysis), and the context deleted once they all are.
  *
  * Why the finalizers are deferred: z3-solver frees every Z3 object it wraps from a
  * FinalizationRegistry callback (a reference-count decrement, run on the main thread whenever
@@ -20,7 +23,8 @@
  * in CI as "RuntimeError: memory access out of bounds" in ast_manager::delete_node under
  * th_rewriter, after which the check's promise never settled and the process hung. Here the
  * package's registry (made inside `init()`) only queues those callbacks, and `z3Idle()`, called
- * when no check is running, runs them, then deletes the retired contexts left without objects.
+ * when no check is running, runs those of retired contexts, then deletes the retired contexts
+ * left without objects.
  */
 
 import type { Context } from 'z3-solver';
@@ -32,11 +36,11 @@ let loading: Promise<Api> | null = null;
 
 /** Finalizer callbacks held back until no check runs (see the header). */
 const deferred: (() => void)[] = [];
+/** The context of each deferred callback (same order). */
+const deferredOf: number[] = [];
 /** Per context (numbered on first sight): how many of its objects' finalizers are still to run. */
 const contextIds = new WeakMap<object, number>();
 const live = new Map<number, number>();
-/** Contexts that have had objects (a context still waiting for its first object is in use). */
-const used = new Set<number>();
 /** Each context's deletion (z3-solver's own finalizer of the context object). */
 const deletion = new Map<number, () => void>();
 /** Contexts no longer handed out: deleted once none of their objects is left. */
@@ -65,6 +69,7 @@ class DeferringRegistry<T> {
     this.inner = new RealRegistry<Held>((h) => {
       if (h.context) deferred.push(() => { retired.add(h.id); });
       else deferred.push(() => { live.set(h.id, live.get(h.id)! - 1); callback(h.held as T); });
+      deferredOf.push(h.context ? -1 : h.id);
     });
   }
   register(target: object, held: T, token?: object): void {
@@ -72,7 +77,7 @@ class DeferringRegistry<T> {
     const context = token === undefined;
     const id = contextId(context ? target : (target as { ctx?: object }).ctx);
     if (context) deletion.set(id, () => this.callback(held));
-    else { live.set(id, live.get(id)! + 1); used.add(id); }
+    else live.set(id, live.get(id)! + 1);
     this.inner.register(target, { id, context, held }, token);
   }
   unregister(token: object): boolean {
@@ -83,19 +88,27 @@ class DeferringRegistry<T> {
 }
 const RealRegistry = globalThis.FinalizationRegistry;
 
-/** How many Z3 finalizers wait for `z3Idle()` (for tests). */
+/** How many Z3 finalizers wait for `z3Idle()`, for a context in use or not (for tests). */
 export function z3DeferredCount(): number {
   return deferred.length;
 }
 
 /** Runs the Z3 finalizers queued so far. Call only when no `solver.check()` is in flight. */
 export function z3Idle(): void {
-  while (deferred.length > 0) deferred.shift()!();
+  // Only retired contexts' objects are released: freeing a term of a context in use lets Z3
+  // reuse its number for a later term, and when that happens depends on the GC (header).
+  let kept = 0;
+  for (let k = 0; k < deferred.length; k++) {
+    const id = deferredOf[k]!;
+    if (id >= 0 && !retired.has(id) && live.has(id)) { deferred[kept] = deferred[k]!; deferredOf[kept] = id; kept++; continue; }
+    deferred[k]!();
+  }
+  deferred.length = kept;
+  deferredOf.length = kept;
   for (const id of retired) {
-    if (live.get(id)! > 0 || !used.has(id)) continue;
+    if (live.get(id)! > 0) continue;
     retired.delete(id);
     live.delete(id);
-    used.delete(id);
     const del = deletion.get(id);
     deletion.delete(id);
     del?.();
