@@ -11,13 +11,18 @@
  * Queries (queries.ts) add a cycle, a chordless path or the inductive step; `prefer` holds
  * preferences (not constraints) for witnesses that confirm more easily.
  * Invariant: every execution of ≤ n instances of the program under the model, with its real
- * dependency graph, is a model: unknown values (loop iterations, non-key fields, products of
- * variables) are fresh existential constants, and forcing rules fire only on certainties.
+ * dependency graph, is a model, and so is the restriction to n of its instances of any larger
+ * execution (a cycle among the slots may need instances outside them): unknown values (loop
+ * iterations, non-key fields, products of variables) are fresh existential constants, forcing
+ * rules fire only on certainties, and values are equated only where the models make it certain
+ * with instances outside (sameVersion). What holds only when the slots are the whole execution
+ * is a preference (closedWorld), never a constraint. docs/analyze-language.md, "Precision of the
+ * encoding".
  */
 
 import type { Arith, Bool } from 'z3-solver';
 import type { Access, ProgramInfo } from '../lang/access.ts';
-import { ALIVE, keyOnly } from '../lang/access.ts';
+import { ALIVE, fieldsOfPred, keyOnly } from '../lang/access.ts';
 import type { Expr, Pred, Transaction } from '../lang/ast.ts';
 import type { Axiom, ModelSpec } from '../models.ts';
 import type { Z3 } from './z3.ts';
@@ -61,6 +66,8 @@ export class Encoding {
   private fresh = 0;
   private readonly named = new Map<string, A | B>();
   private readonly effects = new Map<string, EffectFn>();
+  /** Per slot and table: the record's existence in the slot's view (aliveInView). */
+  private readonly alive = new Map<string, EffectFn>();
 
   constructor(
     readonly Z: Z3,
@@ -98,8 +105,11 @@ export class Encoding {
         this.basic(i, j);
         for (const kind of ['WR', 'WW', 'RW'] as const) this.necessary(kind, i, j);
         this.forcedWW(i, j);
+        this.sameVersion(i, j);
+        if (i < j) this.closedWorld(i, j);
       }
     }
+    for (const i of ids) for (const t of txns) this.aliveInView(i, t);
     this.axioms();
   }
 
@@ -135,6 +145,10 @@ export class Encoding {
     for (const [v, info] of txn.vars) {
       if (!this.tracked(txn, v) || info.kind === 'param' || info.kind === 'row') continue;
       if (info.kind === 'scalar') facts.push(Z.Implies(this.bool(`${txn.name}_${i}_${v}_null`), this.int(`${txn.name}_${i}_${v}`).eq(0)));
+      // A COUNT is a number of rows: never NULL, never negative.
+      if (info.kind === 'scalar' && this.accesses(txn).some((a) => a.stmt.k === 'select' && a.stmt.agg === 'COUNT' && a.stmt.target === v)) {
+        facts.push(Z.Not(this.bool(`${txn.name}_${i}_${v}_null`)), this.int(`${txn.name}_${i}_${v}`).ge(0));
+      }
       if (info.kind === 'rows') {
         const empty = this.bool(`${txn.name}_${i}_${v}_null`);
         const a = this.info.access[info.stmt]!;
@@ -296,6 +310,9 @@ export class Encoding {
                   const empty = this.bool(`${t2.name}_${j}_${probe}_null`);
                   parts.push(a1.stmt.k === 'insert' ? Z.Not(empty) : empty);
                 }
+                // A predicate read that saw an inserted record live, with a WHERE on key fields
+                // only (so the record matches it), counted it: COUNT ≥ 1, other results not NULL.
+                if (a1.stmt.k === 'insert') parts.push(...this.predicateHit(a2, c2));
               }
               if (kind === 'RW') parts.push(...this.noLaterVisibleWriter(i, j, a1.table.name, group.fields, key, j));
               if (kind === 'WR') parts.push(...this.noLaterVisibleWriter(j, i, a1.table.name, group.fields, key, i));
@@ -323,6 +340,24 @@ export class Encoding {
       }
     }
     this.constraints.push(Z.Implies(this.rel[kind][i]![j]!, ors.length === 0 ? Z.Bool.val(false) : Z.Or(...ors)));
+  }
+
+  /**
+   * What a predicate read's result says when it includes a given live record: a SELECT outside
+   * loops into a tracked variable, whose WHERE mentions key fields only (every version of the
+   * record matches it alike), not pinned to one record (foundProbe covers that). The cause it
+   * joins has the record live in the reader's view (WR on existence from the INSERT that wrote
+   * the version read: the reader does not write the item, interp.ts) and satisfying the WHERE.
+   * Why this matters: RemCourse's `IF n = 0 { DELETE ... }` could otherwise see an enrolment and
+   * still run its DELETE (common11.md: a refuted RemCourse -RW(Course.exists)-> RemCourse edge).
+   */
+  private predicateHit(a: Access, ctx: Ctx): B[] {
+    const s = a.stmt;
+    if (s.k !== 'select' || a.loops.length > 0 || a.exactKey !== null || !this.tracked(ctx.txn, s.target)) return [];
+    if ([...fieldsOfPred(s.where, new Set())].some((f) => !a.table.key.includes(f))) return [];
+    const Z = this.Z;
+    if (s.agg === 'COUNT') return [this.int(`${ctx.txn.name}_${ctx.slot}_${s.target}`).ge(1)];
+    return [Z.Not(this.bool(`${ctx.txn.name}_${ctx.slot}_${s.target}_null`))];
   }
 
   /**
@@ -387,16 +422,207 @@ export class Encoding {
   }
 
   /**
-   * A predicate read (a statement not pinned to one record) does not read a record its own
-   * instance writes (interp.ts resolves it after the run, skipping the instance's own items):
-   * for each statement of the instance that writes every one of `fields` on one pinned record,
-   * outside loops, that record is not the one read.
+   * "Same version, same value", where the models make it certain even with instances outside
+   * the slots (a cycle among the slots may sit in a larger execution, so a read that no slot's
+   * write reaches is not simply "the initial value": another instance may have written it).
+   *
+   * Claim: slots i and j read record R (pinned key-only SELECTs into tracked row sets, outside
+   * loops, before any write of their own to R) and both find it; j obeys PSI and PC, i
+   * obeys PC (and so CC); j is not visible to i; j certainly writes field X of R (later in j);
+   * some third slot y is visible to i and not to j. Then i and j read the same version of X, and
+   * of every field that only statements writing X also write (INSERTs write every field), so
+   * the same values.
+   * Proof, over the whole execution (outsiders included), writing V(r) for the writers of an item
+   * visible to r: PC for j and ¬vis(y, j) put every instance visible to j before y in ar (one
+   * after y would drag y into j's view); PC for i and vis(y, i) make every instance before y
+   * visible to i; so vis⁻¹(j) ⊆ vis⁻¹(i), for every item. Conversely, let o write X and be
+   * visible to i. If o precedes j in ar, WW(o, j), and j obeys PSI (WW ⊆ vis when either writer
+   * obeys it), so o is visible to j. o is not j (¬vis(j, i)). If o follows j, WW(j, o) makes j
+   * visible to o, and CC for i would make j visible to i: excluded. So V(i) = V(j) for X, and for
+   * a field f whose writers all write X (an f-writer visible to i is an X-writer, visible to j).
+   * Equal sets of visible writers give the same last writer in ar, or none: the same value.
+   * Without PC (PSI alone, or EC), an instance between the two reads in arbitration can be
+   * visible to one and not the other, and nothing is assumed. Typical use: two SI Enrolls of
+   * Courseware reading one course's count, one enrolling and one not (common11.md).
+   */
+  private sameVersion(i: number, j: number): void {
+    const Z = this.Z;
+    const hasAll = (t: Transaction, axs: Axiom[]): boolean => axs.every((x) => this.spec.axioms.get(t.name)!.has(x));
+    if (!this.txns.some((t) => hasAll(t, ['psi', 'pc']))) return;
+    const others = Array.from({ length: this.n }, (_, y) => y).filter((y) => y !== i && y !== j);
+    if (others.length === 0) return;
+    const split = Z.Or(...others.map((y) => Z.And(this.vis[y]![i]!, Z.Not(this.vis[y]![j]!))));
+    const reads = (t: Transaction): Access[] => this.viewReads(t);
+    for (const ti of this.txns) {
+      if (!hasAll(ti, ['pc', 'cc'])) continue;
+      for (const tj of this.txns) {
+        if (!hasAll(tj, ['psi', 'pc'])) continue;
+        for (const ri of reads(ti)) {
+          for (const rj of reads(tj)) {
+            if (ri.table !== rj.table) continue;
+            for (const wj of this.accesses(tj)) {
+              if (wj.table !== rj.table || wj.stmt.k === 'select' || wj.stmt.id < rj.stmt.id) continue;
+              const ci: Ctx = { slot: i, txn: ti, iter: new Map(), side: [] };
+              const cj: Ctx = { slot: j, txn: tj, iter: new Map(), side: [] };
+              const sure = this.certainWrite(wj, cj);
+              if (sure === null) continue;
+              const fi = (ri.stmt as { fields: string[] }).fields;
+              const fj = (rj.stmt as { fields: string[] }).fields;
+              for (const x of wj.writes) {
+                if (x === ALIVE) continue;
+                const covered = fi.filter((f) => fj.includes(f) && !ri.table.key.includes(f) && this.onlyWrittenWith(ri.table.name, f, x));
+                if (covered.length === 0) continue;
+                const key = (a: Access, c: Ctx): A[] => a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, c, null));
+                const [ki, kj, kw] = [key(ri, ci), key(rj, cj), key(wj, cj)];
+                const vi = (ri.stmt as { target: string }).target;
+                const vj = (rj.stmt as { target: string }).target;
+                const premise = Z.And(this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), this.guard(wj, cj), sure,
+                  this.unwritten(ri, ci), this.unwritten(rj, cj),
+                  ...ki.map((k, n) => Z.And(k.eq(kj[n]!), k.eq(kw[n]!))),
+                  Z.Not(this.bool(`${ti.name}_${i}_${vi}_null`)), Z.Not(this.bool(`${tj.name}_${j}_${vj}_null`)),
+                  Z.Not(this.vis[j]![i]!), split, ...ci.side, ...cj.side);
+                const same = covered.map((f) => this.int(`${ti.name}_${i}_${vi}.${f}`).eq(this.int(`${tj.name}_${j}_${vj}.${f}`)));
+                this.constraints.push(Z.Implies(premise, Z.And(...same)));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Pinned key-only SELECTs into tracked row sets, outside loops, after no write of their
+   * transaction to the table other than pinned ones outside loops: they read the instance's view
+   * of the record when `unwritten` holds.
+   */
+  private viewReads(t: Transaction): Access[] {
+    return this.accesses(t).filter((a) => a.stmt.k === 'select' && a.stmt.agg === null && a.loops.length === 0
+      && keyOnly(a.stmt.where, a.table) && this.tracked(t, a.stmt.target)
+      && !this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id && (b.exactKey === null || b.loops.length > 0)));
+  }
+
+  /** No earlier write of `a`'s instance (pinned, outside loops: viewReads) ran on `a`'s record. */
+  private unwritten(a: Access, ctx: Ctx): B {
+    const Z = this.Z;
+    const key = a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, ctx, null));
+    return Z.And(...this.accesses(ctx.txn).filter((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id).map((b) => {
+      const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
+      return Z.Not(Z.And(this.guard(b, bc), ...b.table.key.map((k, n) => this.expr(b.exactKey!.get(k)!, bc, null).eq(key[n]!))));
+    }));
+  }
+
+  /**
+   * Record existence in a slot's view (a2-findings.md F1): a per-slot, per-table Boolean function
+   * of the key, the record's existence in the instance's view (the initial database and the
+   * visible instances' writes; always true for a static table). A pinned key-only SELECT that
+   * reads the view (no earlier write of its instance to the record) found the record iff it is
+   * alive there; a pinned key-only UPDATE or DELETE outside loops reading the view writes iff it
+   * is alive. So statements of one instance that address one record through different
+   * expressions (K = p, K = q with p = q) agree, and two UPDATEs of a record alive in both
+   * writers' views both write it: forcedWW makes them WW-related, as for static tables.
+   */
+  private aliveInView(i: number, t: Transaction): void {
+    const Z = this.Z;
+    const facts: B[] = [];
+    for (const a of this.accesses(t)) {
+      if (this.info.staticTables.has(a.table.name) || a.loops.length > 0 || a.stmt.k === 'insert' || !keyOnly(a.stmt.where, a.table)) continue;
+      if (this.accesses(t).some((b) => b.table === a.table && b.stmt.k !== 'select' && b.stmt.id < a.stmt.id && (b.exactKey === null || b.loops.length > 0))) continue;
+      const ctx: Ctx = { slot: i, txn: t, iter: new Map(), side: [] };
+      const key = a.table.key.map((k) => this.expr(a.exactKey!.get(k)!, ctx, null));
+      let fn = this.alive.get(`${i}|${a.table.name}`);
+      if (fn === undefined) {
+        fn = this.Z.Function.declare(`alive_${i}_${a.table.name}`, ...key.map(() => Z.Int.sort()), Z.Bool.sort()) as unknown as EffectFn;
+        this.alive.set(`${i}|${a.table.name}`, fn);
+      }
+      let found: B | null = null;
+      if (a.stmt.k === 'select' && a.stmt.agg === null && this.tracked(t, a.stmt.target)) found = Z.Not(this.bool(`${t.name}_${i}_${a.stmt.target}_null`));
+      if (a.stmt.k === 'update' || a.stmt.k === 'delete') found = this.effect(a, ctx, key);
+      if (found === null) continue;
+      facts.push(Z.Implies(Z.And(this.guard(a, ctx), this.unwritten(a, ctx), ...ctx.side), found.eq(fn.call(...key))));
+    }
+    if (facts.length > 0) this.constraints.push(Z.Implies(this.isType(i, t.name), Z.And(...facts)));
+  }
+
+  /**
+   * A preference (not a constraint): the closed world of an execution made of the slots alone.
+   * The encoding must also admit cycles among the slots of larger executions, where an instance
+   * outside the slots wrote what one slot reads and not the other (sameVersion above), but the
+   * interpreter confirms a witness with its instances only; such a witness costs a try and is
+   * refuted ("edge ... does not arise"). With no instance outside, two slots' reads of a record
+   * that no slot visible to either may write read the initial database: the same existence and
+   * the same values. queries.ts asks for a witness with the preferences first.
+   */
+  private closedWorld(i: number, j: number): void {
+    const Z = this.Z;
+    for (const ti of this.txns) {
+      for (const tj of this.txns) {
+        for (const ri of this.viewReads(ti)) {
+          for (const rj of this.viewReads(tj)) {
+            if (ri.table !== rj.table) continue;
+            const ci: Ctx = { slot: i, txn: ti, iter: new Map(), side: [] };
+            const cj: Ctx = { slot: j, txn: tj, iter: new Map(), side: [] };
+            const key = ri.table.key.map((k) => this.expr(ri.exactKey!.get(k)!, ci, null));
+            const keyJ = rj.table.key.map((k) => this.expr(rj.exactKey!.get(k)!, cj, null));
+            const vi = (ri.stmt as { target: string }).target;
+            const vj = (rj.stmt as { target: string }).target;
+            const nullI = this.bool(`${ti.name}_${i}_${vi}_null`);
+            const nullJ = this.bool(`${tj.name}_${j}_${vj}_null`);
+            const base = [this.isType(i, ti.name), this.isType(j, tj.name), this.guard(ri, ci), this.guard(rj, cj), ...key.map((k, n) => k.eq(keyJ[n]!)),
+              this.unwritten(ri, ci), this.unwritten(rj, cj)];
+            const unseen = (f: string): B => Z.And(...[i, j].map((r) => this.noVisibleWriter(r, ri.table.name, f, key)));
+            if (!this.info.staticTables.has(ri.table.name)) this.prefer.push(Z.Implies(Z.And(...base, unseen(ALIVE), ...ci.side, ...cj.side), nullI.eq(nullJ)));
+            const fi = (ri.stmt as { fields: string[] }).fields;
+            for (const f of (rj.stmt as { fields: string[] }).fields) {
+              if (!fi.includes(f) || ri.table.key.includes(f)) continue;
+              this.prefer.push(Z.Implies(Z.And(...base, Z.Not(nullI), Z.Not(nullJ), unseen(f), ...ci.side, ...cj.side),
+                this.int(`${ti.name}_${i}_${vi}.${f}`).eq(this.int(`${tj.name}_${j}_${vj}.${f}`))));
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** No slot visible to `reader` may write `field` of the record `key` (over-approximating the writes). */
+  private noVisibleWriter(reader: number, table: string, field: string, key: A[]): B {
+    const Z = this.Z;
+    const out: B[] = [];
+    for (let k = 0; k < this.n; k++) {
+      if (k === reader) continue;
+      for (const t of this.txns) {
+        for (const b of this.accesses(t)) {
+          if (b.table.name !== table || !b.writes.has(field)) continue;
+          const bc: Ctx = { slot: k, txn: t, iter: new Map(), side: [] };
+          const may = b.exactKey === null || b.loops.length > 0 ? Z.Bool.val(true)
+            : Z.And(...b.table.key.map((x, n) => this.expr(b.exactKey!.get(x)!, bc, null).eq(key[n]!)));
+          out.push(Z.Not(Z.And(this.vis[k]![reader]!, this.isType(k, t.name), b.loops.length > 0 ? Z.Bool.val(true) : this.guard(b, bc), may, ...bc.side)));
+        }
+      }
+    }
+    return Z.And(...out);
+  }
+
+  /** Every statement of the program that writes field `f` of `table` also writes field `x`. */
+  private onlyWrittenWith(table: string, f: string, x: string): boolean {
+    return this.info.access.every((a) => a.table.name !== table || !a.writes.has(f) || a.writes.has(x));
+  }
+
+  /**
+   * A read of its own instance's write reads nothing from another. A predicate read (a
+   * statement not pinned to one record) does not read a record its own instance writes at all
+   * (interp.ts resolves it after the run, skipping the instance's own items); a pinned read
+   * after its instance wrote the item reads that write (interp.ts: own writes first, no read
+   * recorded), e.g. a SELECT of the key the instance has just inserted. So for each statement
+   * of the instance (earlier, for a pinned read) that writes every one of `fields` on one
+   * pinned record, outside loops, that record is not the one read.
    */
   private notOwnWrite(reader: Access, ctx: Ctx, fields: string[], key: A[]): B[] {
-    if (reader.exactKey !== null || reader.stmt.k === 'insert') return [];
+    if (reader.stmt.k === 'insert') return [];
     const Z = this.Z;
     const out: B[] = [];
     for (const b of this.accesses(ctx.txn)) {
+      if (reader.exactKey !== null && b.stmt.id >= reader.stmt.id) continue;
       if (b.table !== reader.table || b.loops.length > 0 || b.exactKey === null || b.stmt.k === 'select') continue;
       if (!fields.every((f) => b.writes.has(f))) continue;
       const bc: Ctx = { slot: ctx.slot, txn: ctx.txn, iter: new Map(), side: [] };
