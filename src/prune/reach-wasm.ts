@@ -1,0 +1,465 @@
+/**
+ * Pruning's reachability passes (reach.ts) as a WebAssembly SIMD kernel.
+ *
+ * Takes: the split graph (CSR), its topological order, and the chain columns (`sess`, `pos`) of
+ * a ReachTable. Gives: `WasmReach`, which keeps the table `minPos` in its own linear memory
+ * (an Int32Array view over it: `table`) and fills or updates it exactly as reach.ts's JS passes
+ * do: same rows, cell for cell (test/prune/reach-wasm.test.ts compares them on random graphs).
+ * Why: a row merge is an element-wise minimum of S Int32 cells, four per `i32x4.min_s`; and V8
+ * compiles WebAssembly before running it (Liftoff at once, TurboFan in the background), so a
+ * fresh process does not spend the first passes in the interpreter as it does with JS.
+ * Memory layout: the table at byte 0 (so its view only changes when the memory grows), then
+ * `sess` and `pos` (fixed for the table's life), then per pass the order, the CSR adjacency
+ * and the pass's scratch, copied in before the pass. The memory grows to what a pass needs and
+ * is reused by the next one (WebAssembly memory never shrinks; it is freed with the table).
+ * A row of S cells: S >= 4 is merged four cells at a time, the last S mod 4 cells by one more
+ * (overlapping) vector at S - 4, which is harmless since min is idempotent; S < 4 cell by cell.
+ * Invariant: the kernel's rows equal the JS passes' rows (reach.ts states why those are exact).
+ */
+
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import type { SplitGraph } from '../graph/split.ts';
+import { assembleModule, type WatFunc } from './wasm-asm.ts';
+
+const INF = 0x7fffffff;
+const PAGE = 65536;
+/** Nodes handled by one call into the kernel between deadline checks (as reach.ts's BLOCK). */
+const BLOCK = DEADLINE_CHECK_MASK + 1;
+/** WebAssembly (32-bit) memories end at 4 GiB; past a bit less, the JS passes run instead. */
+export const WASM_BYTES_MAX = 4 * 2 ** 30 - 64 * PAGE;
+
+// Reading `base[idx]` of an Int32 array at byte address `base` is written out as
+// `local.get $idx i32.const 2 i32.shl local.get $base i32.add i32.load` below.
+
+/** row(dst) = min(row(dst), row(src)), cell by cell; rows of S cells at byte addresses. */
+const MERGE: WatFunc = {
+  name: 'merge', params: ['dst', 'src', 'S'], result: null, locals: ['end', 'tail', 'd', 's', 'x'],
+  body: `
+    local.get $S i32.const 4 i32.lt_u
+    if ;; fewer than 4 cells: one at a time
+      local.get $S i32.const 2 i32.shl local.get $dst i32.add local.set $end
+      block $done
+        loop $cell
+          local.get $dst local.get $end i32.ge_u br_if $done
+          local.get $src i32.load local.tee $x
+          local.get $dst i32.load i32.lt_s
+          if local.get $dst local.get $x i32.store end
+          local.get $dst i32.const 4 i32.add local.set $dst
+          local.get $src i32.const 4 i32.add local.set $src
+          br $cell
+        end
+      end
+      return
+    end
+    ;; tail: byte offset of the last whole vector of the row
+    local.get $S i32.const 2 i32.shl i32.const 16 i32.sub local.tee $tail
+    local.get $dst i32.add local.set $end
+    local.get $dst local.set $d
+    local.get $src local.set $s
+    loop $vec
+      local.get $d
+      local.get $d v128.load local.get $s v128.load i32x4.min_s
+      v128.store
+      local.get $s i32.const 16 i32.add local.set $s
+      local.get $d i32.const 16 i32.add local.tee $d
+      local.get $end i32.le_u br_if $vec
+    end
+    local.get $S i32.const 3 i32.and
+    if ;; the last S mod 4 cells, by the vector ending at the row's end
+      local.get $end
+      local.get $end v128.load local.get $src local.get $tail i32.add v128.load i32x4.min_s
+      v128.store
+    end`,
+};
+
+/** As merge; returns 1 if some cell of row(dst) decreased, else 0. */
+const MERGE_ANY: WatFunc = {
+  name: 'mergeAny', params: ['dst', 'src', 'S'], result: 'i32', locals: ['end', 'tail', 'd', 's', 'x', 'any', 'a:v128', 'b:v128', 'acc:v128'],
+  body: `
+    local.get $S i32.const 4 i32.lt_u
+    if
+      local.get $S i32.const 2 i32.shl local.get $dst i32.add local.set $end
+      block $done
+        loop $cell
+          local.get $dst local.get $end i32.ge_u br_if $done
+          local.get $src i32.load local.tee $x
+          local.get $dst i32.load i32.lt_s
+          if
+            local.get $dst local.get $x i32.store
+            i32.const 1 local.set $any
+          end
+          local.get $dst i32.const 4 i32.add local.set $dst
+          local.get $src i32.const 4 i32.add local.set $src
+          br $cell
+        end
+      end
+      local.get $any return
+    end
+    local.get $S i32.const 2 i32.shl i32.const 16 i32.sub local.tee $tail
+    local.get $dst i32.add local.set $end
+    local.get $dst local.set $d
+    local.get $src local.set $s
+    loop $vec
+      local.get $d v128.load local.set $a
+      local.get $s v128.load local.set $b
+      local.get $acc local.get $b local.get $a i32x4.lt_s v128.or local.set $acc
+      local.get $d local.get $a local.get $b i32x4.min_s v128.store
+      local.get $s i32.const 16 i32.add local.set $s
+      local.get $d i32.const 16 i32.add local.tee $d
+      local.get $end i32.le_u br_if $vec
+    end
+    local.get $S i32.const 3 i32.and
+    if
+      local.get $end v128.load local.set $a
+      local.get $src local.get $tail i32.add v128.load local.set $b
+      local.get $acc local.get $b local.get $a i32x4.lt_s v128.or local.set $acc
+      local.get $end local.get $a local.get $b i32x4.min_s v128.store
+    end
+    local.get $acc v128.any_true`,
+};
+
+/**
+ * reach.ts's rowsOfBlock: the rows of order[lo .. hi-1], in reverse (every later node's row is
+ * final). Arrays are byte addresses; `done` is one byte per node, the rest Int32.
+ */
+const ROWS: WatFunc = {
+  name: 'rows',
+  params: ['lo', 'hi', 'S', 'order', 'outStart', 'outTo', 'sess', 'pos', 'tab', 'done', 'earliest', 'stamp'],
+  result: null,
+  locals: ['i', 'u', 'n', 'nRow', 'first', 'last', 'e', 'v', 'c', 't', 'p', 'row', 'rb'],
+  body: `
+    local.get $S i32.const 2 i32.shl local.set $rb
+    local.get $hi local.set $i
+    block $exit
+    loop $node
+      local.get $i local.get $lo i32.le_s br_if $exit
+      local.get $i i32.const 1 i32.sub local.tee $i
+      i32.const 2 i32.shl local.get $order i32.add i32.load local.set $u
+      block $next
+        local.get $done local.get $u i32.add i32.load8_u br_if $next
+        local.get $u i32.const 1 i32.or local.set $n
+        local.get $n local.get $rb i32.mul local.get $tab i32.add local.set $nRow
+        local.get $done local.get $n i32.add i32.load8_u i32.eqz
+        if ;; t.n: its successors are final whichever of t.d, t.n comes first
+          local.get $n i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
+          i32.load offset=4 local.set $last
+          local.get $e i32.load local.tee $first local.set $e
+          ;; the earliest successor x.d of each tracked chain: stamp[c] = n, earliest[c] = pos(x)
+          block $scanned
+          loop $scan
+            local.get $e local.get $last i32.ge_s br_if $scanned
+            local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.tee $v
+            i32.const 1 i32.and i32.eqz
+            if
+              local.get $v i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
+              local.get $sess i32.add i32.load local.tee $c
+              i32.const 0 i32.ge_s
+              if
+                local.get $t local.get $pos i32.add i32.load local.set $p
+                local.get $c i32.const 2 i32.shl local.set $c
+                local.get $stamp local.get $c i32.add i32.load local.get $n i32.ne
+                local.get $p local.get $earliest local.get $c i32.add i32.load i32.lt_s
+                i32.or
+                if
+                  local.get $stamp local.get $c i32.add local.get $n i32.store
+                  local.get $earliest local.get $c i32.add local.get $p i32.store
+                end
+              end
+            end
+            local.get $e i32.const 1 i32.add local.set $e
+            br $scan
+          end
+          end
+          ;; merge .n successors, untracked ones, and the earliest of each tracked chain once
+          local.get $first local.set $e
+          block $merged
+          loop $merge
+            local.get $e local.get $last i32.ge_s br_if $merged
+            block $skip
+              local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.tee $v
+              i32.const 1 i32.and i32.eqz
+              if
+                local.get $v i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
+                local.get $sess i32.add i32.load local.tee $c
+                i32.const 0 i32.ge_s
+                if
+                  local.get $c i32.const 2 i32.shl local.set $c
+                  local.get $stamp local.get $c i32.add i32.load local.get $n i32.ne
+                  local.get $t local.get $pos i32.add i32.load local.get $earliest local.get $c i32.add i32.load i32.ne
+                  i32.or
+                  br_if $skip
+                  local.get $stamp local.get $c i32.add i32.const -2 i32.store
+                end
+              end
+              local.get $nRow
+              local.get $v local.get $rb i32.mul local.get $tab i32.add
+              local.get $S
+              call $merge
+            end
+            local.get $e i32.const 1 i32.add local.set $e
+            br $merge
+          end
+          end
+          local.get $done local.get $n i32.add i32.const 1 i32.store8
+        end
+        local.get $u local.get $n i32.eq br_if $next
+        ;; t.d = t.n's row, t's own position, and the rows of its RW successors (.n nodes)
+        local.get $u local.get $rb i32.mul local.get $tab i32.add local.tee $row
+        local.get $nRow local.get $rb memory.copy
+        local.get $u i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
+        local.get $sess i32.add i32.load local.tee $c
+        i32.const 0 i32.ge_s
+        if
+          local.get $t local.get $pos i32.add i32.load local.set $p
+          local.get $c i32.const 2 i32.shl local.get $row i32.add local.set $c
+          local.get $p local.get $c i32.load i32.lt_s
+          if local.get $c local.get $p i32.store end
+        end
+        local.get $u i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
+        i32.load offset=4 local.set $last
+        local.get $e i32.load local.set $e
+        block $rwDone
+        loop $rw
+          local.get $e local.get $last i32.ge_s br_if $rwDone
+          local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.tee $v
+          i32.const 1 i32.and
+          if
+            local.get $row
+            local.get $v local.get $rb i32.mul local.get $tab i32.add
+            local.get $S
+            call $merge
+          end
+          local.get $e i32.const 1 i32.add local.set $e
+          br $rw
+        end
+        end
+        local.get $done local.get $u i32.add i32.const 1 i32.store8
+      end
+      br $node
+    end
+    end`,
+};
+
+/**
+ * reach.ts's incremental update over order[lo .. hi-1], in reverse: visit[u] 2 merges every
+ * successor, 1 only those whose row changed; a changed row marks its predecessors (inStart /
+ * inFrom) with 1. `visit` and `changed` are one byte per node.
+ */
+const UPDATE: WatFunc = {
+  name: 'update',
+  params: ['lo', 'hi', 'S', 'order', 'outStart', 'outTo', 'inStart', 'inFrom', 'tab', 'visit', 'changed'],
+  result: null,
+  locals: ['i', 'u', 'how', 'row', 'e', 'last', 'v', 'any', 'rb', 'p'],
+  body: `
+    local.get $S i32.const 2 i32.shl local.set $rb
+    local.get $hi local.set $i
+    block $exit
+    loop $node
+      local.get $i local.get $lo i32.le_s br_if $exit
+      local.get $i i32.const 1 i32.sub local.tee $i
+      i32.const 2 i32.shl local.get $order i32.add i32.load local.set $u
+      block $next
+        local.get $visit local.get $u i32.add i32.load8_u local.tee $how i32.eqz br_if $next
+        local.get $u local.get $rb i32.mul local.get $tab i32.add local.set $row
+        i32.const 0 local.set $any
+        local.get $u i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
+        i32.load offset=4 local.set $last
+        local.get $e i32.load local.set $e
+        block $edgesDone
+        loop $edge
+          local.get $e local.get $last i32.ge_s br_if $edgesDone
+          block $skip
+            local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.set $v
+            local.get $how i32.const 1 i32.eq
+            local.get $changed local.get $v i32.add i32.load8_u i32.eqz
+            i32.and br_if $skip
+            local.get $row
+            local.get $v local.get $rb i32.mul local.get $tab i32.add
+            local.get $S
+            call $mergeAny
+            local.get $any i32.or local.set $any
+          end
+          local.get $e i32.const 1 i32.add local.set $e
+          br $edge
+        end
+        end
+        local.get $any i32.eqz br_if $next
+        local.get $changed local.get $u i32.add i32.const 1 i32.store8
+        local.get $u i32.const 2 i32.shl local.get $inStart i32.add local.tee $e
+        i32.load offset=4 local.set $last
+        local.get $e i32.load local.set $e
+        block $predsDone
+        loop $pred
+          local.get $e local.get $last i32.ge_s br_if $predsDone
+          local.get $e i32.const 2 i32.shl local.get $inFrom i32.add i32.load local.get $visit i32.add local.tee $p
+          i32.load8_u i32.eqz
+          if local.get $p i32.const 1 i32.store8 end
+          local.get $e i32.const 1 i32.add local.set $e
+          br $pred
+        end
+        end
+      end
+      br $node
+    end
+    end`,
+};
+
+interface Kernel {
+  rows(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, sess: number, pos: number, tab: number,
+    done: number, earliest: number, stamp: number): void;
+  update(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, inStart: number, inFrom: number, tab: number,
+    visit: number, changed: number): void;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+/** The kernel's module, assembled and compiled on first use; null where WebAssembly SIMD is missing. */
+function kernelModule(): WebAssembly.Module | null {
+  if (compiled !== undefined) return compiled;
+  try {
+    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([MERGE, MERGE_ANY, ROWS, UPDATE])) : null;
+  } catch (err) {
+    // No SIMD (a very old engine or one with it disabled): the JS passes do the work.
+    if (err instanceof WebAssembly.CompileError) compiled = null;
+    else throw err;
+  }
+  return compiled;
+}
+
+/** The kernel's bytes (tests validate them). */
+export function kernelBytes(): Uint8Array<ArrayBuffer> {
+  return assembleModule([MERGE, MERGE_ANY, ROWS, UPDATE]);
+}
+
+/** Whether the WebAssembly kernel is wanted (POLYSI_NO_WASM=1 selects the JS passes) and usable here. */
+export function wasmAvailable(): boolean {
+  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
+  if (off !== undefined && off !== '' && off !== '0') return false;
+  return kernelModule() !== null;
+}
+
+const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/**
+ * A reachability table of `cells` Int32 cells (row stride S) in WebAssembly memory, with the
+ * passes of reach.ts. `create` returns null when the memory cannot be had (then the caller
+ * keeps the table in a JS Int32Array and runs the JS passes).
+ */
+export class WasmReach {
+  private view: Int32Array;
+  /** Byte addresses of sess and pos (n Int32 each), and of the per-pass area after them. */
+  private readonly sessAt: number;
+  private readonly posAt: number;
+  private readonly scratchAt: number;
+
+  private constructor(private readonly memory: WebAssembly.Memory, private readonly k: Kernel, readonly S: number, readonly cells: number,
+    sess: Int32Array, pos: Int32Array) {
+    this.sessAt = align16(cells * 4);
+    this.posAt = align16(this.sessAt + 4 * sess.length);
+    this.scratchAt = align16(this.posAt + 4 * pos.length);
+    this.reserve(this.scratchAt);
+    this.view = new Int32Array(memory.buffer, 0, cells);
+    new Int32Array(memory.buffer, this.sessAt, sess.length).set(sess);
+    new Int32Array(memory.buffer, this.posAt, pos.length).set(pos);
+  }
+
+  /**
+   * A table for S columns of `nodeCount` rows, or null when WebAssembly is off or unavailable,
+   * or when the table and a pass over `g` would not fit a 32-bit memory.
+   */
+  static create(S: number, nodeCount: number, sess: Int32Array, pos: Int32Array, g: SplitGraph): WasmReach | null {
+    const module = wasmAvailable() ? kernelModule() : null;
+    if (module === null) return null;
+    const cells = nodeCount * S;
+    if (align16(cells * 4) + 8 * sess.length + passBytes(g, S, true) + 64 > WASM_BYTES_MAX) return null;
+    try {
+      const memory = new WebAssembly.Memory({ initial: 1 });
+      const instance = new WebAssembly.Instance(module, { env: { memory } });
+      return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos);
+    } catch (err) {
+      if (err instanceof RangeError) return null;
+      throw err;
+    }
+  }
+
+  /** The table (minPos), a view of the memory; valid until the next pass. */
+  get table(): Int32Array {
+    if (this.view.buffer !== this.memory.buffer) this.view = new Int32Array(this.memory.buffer, 0, this.cells);
+    return this.view;
+  }
+
+  /** Grows the memory to at least `bytes` (RangeError when it cannot). */
+  private reserve(bytes: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
+  }
+
+  /** Copies `a` to the next free place at or after `at`; returns its byte address. */
+  private put(a: Int32Array, at: number): number {
+    new Int32Array(this.memory.buffer, at, a.length).set(a);
+    return at;
+  }
+
+  /** Fills the table with the rows of `g` (reach.ts's minReachablePositions). */
+  full(g: SplitGraph, order: Int32Array, deadlineMs: number): void {
+    const { S } = this;
+    const N = g.nodeCount;
+    this.reserve(this.scratchAt + passBytes(g, S, false));
+    this.table.fill(INF);
+    const orderAt = this.put(order, this.scratchAt);
+    const startAt = this.put(g.outStart, align16(orderAt + 4 * N));
+    const toAt = this.put(g.outTo, align16(startAt + 4 * (N + 1)));
+    const earliestAt = align16(toAt + 4 * g.outTo.length);
+    const stampAt = align16(earliestAt + 4 * S);
+    const doneAt = align16(stampAt + 4 * S);
+    const buf = this.memory.buffer;
+    new Int32Array(buf, stampAt, S).fill(-1);
+    new Uint8Array(buf, doneAt, N).fill(0);
+    for (let hi = N; hi > 0; hi -= BLOCK) {
+      checkDeadline(deadlineMs, 'prune');
+      this.k.rows(Math.max(0, hi - BLOCK), hi, S, orderAt, startAt, toAt, this.sessAt, this.posAt, 0, doneAt, earliestAt, stampAt);
+    }
+  }
+
+  /**
+   * reach.ts's incremental update: the nodes marked in `grown` merge every successor, others
+   * only changed ones. Returns the changed rows (1 = changed), a copy.
+   */
+  update(g: SplitGraph, order: Int32Array, grown: Uint8Array, deadlineMs: number): Uint8Array {
+    const { S } = this;
+    const N = g.nodeCount, E = g.outTo.length;
+    this.reserve(this.scratchAt + passBytes(g, S, true));
+    const buf = this.memory.buffer;
+    const orderAt = this.put(order, this.scratchAt);
+    const startAt = this.put(g.outStart, align16(orderAt + 4 * N));
+    const toAt = this.put(g.outTo, align16(startAt + 4 * (N + 1)));
+    const inStartAt = align16(toAt + 4 * E);
+    const inFromAt = align16(inStartAt + 4 * (N + 1));
+    const visitAt = align16(inFromAt + 4 * E);
+    const changedAt = align16(visitAt + N);
+    // Reverse adjacency: a changed row marks its predecessors.
+    const { outStart, outTo } = g;
+    const inStart = new Int32Array(buf, inStartAt, N + 1).fill(0);
+    for (let i = 0; i < E; i++) inStart[outTo[i]! + 1]!++;
+    for (let u = 0; u < N; u++) inStart[u + 1]! += inStart[u]!;
+    const inFrom = new Int32Array(buf, inFromAt, E);
+    const fill = inStart.slice(0, N);
+    for (let u = 0; u < N; u++) for (let e = outStart[u]!; e < outStart[u + 1]!; e++) inFrom[fill[outTo[e]!]!++] = u;
+    // visit: 1 = some successor's row changed, 2 = own out-edges grew (merge every successor).
+    const visit = new Uint8Array(buf, visitAt, N);
+    for (let u = 0; u < N; u++) visit[u] = grown[u] === 1 ? 2 : 0;
+    const changed = new Uint8Array(buf, changedAt, N).fill(0);
+    for (let hi = N; hi > 0; hi -= BLOCK) {
+      checkDeadline(deadlineMs, 'prune');
+      this.k.update(Math.max(0, hi - BLOCK), hi, S, orderAt, startAt, toAt, inStartAt, inFromAt, 0, visitAt, changedAt);
+    }
+    return changed.slice();
+  }
+}
+
+/** Bytes of a pass's area (order, CSR, and the full pass's or the update's scratch), padded. */
+function passBytes(g: SplitGraph, S: number, update: boolean): number {
+  const N = g.nodeCount, E = g.outTo.length;
+  const common = 4 * N + 4 * (N + 1) + 4 * E + 64;
+  return common + (update ? 4 * (N + 1) + 4 * E + 2 * N : 8 * S + N) + 64;
+}
