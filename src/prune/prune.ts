@@ -173,7 +173,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     let reach: Reach;
     try {
       if (table === null) {
-        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs);
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, splitEdgesBound(pg, g1.outTo.length, tbl));
       } else {
         const changedRows = updateTable(table, g1);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
@@ -199,6 +199,22 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     // Nothing forced: the table was brought up to date with this very graph at the round's start.
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table, g);
   }
+}
+
+/**
+ * At most how many split edges a later round's graph can have: the first graph's, plus the
+ * split edges of the larger side of every constraint (a constraint forces one side). The
+ * WebAssembly kernel reserves its memory for that at once (reach-wasm.ts says why).
+ */
+function splitEdgesBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable): number {
+  let bound = firstSplitEdges;
+  for (let c = 0; c < pg.consCount; c++) {
+    let either = 0, or = 0;
+    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 1]!; e++) either += tbl.count[pg.ceKind[e]!]!;
+    for (let e = pg.edgeStart[2 * c + 1]!; e < pg.edgeStart[2 * c + 2]!; e++) or += tbl.count[pg.ceKind[e]!]!;
+    bound += Math.max(either, or);
+  }
+  return bound;
 }
 
 function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {

@@ -364,16 +364,23 @@ export class WasmReach {
   }
 
   /**
-   * A table for S columns of `nodeCount` rows, or null when WebAssembly is off or unavailable,
-   * or when the table and a pass over `g` would not fit a 32-bit memory.
+   * A table of S columns for the nodes of `g`, with room for passes over graphs of up to
+   * `splitEdgesMax` edges (at least `g`'s), or null when WebAssembly is off or unavailable, or
+   * when that would not fit a 32-bit memory.
+   * The memory is allocated at once at its final size, never grown in the usual case: growing
+   * detaches the old ArrayBuffer, and the first detach in a process invalidates V8's
+   * "array buffer detaching" protector, which deoptimizes every optimized function that reads a
+   * typed array (measured on fig8: the split graph, topological sort and round bookkeeping of
+   * the next round took 2-3x as long). Untouched pages cost address space, not memory.
    */
-  static create(S: number, nodeCount: number, sess: Int32Array, pos: Int32Array, g: SplitGraph): WasmReach | null {
+  static create(S: number, sess: Int32Array, pos: Int32Array, g: SplitGraph, splitEdgesMax: number): WasmReach | null {
     const module = wasmAvailable() ? kernelModule() : null;
     if (module === null) return null;
-    const cells = nodeCount * S;
-    if (align16(cells * 4) + 8 * sess.length + passBytes(g, S, true) + 64 > WASM_BYTES_MAX) return null;
+    const cells = g.nodeCount * S;
+    const bytes = align16(cells * 4) + 8 * sess.length + 32 + passBytes(g.nodeCount, Math.max(splitEdgesMax, g.outTo.length), S);
+    if (bytes > WASM_BYTES_MAX) return null;
     try {
-      const memory = new WebAssembly.Memory({ initial: 1 });
+      const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
       const instance = new WebAssembly.Instance(module, { env: { memory } });
       return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos);
     } catch (err) {
@@ -388,7 +395,7 @@ export class WasmReach {
     return this.view;
   }
 
-  /** Grows the memory to at least `bytes` (RangeError when it cannot). */
+  /** Grows the memory to at least `bytes` (RangeError when it cannot); see `create` on why it rarely should. */
   private reserve(bytes: number): void {
     const have = this.memory.buffer.byteLength;
     if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
@@ -404,7 +411,7 @@ export class WasmReach {
   full(g: SplitGraph, order: Int32Array, deadlineMs: number): void {
     const { S } = this;
     const N = g.nodeCount;
-    this.reserve(this.scratchAt + passBytes(g, S, false));
+    this.reserve(this.scratchAt + passBytes(N, g.outTo.length, S));
     this.table.fill(INF);
     const orderAt = this.put(order, this.scratchAt);
     const startAt = this.put(g.outStart, align16(orderAt + 4 * N));
@@ -428,7 +435,7 @@ export class WasmReach {
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, deadlineMs: number): Uint8Array {
     const { S } = this;
     const N = g.nodeCount, E = g.outTo.length;
-    this.reserve(this.scratchAt + passBytes(g, S, true));
+    this.reserve(this.scratchAt + passBytes(N, E, S));
     const buf = this.memory.buffer;
     const orderAt = this.put(order, this.scratchAt);
     const startAt = this.put(g.outStart, align16(orderAt + 4 * N));
@@ -457,9 +464,7 @@ export class WasmReach {
   }
 }
 
-/** Bytes of a pass's area (order, CSR, and the full pass's or the update's scratch), padded. */
-function passBytes(g: SplitGraph, S: number, update: boolean): number {
-  const N = g.nodeCount, E = g.outTo.length;
-  const common = 4 * N + 4 * (N + 1) + 4 * E + 64;
-  return common + (update ? 4 * (N + 1) + 4 * E + 2 * N : 8 * S + N) + 64;
+/** Bytes of a pass's area (order, CSR, and the larger scratch: the update's), padded. */
+function passBytes(N: number, E: number, S: number): number {
+  return 4 * N + 4 * (N + 1) + 4 * E + 4 * (N + 1) + 4 * E + 2 * N + 8 * S + 8 * 16;
 }

@@ -96,7 +96,7 @@ export class ReachTable {
 
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
-    deadlineMs: number, reuse: Int32Array | null = null,
+    deadlineMs: number, splitEdgesMax = 0,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -105,12 +105,12 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const kernel = WasmReach.create(S, g.nodeCount, sess, pos, g);
+    const kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax);
     if (kernel !== null) {
       kernel.full(g, order, deadlineMs);
       return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);
     }
-    const minPos = reuse !== null && reuse.length === cells ? reuse : new Int32Array(cells);
+    const minPos = new Int32Array(cells);
     minReachablePositions(g, order, S, sess, pos, minPos, deadlineMs);
     return new ReachTable(S, sess, pos, minPos, null, cover.count, tracked);
   }
@@ -152,7 +152,8 @@ export class ReachTable {
 
   /** Queries over the current table, given the known RW edges (SI; empty for SER). */
   reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): Reach {
-    const { S, sess, pos, minPos } = this;
+    const { S, sess, pos } = this;
+    const minPos = process.env['XCOPY'] ? this.minPos.slice() : this.minPos;
     const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, sess, pos);
     return {
       reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
