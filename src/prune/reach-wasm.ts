@@ -304,12 +304,177 @@ const UPDATE: WatFunc = {
     end`,
 };
 
+/** reach.ts's reachesD: does split node u reach t.d? */
+const REACHES_D: WatFunc = {
+  name: 'reachesD', params: ['u', 't', 'S', 'tab', 'sess', 'pos'], result: 'i32', locals: ['c'],
+  body: `
+    local.get $t i32.const 2 i32.shl local.get $sess i32.add i32.load local.tee $c
+    i32.const 0 i32.lt_s
+    if i32.const 0 return end
+    local.get $u local.get $S i32.mul local.get $c i32.add i32.const 2 i32.shl local.get $tab i32.add i32.load
+    local.get $t i32.const 2 i32.shl local.get $pos i32.add i32.load
+    i32.le_s`,
+};
+
+/** reach.ts's reachesN: does split node u reach t.n? (through t's RW predecessors, CSR by t) */
+const REACHES_N: WatFunc = {
+  name: 'reachesN', params: ['u', 't', 'S', 'tab', 'rwStart', 'rwSess', 'rwPos'], result: 'i32', locals: ['j', 'last', 'row'],
+  body: `
+    local.get $u local.get $S i32.mul i32.const 2 i32.shl local.get $tab i32.add local.set $row
+    local.get $t i32.const 2 i32.shl local.get $rwStart i32.add local.tee $j
+    i32.load offset=4 local.set $last
+    local.get $j i32.load local.set $j
+    block $none
+    loop $pred
+      local.get $j local.get $last i32.ge_s br_if $none
+      local.get $j i32.const 2 i32.shl local.tee $u ;; reused: byte offset of j
+      local.get $rwSess i32.add i32.load i32.const 2 i32.shl local.get $row i32.add i32.load
+      local.get $u local.get $rwPos i32.add i32.load
+      i32.le_s
+      if i32.const 1 return end
+      local.get $j i32.const 1 i32.add local.set $j
+      br $pred
+    end
+    end
+    i32.const 0`,
+};
+
+/**
+ * prune.ts's blockingEdge: the first edge of constraint side `slot` that would close a
+ * forbidden cycle with the known graph, or -1. `count`, `x`, `y` are the level's split table
+ * (Int32 here), `kRW` the RW kind (checked apart for PSI when `psi` is 1).
+ */
+const BLOCKING: WatFunc = {
+  name: 'blocking',
+  params: ['slot', 'edgeStart', 'ceFrom', 'ceTo', 'ceKind', 'count', 'x', 'y', 'psi', 'kRW', 'S', 'tab', 'sess', 'pos', 'rwStart', 'rwSess', 'rwPos'],
+  result: 'i32',
+  locals: ['e', 'last', 'a', 'b', 'k', 'cnt', 'start', 'p', 'r'],
+  body: `
+    local.get $slot i32.const 2 i32.shl local.get $edgeStart i32.add local.tee $e
+    i32.load offset=4 local.set $last
+    local.get $e i32.load local.set $e
+    block $none
+    loop $edge
+      local.get $e local.get $last i32.ge_s br_if $none
+      local.get $e i32.const 2 i32.shl local.tee $p
+      local.get $ceFrom i32.add i32.load local.set $a
+      local.get $p local.get $ceTo i32.add i32.load local.set $b
+      local.get $p local.get $ceKind i32.add i32.load local.tee $k
+      i32.const 2 i32.shl local.get $count i32.add i32.load local.tee $cnt
+      i32.eqz
+      if ;; no split edge: PSI checks its RW edges apart (b.d reaches a.d)
+        local.get $psi local.get $k local.get $kRW i32.eq i32.and
+        if
+          local.get $b i32.const 1 i32.shl local.get $a local.get $S local.get $tab local.get $sess local.get $pos call $reachesD
+          if local.get $e return end
+        end
+      else
+        ;; every pair of a kind has the same target layer: one start serves them all
+        local.get $b i32.const 1 i32.shl
+        local.get $k i32.const 3 i32.shl local.get $y i32.add i32.load
+        i32.add local.set $start
+        i32.const 0 local.set $p
+        block $pairsDone
+        loop $pair
+          local.get $p local.get $cnt i32.ge_s br_if $pairsDone
+          local.get $k i32.const 1 i32.shl local.get $p i32.add i32.const 2 i32.shl local.get $x i32.add i32.load
+          i32.eqz
+          if
+            local.get $start local.get $a local.get $S local.get $tab local.get $sess local.get $pos call $reachesD local.set $r
+          else
+            local.get $start local.get $a local.get $S local.get $tab local.get $rwStart local.get $rwSess local.get $rwPos call $reachesN local.set $r
+          end
+          local.get $r if local.get $e return end
+          local.get $p i32.const 1 i32.add local.set $p
+          br $pair
+        end
+        end
+      end
+      local.get $e i32.const 1 i32.add local.set $e
+      br $edge
+    end
+    end
+    i32.const -1`,
+};
+
+/**
+ * prune.ts's decideRound over constraints lo .. hi-1, without its side effects: for every
+ * active constraint that may be blocked (`recheck` 0: all of them) and has an impossible side,
+ * one record of four Int32 at `out`: c, the slot of the side to force, the blocking edge, and
+ * 1 if both sides are impossible (then the scan stops there, as decideRound does). Returns the
+ * number of records. The caller applies them in order (addSide, provenance).
+ */
+const DECIDE: WatFunc = {
+  name: 'decide',
+  params: ['lo', 'hi', 'active', 'recheck', 'edgeStart', 'ceFrom', 'ceTo', 'ceKind', 'count', 'x', 'y', 'psi', 'kRW',
+    'S', 'tab', 'sess', 'pos', 'rwStart', 'rwSess', 'rwPos', 'out'],
+  result: 'i32',
+  locals: ['c', 'n', 'e', 'last', 'eb', 'ob', 'both', 'rec'],
+  body: `
+    local.get $lo local.set $c
+    block $exit
+    loop $cons
+      local.get $c local.get $hi i32.ge_s br_if $exit
+      block $next
+        local.get $active local.get $c i32.add i32.load8_u i32.eqz br_if $next
+        local.get $recheck
+        if ;; mayBeBlocked: an edge's target row or its source's RW predecessors changed
+          local.get $c i32.const 3 i32.shl local.get $edgeStart i32.add local.tee $e
+          i32.load offset=8 local.set $last
+          local.get $e i32.load local.set $e
+          block $may
+            loop $edge
+              local.get $e local.get $last i32.ge_s br_if $next
+              local.get $recheck local.get $e i32.const 2 i32.shl local.get $ceTo i32.add i32.load i32.add i32.load8_u i32.const 1 i32.and
+              local.get $recheck local.get $e i32.const 2 i32.shl local.get $ceFrom i32.add i32.load i32.add i32.load8_u i32.const 2 i32.and
+              i32.or br_if $may
+              local.get $e i32.const 1 i32.add local.set $e
+              br $edge
+            end
+          end
+        end
+        local.get $c i32.const 1 i32.shl
+        local.get $edgeStart local.get $ceFrom local.get $ceTo local.get $ceKind local.get $count local.get $x local.get $y local.get $psi local.get $kRW
+        local.get $S local.get $tab local.get $sess local.get $pos local.get $rwStart local.get $rwSess local.get $rwPos
+        call $blocking local.set $eb
+        local.get $c i32.const 1 i32.shl i32.const 1 i32.add
+        local.get $edgeStart local.get $ceFrom local.get $ceTo local.get $ceKind local.get $count local.get $x local.get $y local.get $psi local.get $kRW
+        local.get $S local.get $tab local.get $sess local.get $pos local.get $rwStart local.get $rwSess local.get $rwPos
+        call $blocking local.set $ob
+        local.get $eb i32.const -1 i32.eq local.get $ob i32.const -1 i32.eq i32.and br_if $next
+        local.get $n i32.const 4 i32.shl local.get $out i32.add local.tee $rec
+        local.get $c i32.store
+        local.get $eb i32.const -1 i32.ne local.get $ob i32.const -1 i32.ne i32.and local.set $both
+        local.get $eb i32.const -1 i32.ne
+        if ;; "either" impossible: force "or" (also when both are: the next round reports the cycle)
+          local.get $rec local.get $c i32.const 1 i32.shl i32.const 1 i32.add i32.store offset=4
+          local.get $rec local.get $eb i32.store offset=8
+        else
+          local.get $rec local.get $c i32.const 1 i32.shl i32.store offset=4
+          local.get $rec local.get $ob i32.store offset=8
+        end
+        local.get $rec local.get $both i32.store offset=12
+        local.get $n i32.const 1 i32.add local.set $n
+        local.get $both br_if $exit
+      end
+      local.get $c i32.const 1 i32.add local.set $c
+      br $cons
+    end
+    end
+    local.get $n`,
+};
+
 interface Kernel {
   rows(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, sess: number, pos: number, tab: number,
     done: number, earliest: number, stamp: number): void;
   update(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, inStart: number, inFrom: number, tab: number,
     visit: number, changed: number): void;
+  decide(lo: number, hi: number, active: number, recheck: number, edgeStart: number, ceFrom: number, ceTo: number, ceKind: number,
+    count: number, x: number, y: number, psi: number, kRW: number, S: number, tab: number, sess: number, pos: number,
+    rwStart: number, rwSess: number, rwPos: number, out: number): number;
 }
+
+const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, DECIDE];
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -317,7 +482,7 @@ let compiled: WebAssembly.Module | null | undefined;
 function kernelModule(): WebAssembly.Module | null {
   if (compiled !== undefined) return compiled;
   try {
-    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([MERGE, MERGE_ANY, ROWS, UPDATE])) : null;
+    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule(KERNEL)) : null;
   } catch (err) {
     // No SIMD (a very old engine or one with it disabled): the JS passes do the work.
     if (err instanceof WebAssembly.CompileError) compiled = null;
@@ -328,7 +493,7 @@ function kernelModule(): WebAssembly.Module | null {
 
 /** The kernel's bytes (tests validate them). */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
-  return assembleModule([MERGE, MERGE_ANY, ROWS, UPDATE]);
+  return assembleModule(KERNEL);
 }
 
 /** Whether the WebAssembly kernel is wanted (POLYSI_NO_WASM=1 selects the JS passes) and usable here. */
@@ -339,6 +504,48 @@ export function wasmAvailable(): boolean {
 }
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/** Constraints handled by one call of the scan between deadline checks. */
+export const SCAN_BLOCK = DEADLINE_CHECK_MASK + 1;
+/** Split-table columns reserved per kind (the edge kinds are a handful). */
+const KINDS_MAX = 16;
+
+/** What the round's scan needs room for: the polygraph's constraint columns, and RW predecessor lists. */
+export interface ScanSize {
+  constraints: number;
+  constraintEdges: number;
+  /** At most this many RW predecessor entries (reach.ts's rwPredecessors) in any round. */
+  rwMax: number;
+}
+
+/** The constraint columns of a Polygraph the scan reads (prune.ts's decideRound). */
+export interface ConstraintColumns {
+  consCount: number;
+  edgeStart: Int32Array;
+  ceFrom: Int32Array;
+  ceTo: Int32Array;
+  ceKind: Int32Array;
+}
+
+/** Byte addresses of the scan's arrays (the scan area, after pos). */
+interface ScanArea {
+  edgeStart: number; ceFrom: number; ceTo: number; ceKind: number; count: number; x: number; y: number;
+  active: number; recheck: number; rwStart: number; rwSess: number; rwPos: number; out: number;
+  rwMax: number; end: number; loaded: boolean;
+}
+
+function scanArea(at: number, size: ScanSize, n: number): ScanArea {
+  const C = size.constraints, E = size.constraintEdges;
+  const next = (bytes: number): number => { const x = at; at = align16(at + bytes); return x; };
+  const a = {
+    edgeStart: next(4 * (2 * C + 1)), ceFrom: next(4 * E), ceTo: next(4 * E), ceKind: next(4 * E),
+    count: next(4 * KINDS_MAX), x: next(8 * KINDS_MAX), y: next(8 * KINDS_MAX),
+    active: next(C), recheck: next(n), rwStart: next(4 * (n + 1)), rwSess: next(4 * size.rwMax), rwPos: next(4 * size.rwMax),
+    out: next(16 * SCAN_BLOCK), rwMax: size.rwMax, end: 0, loaded: false,
+  };
+  a.end = at;
+  return a;
+}
 
 /**
  * A reachability table of `cells` Int32 cells (row stride S) in WebAssembly memory, with the
@@ -351,12 +558,16 @@ export class WasmReach {
   private readonly sessAt: number;
   private readonly posAt: number;
   private readonly scratchAt: number;
+  /** The scan's arrays, or null when no room was reserved for it. */
+  private readonly scan: ScanArea | null;
 
   private constructor(private readonly memory: WebAssembly.Memory, private readonly k: Kernel, readonly S: number, readonly cells: number,
-    sess: Int32Array, pos: Int32Array) {
+    sess: Int32Array, pos: Int32Array, scan: ScanSize | null) {
     this.sessAt = align16(cells * 4);
     this.posAt = align16(this.sessAt + 4 * sess.length);
-    this.scratchAt = align16(this.posAt + 4 * pos.length);
+    const scanAt = align16(this.posAt + 4 * pos.length);
+    this.scan = scan === null ? null : scanArea(scanAt, scan, sess.length);
+    this.scratchAt = this.scan === null ? scanAt : this.scan.end;
     this.reserve(this.scratchAt);
     this.view = new Int32Array(memory.buffer, 0, cells);
     new Int32Array(memory.buffer, this.sessAt, sess.length).set(sess);
@@ -373,16 +584,17 @@ export class WasmReach {
    * typed array (measured on fig8: the split graph, topological sort and round bookkeeping of
    * the next round took 2-3x as long). Untouched pages cost address space, not memory.
    */
-  static create(S: number, sess: Int32Array, pos: Int32Array, g: SplitGraph, splitEdgesMax: number): WasmReach | null {
+  static create(S: number, sess: Int32Array, pos: Int32Array, g: SplitGraph, splitEdgesMax: number, scan: ScanSize | null = null): WasmReach | null {
     const module = wasmAvailable() ? kernelModule() : null;
     if (module === null) return null;
     const cells = g.nodeCount * S;
-    const bytes = align16(cells * 4) + 8 * sess.length + 32 + passBytes(g.nodeCount, Math.max(splitEdgesMax, g.outTo.length), S);
+    const scanBytes = scan === null ? 0 : scanArea(0, scan, sess.length).end;
+    const bytes = align16(cells * 4) + 8 * sess.length + 32 + scanBytes + passBytes(g.nodeCount, Math.max(splitEdgesMax, g.outTo.length), S);
     if (bytes > WASM_BYTES_MAX) return null;
     try {
       const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
       const instance = new WebAssembly.Instance(module, { env: { memory } });
-      return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos);
+      return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos, scan);
     } catch (err) {
       if (err instanceof RangeError) return null;
       throw err;
@@ -426,6 +638,51 @@ export class WasmReach {
       checkDeadline(deadlineMs, 'prune');
       this.k.rows(Math.max(0, hi - BLOCK), hi, S, orderAt, startAt, toAt, this.sessAt, this.posAt, 0, doneAt, earliestAt, stampAt);
     }
+  }
+
+  /**
+   * Prepares a round's scan (prune.ts's decideRound): the constraint columns and the level's
+   * split table (copied on the first round only: they never change), `active`, `recheck` (null:
+   * every active constraint is examined) and the RW predecessor lists (reach.ts's
+   * rwPredecessors). Returns false when no room was reserved for the scan or the lists do not
+   * fit it (then the JS scan runs).
+   */
+  beginScan(pg: ConstraintColumns, tbl: { count: Int8Array; x: Int8Array; y: Int8Array }, active: Uint8Array, recheck: Uint8Array | null,
+    rw: { start: Int32Array; sess: Int32Array; pos: Int32Array }): boolean {
+    const a = this.scan;
+    if (a === null || rw.sess.length > a.rwMax || tbl.count.length > KINDS_MAX) return false;
+    const buf = this.memory.buffer;
+    if (!a.loaded) {
+      new Int32Array(buf, a.edgeStart, pg.edgeStart.length).set(pg.edgeStart);
+      new Int32Array(buf, a.ceFrom, pg.ceFrom.length).set(pg.ceFrom);
+      new Int32Array(buf, a.ceTo, pg.ceTo.length).set(pg.ceTo);
+      new Int32Array(buf, a.ceKind, pg.ceKind.length).set(pg.ceKind);
+      new Int32Array(buf, a.count, tbl.count.length).set(tbl.count);
+      new Int32Array(buf, a.x, tbl.x.length).set(tbl.x);
+      new Int32Array(buf, a.y, tbl.y.length).set(tbl.y);
+      a.loaded = true;
+    }
+    new Uint8Array(buf, a.active, active.length).set(active);
+    if (recheck !== null) new Uint8Array(buf, a.recheck, recheck.length).set(recheck);
+    this.recheckOn = recheck !== null;
+    new Int32Array(buf, a.rwStart, rw.start.length).set(rw.start);
+    new Int32Array(buf, a.rwSess, rw.sess.length).set(rw.sess);
+    new Int32Array(buf, a.rwPos, rw.pos.length).set(rw.pos);
+    return true;
+  }
+
+  private recheckOn = false;
+
+  /**
+   * The scan of constraints lo .. hi-1 (at most SCAN_BLOCK of them) after `beginScan`: records
+   * of four Int32 (c, slot to force, blocking edge, 1 if both sides are impossible), a view
+   * valid until the next call.
+   */
+  scanBlock(lo: number, hi: number, psi: boolean, kRW: number): Int32Array {
+    const a = this.scan!;
+    const n = this.k.decide(lo, hi, a.active, this.recheckOn ? a.recheck : 0, a.edgeStart, a.ceFrom, a.ceTo, a.ceKind, a.count, a.x, a.y,
+      psi ? 1 : 0, kRW, this.S, 0, this.sessAt, this.posAt, a.rwStart, a.rwSess, a.rwPos, a.out);
+    return new Int32Array(this.memory.buffer, a.out, 4 * n);
   }
 
   /**

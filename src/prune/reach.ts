@@ -21,7 +21,7 @@ import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { chainCover } from './chains.ts';
-import { WasmReach } from './reach-wasm.ts';
+import { WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
 
 const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
@@ -96,7 +96,7 @@ export class ReachTable {
 
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
-    deadlineMs: number, splitEdgesMax = 0,
+    deadlineMs: number, splitEdgesMax = 0, scan: ScanSize | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -105,7 +105,7 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax);
+    const kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax, scan);
     if (kernel !== null) {
       kernel.full(g, order, deadlineMs);
       return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);
@@ -148,6 +148,17 @@ export class ReachTable {
       return null;
     }
     return updateRows(g, order, this.S, this.jsTable!, grown, deadlineMs);
+  }
+
+  /**
+   * The kernel, prepared for this round's scan of the constraints (prune.ts), given the known
+   * RW edges; null when the JS scan must run (JS passes, or no room for the scan).
+   */
+  kernelScan(pg: ConstraintColumns, tbl: { count: Int8Array; x: Int8Array; y: Int8Array }, active: Uint8Array, recheck: Uint8Array | null,
+    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): WasmReach | null {
+    if (this.kernel === null) return null;
+    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, this.sess, this.pos);
+    return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
   }
 
   /** Queries over the current table, given the known RW edges (SI; empty for SER). */

@@ -127,3 +127,49 @@ test('the kernel honours the deadline between blocks', () => {
   const kernel = WasmReach.create(S, new Int32Array(N / 2), new Int32Array(N / 2), g, 0)!;
   assert.throws(() => kernel.full(g, order, Date.now() - 1), { name: 'TimeLimitError' });
 });
+
+test('pruning with the kernel (passes and scan) decides exactly what the JS passes decide, at every level', async () => {
+  const { validate } = await import('../../src/validate/validate.ts');
+  const { buildPolygraph } = await import('../../src/graph/polygraph.ts');
+  const { usesRealTime } = await import('../../src/graph/split.ts');
+  const { pruneConstraints } = await import('../../src/prune/prune.ts');
+  const { randomHistory, simulatedSiHistory } = await import('../support/gen.ts');
+  const levels = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'] as const;
+  const old = process.env['POLYSI_NO_WASM'];
+  let cases = 0, decided = 0, cyclic = 0, kernelTables = 0;
+  try {
+    for (let seed = 1; seed <= 500; seed++) {
+      const rng = mulberry32(seed);
+      const h = seed % 2 === 0
+        ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 8, txnsMax: 30, keysMax: 4, opsPerTxnMax: 4 })
+        : simulatedSiHistory(rng, { sessions: 5, txnsPerSession: 8, keys: 5, bug: seed % 4 === 1 ? 'none' : 'mixed' });
+      const v = validate(h);
+      if (v.anomalies.length > 0) continue;
+      const level = levels[seed % levels.length]!;
+      const run = (noWasm: boolean) => {
+        if (noWasm) process.env['POLYSI_NO_WASM'] = '1';
+        else delete process.env['POLYSI_NO_WASM'];
+        const pg = buildPolygraph(v, INF_MS, undefined, usesRealTime(level));
+        const p = pruneConstraints(h, pg, { level, roundsMax: 1000, deadlineMs: INF_MS, stopBelowFraction: seed % 3 === 0 ? 0.5 : 0 });
+        const k = pg.known.views();
+        return {
+          p: { active: Array.from(p.active), activeCount: p.activeCount, rounds: p.rounds, cyclic: p.cyclic, note: p.note, order: p.order && Array.from(p.order) },
+          provenance: { forced: Array.from(p.provenance.forcedCe.view()), blocking: Array.from(p.provenance.blockingCe), reachKnown: Array.from(p.provenance.reachKnown) },
+          known: [Array.from(k.from), Array.from(k.to), Array.from(k.kind)],
+          table: p.reach === null ? null : { S: p.reach.S, minPos: Array.from(p.reach.minPos), wasm: p.reach.usesWasm },
+        };
+      };
+      const js = run(true), wasm = run(false);
+      assert.equal(js.table?.wasm ?? false, false);
+      if (wasm.table !== null) { assert.equal(wasm.table.wasm, true); kernelTables++; delete (wasm.table as { wasm?: boolean }).wasm; delete (js.table as { wasm?: boolean }).wasm; }
+      assert.deepEqual(wasm, js, `seed ${seed} ${level}`);
+      cases++;
+      decided += js.p.active.length - js.p.activeCount;
+      if (js.p.cyclic) cyclic++;
+    }
+  } finally {
+    if (old === undefined) delete process.env['POLYSI_NO_WASM'];
+    else process.env['POLYSI_NO_WASM'] = old;
+  }
+  assert.ok(cases > 150 && decided > 1000 && cyclic > 5 && cases - cyclic > 50 && kernelTables > 40, `cases ${cases}, decided ${decided}, cyclic ${cyclic}, kernel tables ${kernelTables}`);
+});
