@@ -23,7 +23,7 @@ import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
-import { SCAN_BLOCK, type ScanSize, type WasmReach } from './reach-wasm.ts';
+import { GATHER_EDGES, SCAN_BLOCK, type ScanSize, type WasmReach } from './reach-wasm.ts';
 
 export interface PruneOptions {
   level: Level;
@@ -273,20 +273,39 @@ function decideRound(
 function decideRoundInKernel(pg: Polygraph, active: Uint8Array, kernel: WasmReach, psi: boolean, provenance: PruneProvenance, deadlineMs: number): number {
   const known = pg.known;
   const reachKnown = known.length;
+  const { edgeStart, consCount } = pg;
   let decided = 0;
-  for (let lo = 0; lo < pg.consCount; lo += SCAN_BLOCK) {
+  for (let lo = 0, hi = 0; lo < consCount; lo = hi) {
     if (Date.now() >= deadlineMs) return -1;
-    const found = kernel.scanBlock(lo, Math.min(pg.consCount, lo + SCAN_BLOCK), psi, K_RW);
+    // A block whose constraints have at most GATHER_EDGES edges (or a single constraint).
+    hi = Math.min(consCount, lo + SCAN_BLOCK);
+    while (hi > lo + 1 && edgeStart[2 * hi]! - edgeStart[2 * lo]! > GATHER_EDGES) hi = lo + ((hi - lo) >> 1);
+    const found = kernel.scanBlock(lo, hi, psi, K_RW);
+    const records = found.length >> 2;
+    const last = records > 0 && found[found.length - 1] === 1;
+    if (edgeStart[2 * hi]! - edgeStart[2 * lo]! <= GATHER_EDGES) {
+      // The forced sides' edges in bulk: what addSide and the forcedCe pushes append, in the same order.
+      const forced = kernel.gather(records);
+      provenance.forcedCe.pushAll(forced.e);
+      known.from.pushAll(forced.from);
+      known.to.pushAll(forced.to);
+      known.kind.pushAll(forced.kind);
+      known.key.pushAll(forced.key);
+    } else {
+      for (let i = 0; i < found.length; i += 4) {
+        const slot = found[i + 1]!;
+        for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
+        addSide(pg, slot, known);
+      }
+    }
     for (let i = 0; i < found.length; i += 4) {
-      const c = found[i]!, slot = found[i + 1]!;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
+      const c = found[i]!;
       provenance.blockingCe[c] = found[i + 2]!;
       provenance.reachKnown[c] = reachKnown;
-      addSide(pg, slot, known);
       active[c] = 0;
-      decided++;
-      if (found[i + 3] === 1) return decided;
     }
+    decided += records;
+    if (last) return decided;
   }
   return decided;
 }

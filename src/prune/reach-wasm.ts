@@ -464,6 +464,46 @@ const DECIDE: WatFunc = {
     local.get $n`,
 };
 
+/**
+ * The edges of the sides `decide` found to force (records at `recs`, `n` of them), in order:
+ * their ids and their from / to / kind / key columns, gathered for bulk appends. Returns how
+ * many edges.
+ */
+const GATHER: WatFunc = {
+  name: 'gather',
+  params: ['recs', 'n', 'edgeStart', 'ceFrom', 'ceTo', 'ceKind', 'ceKey', 'outE', 'outFrom', 'outTo', 'outKind', 'outKey'],
+  result: 'i32',
+  locals: ['i', 'm', 'e', 'last', 'o', 'b'],
+  body: `
+    block $exit
+    loop $rec
+      local.get $i local.get $n i32.ge_s br_if $exit
+      local.get $i i32.const 4 i32.shl local.get $recs i32.add i32.load offset=4
+      i32.const 2 i32.shl local.get $edgeStart i32.add local.tee $e
+      i32.load offset=4 local.set $last
+      local.get $e i32.load local.set $e
+      block $edgesDone
+      loop $edge
+        local.get $e local.get $last i32.ge_s br_if $edgesDone
+        local.get $m i32.const 2 i32.shl local.set $o
+        local.get $e i32.const 2 i32.shl local.set $b
+        local.get $outE local.get $o i32.add local.get $e i32.store
+        local.get $outFrom local.get $o i32.add local.get $ceFrom local.get $b i32.add i32.load i32.store
+        local.get $outTo local.get $o i32.add local.get $ceTo local.get $b i32.add i32.load i32.store
+        local.get $outKind local.get $o i32.add local.get $ceKind local.get $b i32.add i32.load i32.store
+        local.get $outKey local.get $o i32.add local.get $ceKey local.get $b i32.add i32.load i32.store
+        local.get $m i32.const 1 i32.add local.set $m
+        local.get $e i32.const 1 i32.add local.set $e
+        br $edge
+      end
+      end
+      local.get $i i32.const 1 i32.add local.set $i
+      br $rec
+    end
+    end
+    local.get $m`,
+};
+
 interface Kernel {
   rows(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, sess: number, pos: number, tab: number,
     done: number, earliest: number, stamp: number): void;
@@ -472,9 +512,11 @@ interface Kernel {
   decide(lo: number, hi: number, active: number, recheck: number, edgeStart: number, ceFrom: number, ceTo: number, ceKind: number,
     count: number, x: number, y: number, psi: number, kRW: number, S: number, tab: number, sess: number, pos: number,
     rwStart: number, rwSess: number, rwPos: number, out: number): number;
+  gather(recs: number, n: number, edgeStart: number, ceFrom: number, ceTo: number, ceKind: number, ceKey: number,
+    outE: number, outFrom: number, outTo: number, outKind: number, outKey: number): number;
 }
 
-const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, DECIDE];
+const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, DECIDE, GATHER];
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -507,6 +549,8 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /** Constraints handled by one call of the scan between deadline checks. */
 export const SCAN_BLOCK = DEADLINE_CHECK_MASK + 1;
+/** At most this many forced edges are gathered per scan block (scanBlock's callers size blocks to it). */
+export const GATHER_EDGES = 1 << 16;
 /** Split-table columns reserved per kind (the edge kinds are a handful). */
 const KINDS_MAX = 16;
 
@@ -525,12 +569,14 @@ export interface ConstraintColumns {
   ceFrom: Int32Array;
   ceTo: Int32Array;
   ceKind: Int32Array;
+  ceKey: Int32Array;
 }
 
 /** Byte addresses of the scan's arrays (the scan area, after pos). */
 interface ScanArea {
-  edgeStart: number; ceFrom: number; ceTo: number; ceKind: number; count: number; x: number; y: number;
+  edgeStart: number; ceFrom: number; ceTo: number; ceKind: number; ceKey: number; count: number; x: number; y: number;
   active: number; recheck: number; rwStart: number; rwSess: number; rwPos: number; out: number;
+  outE: number; outFrom: number; outTo: number; outKind: number; outKey: number;
   rwMax: number; end: number; loaded: boolean;
 }
 
@@ -538,10 +584,12 @@ function scanArea(at: number, size: ScanSize, n: number): ScanArea {
   const C = size.constraints, E = size.constraintEdges;
   const next = (bytes: number): number => { const x = at; at = align16(at + bytes); return x; };
   const a = {
-    edgeStart: next(4 * (2 * C + 1)), ceFrom: next(4 * E), ceTo: next(4 * E), ceKind: next(4 * E),
+    edgeStart: next(4 * (2 * C + 1)), ceFrom: next(4 * E), ceTo: next(4 * E), ceKind: next(4 * E), ceKey: next(4 * E),
     count: next(4 * KINDS_MAX), x: next(8 * KINDS_MAX), y: next(8 * KINDS_MAX),
     active: next(C), recheck: next(n), rwStart: next(4 * (n + 1)), rwSess: next(4 * size.rwMax), rwPos: next(4 * size.rwMax),
-    out: next(16 * SCAN_BLOCK), rwMax: size.rwMax, end: 0, loaded: false,
+    out: next(16 * SCAN_BLOCK),
+    outE: next(4 * GATHER_EDGES), outFrom: next(4 * GATHER_EDGES), outTo: next(4 * GATHER_EDGES), outKind: next(4 * GATHER_EDGES), outKey: next(4 * GATHER_EDGES),
+    rwMax: size.rwMax, end: 0, loaded: false,
   };
   a.end = at;
   return a;
@@ -657,6 +705,7 @@ export class WasmReach {
       new Int32Array(buf, a.ceFrom, pg.ceFrom.length).set(pg.ceFrom);
       new Int32Array(buf, a.ceTo, pg.ceTo.length).set(pg.ceTo);
       new Int32Array(buf, a.ceKind, pg.ceKind.length).set(pg.ceKind);
+      new Int32Array(buf, a.ceKey, pg.ceKey.length).set(pg.ceKey);
       new Int32Array(buf, a.count, tbl.count.length).set(tbl.count);
       new Int32Array(buf, a.x, tbl.x.length).set(tbl.x);
       new Int32Array(buf, a.y, tbl.y.length).set(tbl.y);
@@ -683,6 +732,21 @@ export class WasmReach {
     const n = this.k.decide(lo, hi, a.active, this.recheckOn ? a.recheck : 0, a.edgeStart, a.ceFrom, a.ceTo, a.ceKind, a.count, a.x, a.y,
       psi ? 1 : 0, kRW, this.S, 0, this.sessAt, this.posAt, a.rwStart, a.rwSess, a.rwPos, a.out);
     return new Int32Array(this.memory.buffer, a.out, 4 * n);
+  }
+
+  /**
+   * The edges of the sides the last scanBlock found to force (its `n` records), gathered:
+   * ids and columns, views valid until the next call. The caller keeps the block's constraint
+   * edges within GATHER_EDGES.
+   */
+  gather(n: number): { e: Int32Array; from: Int32Array; to: Int32Array; kind: Int32Array; key: Int32Array } {
+    const a = this.scan!;
+    const m = this.k.gather(a.out, n, a.edgeStart, a.ceFrom, a.ceTo, a.ceKind, a.ceKey, a.outE, a.outFrom, a.outTo, a.outKind, a.outKey);
+    const buf = this.memory.buffer;
+    return {
+      e: new Int32Array(buf, a.outE, m), from: new Int32Array(buf, a.outFrom, m), to: new Int32Array(buf, a.outTo, m),
+      kind: new Int32Array(buf, a.outKind, m), key: new Int32Array(buf, a.outKey, m),
+    };
   }
 
   /**
