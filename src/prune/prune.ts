@@ -313,13 +313,14 @@ function decideRoundInKernel(pg: Polygraph, active: Uint8Array, kernel: WasmReac
 /**
  * The kernel scans the constraints of polygraphs up to this size; larger ones are scanned in JS.
  * Why: the kernel's gain is largest in a fresh process (fig8 30 %, 157,073 constraints: the JS
- * scan runs mostly unoptimized), while on large polygraphs the JS scan is optimized after its
- * first few thousand constraints and the copy of the constraint columns into the kernel's
- * memory costs about 30 bytes per constraint (some 250 MB at 10^6 txns, 8 M constraints).
- * Measured at 125k txns (1 M constraints), CPU: prune 2.2-2.7 s JS scan, 2.0-2.2 s kernel
- * scan, peak RSS +35-45 MB.
+ * scan runs mostly unoptimized; with the kernel the first round's scan and its bookkeeping take
+ * 26 ms CPU instead of 45), while on large polygraphs the JS scan is optimized after its first
+ * few thousand constraints and the copy of the constraint columns into the kernel's memory
+ * costs about 40 bytes per constraint. Measured at 250k txns (2 M constraints), kernel scan:
+ * prune CPU 5.6 s against 6.8 s with the JS passes, but peak RSS 869 MB against 691 MB, about
+ * half of it the copied columns.
  */
-export const SCAN_CONSTRAINTS_MAX = 1 << 21;
+export const SCAN_CONSTRAINTS_MAX = 1 << 19;
 
 /** Room for the kernel's scan (reach-wasm.ts): the constraint columns, and RW predecessor lists of at most one entry per split edge; null above SCAN_CONSTRAINTS_MAX. */
 function scanSize(pg: Polygraph, splitEdgesMax: number): ScanSize | null {
