@@ -593,6 +593,21 @@ export function kernelBytes(): Uint8Array<ArrayBuffer> {
   return assembleModule(KERNEL);
 }
 
+/**
+ * Tables of fewer cells keep the JS passes (POLYSI_WASM_MIN_CELLS overrides; the tests set 0).
+ * Why: assembling and compiling the kernel costs 1-5 ms CPU once per process, a few percent of
+ * checking a small history (the 360-txn ones: 720 rows x 12 chains = 8,640 cells), where the
+ * JS passes take well under a millisecond; fig8 has 500,000 cells.
+ */
+export const KERNEL_MIN_CELLS = 1 << 15;
+
+/** Whether a table of `cells` cells should use the kernel (ReachTable.build asks). */
+export function kernelWanted(cells: number): boolean {
+  const v = typeof process === 'object' ? process.env['POLYSI_WASM_MIN_CELLS'] : undefined;
+  const min = v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : KERNEL_MIN_CELLS;
+  return cells >= min && wasmAvailable();
+}
+
 /** Whether the WebAssembly kernel is wanted (POLYSI_NO_WASM=1 selects the JS passes) and usable here. */
 export function wasmAvailable(): boolean {
   const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;

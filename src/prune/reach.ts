@@ -21,7 +21,7 @@ import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { chainCover } from './chains.ts';
-import { WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
+import { kernelWanted, WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
 
 const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
@@ -105,7 +105,7 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax, scan);
+    const kernel = kernelWanted(cells) ? WasmReach.create(S, sess, pos, g, splitEdgesMax, scan) : null;
     if (kernel !== null) {
       kernel.full(g, order, deadlineMs);
       return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 
 import type { SplitGraph } from '../../src/graph/split.ts';
 import { minReachablePositions, updateRows } from '../../src/prune/reach.ts';
-import { kernelBytes, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
+import { KERNEL_MIN_CELLS, kernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
 import { assembleModule } from '../../src/prune/wasm-asm.ts';
 import { mulberry32, randInt, type Rng } from '../support/gen.ts';
 
@@ -135,7 +135,9 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
   const { pruneConstraints } = await import('../../src/prune/prune.ts');
   const { randomHistory, simulatedSiHistory } = await import('../support/gen.ts');
   const levels = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'] as const;
-  const old = process.env['POLYSI_NO_WASM'];
+  const old = process.env['POLYSI_NO_WASM'], oldMin = process.env['POLYSI_WASM_MIN_CELLS'];
+  // These tables are small: the kernel must run on them all the same.
+  process.env['POLYSI_WASM_MIN_CELLS'] = '0';
   let cases = 0, decided = 0, cyclic = 0, kernelTables = 0;
   try {
     for (let seed = 1; seed <= 500; seed++) {
@@ -170,6 +172,22 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
   } finally {
     if (old === undefined) delete process.env['POLYSI_NO_WASM'];
     else process.env['POLYSI_NO_WASM'] = old;
+    if (oldMin === undefined) delete process.env['POLYSI_WASM_MIN_CELLS'];
+    else process.env['POLYSI_WASM_MIN_CELLS'] = oldMin;
   }
   assert.ok(cases > 150 && decided > 1000 && cyclic > 5 && cases - cyclic > 50 && kernelTables > 40, `cases ${cases}, decided ${decided}, cyclic ${cyclic}, kernel tables ${kernelTables}`);
+});
+
+test('small tables keep the JS passes unless POLYSI_WASM_MIN_CELLS says otherwise', () => {
+  const oldMin = process.env['POLYSI_WASM_MIN_CELLS'];
+  try {
+    delete process.env['POLYSI_WASM_MIN_CELLS'];
+    assert.equal(kernelWanted(KERNEL_MIN_CELLS - 1), false);
+    assert.equal(kernelWanted(KERNEL_MIN_CELLS), true);
+    process.env['POLYSI_WASM_MIN_CELLS'] = '0';
+    assert.equal(kernelWanted(1), true);
+  } finally {
+    if (oldMin === undefined) delete process.env['POLYSI_WASM_MIN_CELLS'];
+    else process.env['POLYSI_WASM_MIN_CELLS'] = oldMin;
+  }
 });
