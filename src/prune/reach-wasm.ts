@@ -1,5 +1,6 @@
 /**
- * Pruning's reachability passes (reach.ts) as a WebAssembly SIMD kernel.
+ * Pruning's reachability passes (reach.ts) as a WebAssembly SIMD kernel, and the round's
+ * constraint scan (prune.ts's decideRound) over the table it holds.
  *
  * Takes: the split graph (CSR), its topological order, and the chain columns (`sess`, `pos`) of
  * a ReachTable. Gives: `WasmReach`, which keeps the table `minPos` in its own linear memory
@@ -14,7 +15,10 @@
  * is reused by the next one (WebAssembly memory never shrinks; it is freed with the table).
  * A row of S cells: S >= 4 is merged four cells at a time, the last S mod 4 cells by one more
  * (overlapping) vector at S - 4, which is harmless since min is idempotent; S < 4 cell by cell.
- * Invariant: the kernel's rows equal the JS passes' rows (reach.ts states why those are exact).
+ * The scan (`beginScan`, `scanBlock`, `gather`) finds, block by block, the constraints with an
+ * impossible side and gathers the edges of the sides to force; prune.ts applies them in order.
+ * Invariant: the kernel's rows equal the JS passes' rows (reach.ts states why those are exact),
+ * and its scan finds what decideRound would decide, in the same order.
  */
 
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';

@@ -14,6 +14,9 @@
  * Memory bound: with more than `cellsMax / (2 x txns)` chains, only that many of the longest
  * chains get a column; a txn of an untracked chain is then reported unreachable. That
  * under-approximates, which costs pruning power but never soundness.
+ * The passes run in the WebAssembly kernel of reach-wasm.ts (the table then lives in its memory)
+ * for tables of at least KERNEL_MIN_CELLS cells, unless POLYSI_NO_WASM=1; the JS passes below
+ * compute the same rows, cell for cell (test/prune/reach-wasm.test.ts).
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
 
