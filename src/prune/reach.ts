@@ -14,6 +14,9 @@
  * Memory bound: with more than `cellsMax / (2 x txns)` chains, only that many of the longest
  * chains get a column; a txn of an untracked chain is then reported unreachable. That
  * under-approximates, which costs pruning power but never soundness.
+ * The passes run in the WebAssembly kernel of reach-wasm.ts (the table then lives in its memory)
+ * for tables of at least KERNEL_MIN_CELLS cells, unless POLYSI_NO_WASM=1; the JS passes below
+ * compute the same rows, cell for cell (test/prune/reach-wasm.test.ts).
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
 
@@ -21,6 +24,7 @@ import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { chainCover } from './chains.ts';
+import { kernelWanted, WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
 
 const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
@@ -75,14 +79,27 @@ export class ReachTable {
     /** Column of t's chain, or -1 (untracked or no chain). */
     readonly sess: Int32Array,
     readonly pos: Int32Array,
-    readonly minPos: Int32Array,
+    /** The table when the JS passes keep it; null while the WebAssembly kernel does. */
+    private jsTable: Int32Array | null,
+    /** The WebAssembly kernel holding the table (reach-wasm.ts), or null (POLYSI_NO_WASM=1, or no memory for it). */
+    private kernel: WasmReach | null,
     readonly chains: number,
     readonly tracked: number,
   ) {}
 
+  /** `minPos[u*S + c]` (see the header). A view of the kernel's memory: read it again after `update`. */
+  get minPos(): Int32Array {
+    return this.kernel !== null ? this.kernel.table : this.jsTable!;
+  }
+
+  /** Whether the WebAssembly kernel computes the rows (else the JS passes). */
+  get usesWasm(): boolean {
+    return this.kernel !== null;
+  }
+
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
-    deadlineMs: number, reuse: Int32Array | null = null,
+    deadlineMs: number, splitEdgesMax = 0, scan: ScanSize | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -91,9 +108,20 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const minPos = reuse !== null && reuse.length === cells ? reuse : new Int32Array(cells);
+    const kernel = kernelWanted(cells) ? WasmReach.create(S, sess, pos, g, splitEdgesMax, scan) : null;
+    if (kernel !== null) {
+      kernel.full(g, order, deadlineMs);
+      return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);
+    }
+    const minPos = new Int32Array(cells);
     minReachablePositions(g, order, S, sess, pos, minPos, deadlineMs);
-    return new ReachTable(S, sess, pos, minPos, cover.count, tracked);
+    return new ReachTable(S, sess, pos, minPos, null, cover.count, tracked);
+  }
+
+  /** From here on the JS passes keep the table (the kernel's memory could not grow). */
+  private toJs(): void {
+    this.jsTable = this.kernel!.table.slice();
+    this.kernel = null;
   }
 
   /**
@@ -105,51 +133,41 @@ export class ReachTable {
    * each Dep edge once per txn instead of twice and needs no reverse adjacency, is cheaper.
    */
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, grownCount: number, deadlineMs: number): Uint8Array | null {
-    const { S, minPos } = this;
-    const { outStart, outTo, nodeCount } = g;
-    if (grownCount * FULL_PASS_FRACTION > nodeCount) {
-      minReachablePositions(g, order, S, this.sess, this.pos, minPos, deadlineMs);
+    const full = grownCount * FULL_PASS_FRACTION > g.nodeCount;
+    if (this.kernel !== null) {
+      try {
+        if (!full) return this.kernel.update(g, order, grown, deadlineMs);
+        this.kernel.full(g, order, deadlineMs);
+        return null;
+      } catch (err) {
+        // The memory could not grow for this pass (before the pass wrote anything: the table
+        // is intact): the JS passes take over.
+        if (!(err instanceof RangeError)) throw err;
+        this.toJs();
+      }
+    }
+    if (full) {
+      minReachablePositions(g, order, this.S, this.sess, this.pos, this.jsTable!, deadlineMs);
       return null;
     }
-    // Reverse adjacency: a changed row marks its predecessors.
-    const inStart = new Int32Array(nodeCount + 1);
-    for (let i = 0; i < outTo.length; i++) inStart[outTo[i]! + 1]!++;
-    for (let u = 0; u < nodeCount; u++) inStart[u + 1]! += inStart[u]!;
-    const inFrom = new Int32Array(outTo.length);
-    const fill = inStart.slice(0, nodeCount);
-    for (let u = 0; u < nodeCount; u++) for (let e = outStart[u]!; e < outStart[u + 1]!; e++) inFrom[fill[outTo[e]!]!++] = u;
-    // visit: 1 = some successor's row changed, 2 = own out-edges grew (merge every successor).
-    const visit = new Uint8Array(nodeCount), changed = new Uint8Array(nodeCount);
-    for (let u = 0; u < nodeCount; u++) if (grown[u] === 1) visit[u] = 2;
-    for (let i = nodeCount - 1; i >= 0; i--) {
-      if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
-      const u = order[i]!;
-      const how = visit[u]!;
-      if (how === 0) continue;
-      const row = u * S;
-      let any = false;
-      for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
-        const v = outTo[e]!;
-        if (how === 1 && changed[v] === 0) continue;
-        const vRow = v * S;
-        for (let s = 0; s < S; s++) {
-          const x = minPos[vRow + s]!;
-          if (x < minPos[row + s]!) { minPos[row + s] = x; any = true; }
-        }
-      }
-      if (!any) continue;
-      changed[u] = 1;
-      for (let e = inStart[u]!; e < inStart[u + 1]!; e++) {
-        const p = inFrom[e]!;
-        if (visit[p] === 0) visit[p] = 1;
-      }
-    }
-    return changed;
+    return updateRows(g, order, this.S, this.jsTable!, grown, deadlineMs);
+  }
+
+  /**
+   * The kernel, prepared for this round's scan of the constraints (prune.ts), given the known
+   * RW edges; null when the JS scan must run (JS passes, or no room for the scan).
+   */
+  kernelScan(pg: ConstraintColumns, tbl: { count: Int8Array; x: Int8Array; y: Int8Array }, active: Uint8Array, recheck: Uint8Array | null,
+    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): WasmReach | null {
+    if (this.kernel === null) return null;
+    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, this.sess, this.pos);
+    return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
   }
 
   /** Queries over the current table, given the known RW edges (SI; empty for SER). */
   reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): Reach {
-    const { S, sess, pos, minPos } = this;
+    const { S, sess, pos } = this;
+    const minPos = process.env['XCOPY'] ? this.minPos.slice() : this.minPos;
     const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, sess, pos);
     return {
       reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
@@ -163,12 +181,55 @@ export class ReachTable {
 }
 
 /**
+ * The JS incremental pass of `ReachTable.update` (the kernel's `update` does the same): the
+ * nodes marked in `grown` merge every successor's row, the others only rows that changed.
+ * Returns the changed rows (1 = changed).
+ */
+export function updateRows(g: SplitGraph, order: Int32Array, S: number, minPos: Int32Array, grown: Uint8Array, deadlineMs: number): Uint8Array {
+  const { outStart, outTo, nodeCount } = g;
+  // Reverse adjacency: a changed row marks its predecessors.
+  const inStart = new Int32Array(nodeCount + 1);
+  for (let i = 0; i < outTo.length; i++) inStart[outTo[i]! + 1]!++;
+  for (let u = 0; u < nodeCount; u++) inStart[u + 1]! += inStart[u]!;
+  const inFrom = new Int32Array(outTo.length);
+  const fill = inStart.slice(0, nodeCount);
+  for (let u = 0; u < nodeCount; u++) for (let e = outStart[u]!; e < outStart[u + 1]!; e++) inFrom[fill[outTo[e]!]!++] = u;
+  // visit: 1 = some successor's row changed, 2 = own out-edges grew (merge every successor).
+  const visit = new Uint8Array(nodeCount), changed = new Uint8Array(nodeCount);
+  for (let u = 0; u < nodeCount; u++) if (grown[u] === 1) visit[u] = 2;
+  for (let i = nodeCount - 1; i >= 0; i--) {
+    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
+    const u = order[i]!;
+    const how = visit[u]!;
+    if (how === 0) continue;
+    const row = u * S;
+    let any = false;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if (how === 1 && changed[v] === 0) continue;
+      const vRow = v * S;
+      for (let s = 0; s < S; s++) {
+        const x = minPos[vRow + s]!;
+        if (x < minPos[row + s]!) { minPos[row + s] = x; any = true; }
+      }
+    }
+    if (!any) continue;
+    changed[u] = 1;
+    for (let e = inStart[u]!; e < inStart[u + 1]!; e++) {
+      const p = inFrom[e]!;
+      if (visit[p] === 0) visit[p] = 1;
+    }
+  }
+  return changed;
+}
+
+/**
  * `minPos[u*S + s]` for every split node u, in one reverse topological pass.
  * Every split edge out of t.n is a Dep edge to some x.d, and t.d has exactly the same Dep
  * edges plus its RW edges (which enter .n nodes). So row(t.d) = row(t.n), plus t's own
  * position, plus the rows of t.d's RW successors: each Dep edge is merged once, not twice.
  */
-function minReachablePositions(
+export function minReachablePositions(
   g: SplitGraph, order: Int32Array, S: number, sess: Int32Array, pos: Int32Array, minPos: Int32Array, deadlineMs: number,
 ): Int32Array {
   minPos.fill(INF);

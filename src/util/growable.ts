@@ -33,6 +33,18 @@ export class GrowableInt32 {
     this.buf[i] = x;
   }
 
+  /** Appends every element of `xs` (one copy instead of a push each). */
+  pushAll(xs: Int32Array): void {
+    const need = this.length + xs.length;
+    if (need > this.buf.length) {
+      const next = new Int32Array(Math.max(need, this.buf.length * 2));
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+    this.buf.set(xs, this.length);
+    this.length = need;
+  }
+
   /** A copy of the first `length` elements. */
   toArray(): Int32Array {
     return this.buf.slice(0, this.length);
