@@ -26,6 +26,8 @@ import {
   TXN_ABORTED,
   TXN_COMMITTED,
   TXN_UNKNOWN,
+  txnLabel,
+  valueLabel,
   type History,
   type TxnStatus,
 } from '../history/model.ts';
@@ -389,13 +391,13 @@ export function writeJsonl(h: History): string {
     if (seenKeys.has(canon)) why(`two different keys are both labelled ${l}`);
     seenKeys.add(canon);
   }
-  const valJson = h.valueLabels.map((l, v) => valueJson(l, v) ?? why(`value ${l} is neither an integer nor a string`));
+  const valJson = h.valueLabelTable.toArray().map((l, v) => valueJson(l, v) ?? why(`value ${l} is neither an integer nor a string`));
   const seenValues = new Set<string>();
   for (let v = 1; v < valJson.length; v++) {
-    if (seenValues.has(valJson[v]!)) why(`two different values are both labelled ${h.valueLabels[v]}`);
+    if (seenValues.has(valJson[v]!)) why(`two different values are both labelled ${valueLabel(h, v)}`);
     seenValues.add(valJson[v]!);
   }
-  if (new Set(h.txnLabels).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
+  if (new Set(h.txnLabelTable.toArray()).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
 
   const out: string[] = [
     `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(h.sessionLabels)}}`,
@@ -419,7 +421,7 @@ export function writeJsonl(h: History): string {
         default: why(`op ${op} has an unknown kind ${h.opKind[op]}`);
       }
     }
-    out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
+    out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(txnLabel(h, t))},` +
       `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]${timesAndErrorJson(h, t)}}`);
   }
   return `${out.join('\n')}\n`;

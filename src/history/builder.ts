@@ -11,7 +11,8 @@
  * at one place (pushOp); non-negative 31-bit integer keys and values are interned through
  * open-addressing tables (IntIds) instead of Maps; and when transactions arrive session by
  * session and operations transaction by transaction (dbcop, most text files), `build` copies
- * the columns instead of sorting them.
+ * the columns instead of sorting them. Labels of values and transactions are kept as parts
+ * (labels.ts) and made into strings only when read.
  *
  * Raw values: `null` means the initial value (id 0). Numbers and strings are distinct raw values
  * (`1` and `"1"` are different), and so are keys. Parsers whose formats spell the initial value
@@ -19,6 +20,7 @@
  */
 
 import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
+import { isCanonicalNumber, LabelColumn } from './labels.ts';
 import {
   assertHistory,
   INITIAL_VALUE,
@@ -110,14 +112,16 @@ export class HistoryBuilder {
   private readonly keyLabels: string[] = [];
   private readonly smallKeys = new IntIds();
   private readonly valueIndex = new Map<string | number | bigint, number>();
-  private readonly valueLabels: string[];
+  private readonly valueLabels = new LabelColumn();
   private readonly smallValues = new IntIds();
 
   // Per txn, in creation order.
   private readonly txnSessionArr = new GrowableInt32();
   private readonly txnStatusArr = new GrowableInt32();
   private readonly txnLocArr = new GrowableFloat64();
-  private readonly txnLabelArr: string[] = [];
+  private readonly txnLabelArr = new LabelColumn();
+  /** Prefix id of the generated labels `t<builder id>`. */
+  private readonly generatedPrefix = this.txnLabelArr.prefix('t');
   /** Whether every txn so far was begun in a session at or after the previous txn's session. */
   private txnsInSessionOrder = true;
 
@@ -144,7 +148,7 @@ export class HistoryBuilder {
     readonly locUnit: LocUnit = 'line',
     initialValueLabel = 'init',
   ) {
-    this.valueLabels = [initialValueLabel];
+    this.valueLabels.pushNumber(this.valueLabels.prefix(initialValueLabel), NaN);
     this.listStartArr.push(0);
   }
 
@@ -168,11 +172,37 @@ export class HistoryBuilder {
     return this.opN;
   }
 
-  /** Starts a transaction at the end of `session`; returns its builder id (creation order). */
+  /**
+   * Starts a transaction at the end of `session`; returns its builder id (creation order). Its
+   * label is String(label), or `t<builder id>` when none is given.
+   */
   beginTxn(session: number, label?: string | number, status: TxnStatus = TXN_COMMITTED, loc = -1): number {
     const t = this.txnLabelArr.length;
+    if (label === undefined) this.txnLabelArr.pushNumber(this.generatedPrefix, t);
+    else if (typeof label === 'number' && isCanonicalNumber(label)) this.txnLabelArr.pushNumber(0, label);
+    else this.txnLabelArr.pushSplit(String(label));
+    return this.addTxn(t, session, status, loc);
+  }
+
+  /**
+   * `beginTxn` for parsers that split labels themselves: the label is the prefix (from
+   * `txnPrefix`) followed by String(n) (nothing when n is NaN), and (prefix, n) must be what
+   * labels.ts `splitLabel` makes of that label (e.g. ('', n) for an integer n in [0, 10^15),
+   * ('s3:', n) for `s3:<n>`), so that a History does not depend on the path that built it.
+   */
+  beginTxnNumbered(session: number, prefixId: number, n: number, status: TxnStatus = TXN_COMMITTED, loc = -1): number {
+    const t = this.txnLabelArr.length;
+    this.txnLabelArr.pushNumber(prefixId, n);
+    return this.addTxn(t, session, status, loc);
+  }
+
+  /** The id of a txn label prefix for `beginTxnNumbered` ('' is 0). */
+  txnPrefix(prefix: string): number {
+    return this.txnLabelArr.prefix(prefix);
+  }
+
+  private addTxn(t: number, session: number, status: TxnStatus, loc: number): number {
     if (t > 0 && session < this.txnSessionArr.get(t - 1)) this.txnsInSessionOrder = false;
-    this.txnLabelArr.push(label === undefined ? `t${t}` : String(label));
     this.txnSessionArr.push(session);
     this.txnStatusArr.push(status);
     this.txnLocArr.push(loc);
@@ -188,7 +218,7 @@ export class HistoryBuilder {
   }
 
   txnLabel(txn: number): string {
-    return this.txnLabelArr[txn]!;
+    return this.txnLabelArr.get(txn);
   }
 
   /** Records txn's invocation and completion times (ms, monotonic); NaN for "not recorded". */
@@ -243,7 +273,8 @@ export class HistoryBuilder {
     if (v === undefined) {
       v = this.valueLabels.length;
       this.valueIndex.set(raw, v);
-      this.valueLabels.push(typeof raw === 'string' ? JSON.stringify(raw) : String(raw));
+      if (typeof raw === 'number' && raw === raw) this.valueLabels.pushNumber(0, raw);
+      else this.valueLabels.pushText(typeof raw === 'string' ? JSON.stringify(raw) : String(raw));
     }
     return v;
   }
@@ -252,7 +283,7 @@ export class HistoryBuilder {
   intValue(x: number): number {
     const next = this.valueLabels.length;
     const v = this.smallValues.intern(x, next);
-    if (v === next) this.valueLabels.push(String(x));
+    if (v === next) this.valueLabels.pushNumber(0, x);
     return v;
   }
 
@@ -344,7 +375,8 @@ export class HistoryBuilder {
     const txnSession = new Int32Array(nTxn);
     const txnStatus = new Uint8Array(nTxn);
     const txnLoc = new Float64Array(nTxn);
-    const txnLabels: string[] = new Array<string>(nTxn);
+    /** `txnOldId[nt]`: the builder id of new txn nt. */
+    const txnOldId = new Int32Array(nTxn);
     const txnStart = this.txnStartArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
     const txnEnd = this.txnEndArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
     const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
@@ -355,7 +387,7 @@ export class HistoryBuilder {
       txnSession[nt] = sessionNewId[txnSessionAll[t]!]!;
       txnStatus[nt] = statusAll[t]!;
       txnLoc[nt] = locAll[t]!;
-      txnLabels[nt] = this.txnLabelArr[t]!;
+      txnOldId[nt] = t;
     }
     if (txnStart !== undefined) {
       for (let t = 0; t < this.txnStartArr!.length; t++) {
@@ -376,7 +408,8 @@ export class HistoryBuilder {
     for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
     const nOp = txnOpStart[nTxn]!;
     let opKind: Uint8Array, opKey: Int32Array, opValue: Int32Array, opLoc: Float64Array;
-    if (this.omitted.size === 0 && this.txnsInSessionOrder && this.opsInTxnOrder) {
+    const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
+    if (txnsKeepIds && this.opsInTxnOrder) {
       // Txns were begun session by session (so txnNewId is the identity) and ops arrived txn by
       // txn: arrival order is already the History's order.
       opKind = this.opKind.slice(0, nOp);
@@ -410,7 +443,7 @@ export class HistoryBuilder {
       sessionTxnStart,
       txnCount: nTxn,
       txnSession,
-      txnLabels,
+      txnLabelTable: this.txnLabelArr.freeze(txnsKeepIds ? null : txnOldId),
       txnStatus,
       txnLoc,
       txnOpStart,
@@ -420,7 +453,8 @@ export class HistoryBuilder {
       opValue,
       opLoc,
       keyLabels: this.keyLabels.slice(),
-      valueLabels: this.valueLabels.slice(),
+      valueCount: this.valueLabels.length,
+      valueLabelTable: this.valueLabels.freeze(),
       listStart: this.listStartArr.toArray(),
       listElems: this.listElemsArr.toArray(),
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { INITIAL_VALUE } from '../../src/history/model.ts';
+import { INITIAL_VALUE, valueLabel } from '../../src/history/model.ts';
 import { mulberry32 } from '../support/gen.ts';
 
 test('value ids: one per distinct value across table growth, labels as written, other kinds apart', () => {
@@ -42,9 +42,9 @@ test('value ids: one per distinct value across table growth, labels as written, 
   b.write(t, 'k', 0x7fffffff);
   b.write(t, 'j', 12345);
   const h = b.build();
-  assert.equal(h.valueLabels[b.value(0x7fffffff)], '2147483647');
-  assert.equal(h.valueLabels[b.value(12345)], '12345');
-  assert.equal(h.valueLabels[b.value('5')], '"5"');
+  assert.equal(valueLabel(h, b.value(0x7fffffff)), '2147483647');
+  assert.equal(valueLabel(h, b.value(12345)), '12345');
+  assert.equal(valueLabel(h, b.value('5')), '"5"');
 });
 
 test('integer interning: inputs that all collide under the locality slot still get one id each', () => {
