@@ -86,3 +86,30 @@ test('integer keys: one id per distinct key, labels as written, strings and big 
   b.write(t, 35, 1);
   assert.equal(b.build().keyLabels[b.key(35)], '35');
 });
+
+test('integer interning: the direct array and the table agree as the array grows over integers the table holds', () => {
+  const rng = mulberry32(5);
+  for (const via of ['value', 'key'] as const) {
+    const b = new HistoryBuilder('<dense>');
+    const ids = new Map<number, number>();
+    const check = (x: number): void => {
+      const id = via === 'value' ? b.value(x) : b.key(x);
+      const before = ids.get(x);
+      if (before === undefined) {
+        assert.ok(![...ids.values()].includes(id) || ids.size > 5000, `${via} ${x}: id ${id} reused`);
+        ids.set(x, id);
+      } else assert.equal(id, before, `${via} ${x} got two ids`);
+    };
+    // Large integers first (into the table), then a dense run that makes the array grow over
+    // them, then everything again in random order, with far-away integers mixed in.
+    for (const x of [100_000, 70_000, 9_000, 2 ** 31 - 1, 5_000_000, 123_457]) check(x);
+    for (let x = 1; x <= 150_000; x++) check(x);
+    const all = [...ids.keys()];
+    for (let i = 0; i < 100_000; i++) {
+      check(rng() < 0.8 ? all[Math.floor(rng() * all.length)]! : Math.floor(rng() * 2 ** 31));
+    }
+    assert.equal(new Set(ids.values()).size, ids.size, `${via}: two integers share an id`);
+    const table = (b as unknown as Record<string, { dense: Int32Array }>)[via === 'value' ? 'smallValues' : 'smallKeys']!;
+    assert.ok(table.dense.length > 150_000, `${via}: the dense run did not grow the direct array`);
+  }
+});
