@@ -444,15 +444,19 @@ export class HistoryBuilder {
     }
 
     // Ops per new txn, then the ops themselves in (new txn, arrival) order.
+    const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
     const txnOpStart = new Int32Array(nTxn + 1);
-    for (let op = 0; op < nOp0; op++) {
-      const nt = txnNewId[opTxnAll[op]!]!;
-      if (nt >= 0) txnOpStart[nt + 1]!++;
+    if (txnsKeepIds) {
+      for (let op = 0; op < nOp0; op++) txnOpStart[opTxnAll[op]! + 1]!++; // txnNewId is the identity
+    } else {
+      for (let op = 0; op < nOp0; op++) {
+        const nt = txnNewId[opTxnAll[op]!]!;
+        if (nt >= 0) txnOpStart[nt + 1]!++;
+      }
     }
     for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
     const nOp = txnOpStart[nTxn]!;
     let opKind: Uint8Array, opKey: Int32Array, opValue: Int32Array, opLoc: Float64Array;
-    const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
     if (txnsKeepIds && this.opsInTxnOrder) {
       // Txns were begun session by session (so txnNewId is the identity) and ops arrived txn by
       // txn: arrival order is already the History's order.

@@ -146,31 +146,36 @@ export function assertHistory(h: History): void {
   const fail = (what: string): never => {
     throw new Error(`internal error: malformed History from ${h.source}: ${what}`);
   };
-  if (h.sessionTxnStart.length !== h.sessionCount + 1) fail('sessionTxnStart length');
-  if (h.sessionTxnStart[0] !== 0 || h.sessionTxnStart[h.sessionCount] !== h.txnCount) fail('sessionTxnStart bounds');
-  for (let s = 0; s < h.sessionCount; s++) {
-    const a = h.sessionTxnStart[s]!, b = h.sessionTxnStart[s + 1]!;
+  // Columns in locals: these loops run once per parse over every txn and op.
+  const { sessionTxnStart, txnSession, txnOpStart, txnStatus, opKind, opKey, opValue, listStart } = h;
+  const nSess = h.sessionCount, nTxn = h.txnCount, nOp = h.opCount;
+  if (sessionTxnStart.length !== nSess + 1) fail('sessionTxnStart length');
+  if (sessionTxnStart[0] !== 0 || sessionTxnStart[nSess] !== nTxn) fail('sessionTxnStart bounds');
+  if (txnSession.length !== nTxn || txnStatus.length !== nTxn || h.txnLoc.length !== nTxn) fail('txn column length');
+  for (let s = 0; s < nSess; s++) {
+    const a = sessionTxnStart[s]!, b = sessionTxnStart[s + 1]!;
     if (b < a) fail(`session ${s} txn range`);
-    for (let t = a; t < b; t++) if (h.txnSession[t] !== s) fail(`txnSession[${t}]`);
+    for (let t = a; t < b; t++) if (txnSession[t] !== s) fail(`txnSession[${t}]`);
   }
-  if (h.txnOpStart.length !== h.txnCount + 1) fail('txnOpStart length');
-  if (h.txnOpStart[0] !== 0 || h.txnOpStart[h.txnCount] !== h.opCount) fail('txnOpStart bounds');
-  for (let t = 0; t < h.txnCount; t++) {
-    if (h.txnOpStart[t + 1]! < h.txnOpStart[t]!) fail(`txn ${t} op range`);
-    if (h.txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
+  if (txnOpStart.length !== nTxn + 1) fail('txnOpStart length');
+  if (txnOpStart[0] !== 0 || txnOpStart[nTxn] !== nOp) fail('txnOpStart bounds');
+  for (let t = 0; t < nTxn; t++) {
+    if (txnOpStart[t + 1]! < txnOpStart[t]!) fail(`txn ${t} op range`);
+    if (txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
   }
-  if (h.txnLabelTable.count !== h.txnCount) fail('txnLabelTable size');
+  if (h.txnLabelTable.count !== nTxn) fail('txnLabelTable size');
   if (h.valueLabelTable.count !== h.valueCount || h.valueCount < 1) fail('valueLabelTable size');
-  const keys = h.keyLabels.length, values = h.valueCount, lists = h.listStart.length - 1;
-  for (let op = 0; op < h.opCount; op++) {
-    const kind = h.opKind[op]!;
+  if (opKind.length !== nOp || opKey.length !== nOp || opValue.length !== nOp || h.opLoc.length !== nOp) fail('op column length');
+  const keys = h.keyLabels.length, values = h.valueCount, lists = listStart.length - 1;
+  for (let op = 0; op < nOp; op++) {
+    const kind = opKind[op]!, k = opKey[op]!, v = opValue[op]!;
     if (kind > OP_READ_LIST) fail(`opKind[${op}]`);
-    if (h.opKey[op]! < 0 || h.opKey[op]! >= keys) fail(`opKey[${op}]`);
-    const v = h.opValue[op]!;
+    if (k < 0 || k >= keys) fail(`opKey[${op}]`);
     if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
   }
   for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
-  for (let i = 0; i < h.listElems.length; i++) {
-    if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
+  const listElems = h.listElems;
+  for (let i = 0; i < listElems.length; i++) {
+    if (listElems[i]! < 0 || listElems[i]! >= values) fail(`listElems[${i}]`);
   }
 }
