@@ -52,6 +52,7 @@ export function parseDbcopHist(text: string, source = '<memory>'): History {
   const b = new HistoryBuilder(source, 'line');
   let sessionNo = 1;
   let session = b.session('1');
+  let labelPrefix = b.txnPrefix('s1:');
   let txnIndex = 0;
   let line = 1;
   let p = 0;
@@ -96,13 +97,14 @@ export function parseDbcopHist(text: string, source = '<memory>'): History {
       eol("only dashes on a separator line");
       sessionNo++;
       session = b.session(String(sessionNo));
+      labelPrefix = b.txnPrefix(`s${sessionNo}:`); // txn i is labelled s<sessionNo>:<i>
       txnIndex = 0;
       continue;
     }
     if (c !== 91) fail(p, "'[' starting a transaction, '//' starting a comment, or a '---' separator");
     // A line of transactions.
     while (p < n && text.charCodeAt(p) === 91) {
-      const t = b.beginTxn(session, `s${sessionNo}:${txnIndex++}`, TXN_COMMITTED, line);
+      const t = b.beginTxnNumbered(session, labelPrefix, txnIndex++, TXN_COMMITTED, line);
       p++;
       skipWs();
       let events = 0;

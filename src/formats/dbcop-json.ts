@@ -130,6 +130,7 @@ class DbcopJsonParser {
 
   private session(s: number, txns: unknown, header: DbcopHeader | undefined, dataLine: number): void {
     const session = this.b.session(String(s + 1));
+    const labelPrefix = this.b.txnPrefix(`s${s + 1}:`); // txn i is labelled s<s+1>:<i>
     if (!Array.isArray(txns)) this.fail('syntax', dataLine, `expected session ${s + 1} to be a list of transactions, found ${show(txns)}`);
     // Arrays carry no line; the session's first txn object says where it is.
     const first: unknown = txns[0];
@@ -155,7 +156,7 @@ class DbcopJsonParser {
       if (header !== undefined && BigInt(events.length) > BigInt(header.nEvent)) {
         this.fail('inconsistent', txn.line, `txn ${name} holds ${events.length} events but params.n_event says at most ${String(header.nEvent)}`);
       }
-      const t = this.b.beginTxn(session, name, ok ? TXN_COMMITTED : TXN_ABORTED, txn.line);
+      const t = this.b.beginTxnNumbered(session, labelPrefix, i, ok ? TXN_COMMITTED : TXN_ABORTED, txn.line);
       for (const e of events) {
         if (!this.event(t, e, txn.line, name)) {
           this.dropped++;
