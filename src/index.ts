@@ -32,7 +32,8 @@ export type {
   AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
 } from './result/counterexample.ts';
 export type { History, LocUnit, OpKind, TxnStatus } from './history/model.ts';
-export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, describeOp } from './history/model.ts';
+export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, describeOp, txnLabel, valueLabel } from './history/model.ts';
+export { LabelTable } from './history/labels.ts';
 export { HistoryBuilder, type RawKey, type RawValue } from './history/builder.ts';
 export { InputError, type InputErrorCode } from './history/errors.ts';
 export type { ReadResult } from './formats/index.ts';

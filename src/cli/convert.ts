@@ -19,6 +19,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
+import { LabelTable } from '../history/labels.ts';
 import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
 import { checkOutputPath, OutputError, sameFile, TempFile } from './output.ts';
@@ -40,8 +41,8 @@ function positional(h: History): History {
   return {
     ...h,
     sessionLabels: h.sessionLabels.map((_, i) => String(i)),
-    txnLabels: h.txnLabels.map((_, i) => String(i)),
-    valueLabels: h.valueLabels.map((l, i) => (i === 0 ? 'initial' : l)),
+    txnLabelTable: LabelTable.of(Array.from({ length: h.txnCount }, (_, i) => String(i))),
+    valueLabelTable: LabelTable.of(h.valueLabelTable.toArray().map((l, i) => (i === 0 ? 'initial' : l))),
   };
 }
 

@@ -6,7 +6,7 @@
  * Invariant: pure functions returning values; nothing here prints.
  */
 
-import { describeOp, txnWhere, type History } from '../history/model.ts';
+import { describeOp, txnWhere, type History, txnLabel } from '../history/model.ts';
 import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge, type Level } from '../result/types.ts';
 import { HistoryBuilder } from '../history/builder.ts';
 import { checkHistory } from '../check/index.ts';
@@ -24,7 +24,7 @@ export interface TxnView {
 }
 
 export function txnName(h: History, t: number): string {
-  return t === INIT_TXN ? 'init' : h.txnLabels[t]!;
+  return t === INIT_TXN ? 'init' : txnLabel(h, t);
 }
 
 export function txnView(h: History, t: number): TxnView {
@@ -32,7 +32,7 @@ export function txnView(h: History, t: number): TxnView {
   const ops: string[] = [];
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) ops.push(describeOp(h, op));
   const s = h.txnSession[t]!;
-  return { txn: t, label: h.txnLabels[t]!, session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, where: txnWhere(h, t), ops };
+  return { txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, where: txnWhere(h, t), ops };
 }
 
 function involvedTxns(anomalies: readonly Anomaly[]): number[] {

@@ -14,7 +14,7 @@
  * - read uncommitted: only cycles of SO and WW edges.
  */
 
-import { OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History } from '../history/model.ts';
+import { OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History, txnLabel } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
 import { CERTIFY_CONSTRAINTS_MAX, externalRead, ownAppendsBefore } from './certify.ts';
@@ -104,7 +104,7 @@ function problem(h: History, cx: Counterexample, e: CxEdge): string | null {
   for (const t of [e.from, e.to]) {
     if (t === INIT_TXN) continue;
     if (!Number.isInteger(t) || t < 0 || t >= h.txnCount) return `transaction ${t} does not exist`;
-    if (h.txnStatus[t] === TXN_ABORTED) return `transaction ${h.txnLabels[t]} aborted`;
+    if (h.txnStatus[t] === TXN_ABORTED) return `transaction ${txnLabel(h, t)} aborted`;
   }
   if (e.from === e.to) return 'a self-loop';
   const c = e.constraint < 0 ? null : cx.constraints[e.constraint] ?? null;

@@ -24,7 +24,15 @@
  */
 
 import {
-  INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History,
+  INITIAL_VALUE,
+  OP_APPEND,
+  OP_READ,
+  OP_READ_LIST,
+  OP_WRITE,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  txnLabel,
+  type History,
 } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
@@ -118,7 +126,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
   for (const t of [e.from, e.to]) {
     if (t === INIT_TXN) continue;
     if (!Number.isInteger(t) || t < 0 || t >= h.txnCount) return `transaction ${t} does not exist`;
-    if (h.txnStatus[t] === TXN_ABORTED) return `transaction ${h.txnLabels[t]} aborted`;
+    if (h.txnStatus[t] === TXN_ABORTED) return `transaction ${txnLabel(h, t)} aborted`;
   }
   if (e.from === e.to) return 'a self-loop';
   if (e.to === INIT_TXN) return 'an edge into the initial transaction';

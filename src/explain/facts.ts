@@ -6,7 +6,7 @@
  * resolved reads and final writes, so only a violation pays for it), and display helpers.
  */
 
-import { describeOp, OP_READ_LIST, type History } from '../history/model.ts';
+import { describeOp, OP_READ_LIST, type History, valueLabel, txnLabel } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import type { CxTxn } from '../result/counterexample.ts';
@@ -22,7 +22,7 @@ export function keyLabelDisplay(label: string): string {
 }
 
 export function txnDisplay(h: History, t: number): string {
-  return t === INIT_TXN ? 'init' : txnLabelDisplay(h.txnLabels[t]!);
+  return t === INIT_TXN ? 'init' : txnLabelDisplay(txnLabel(h, t));
 }
 
 export function keyDisplay(h: History, k: number): string {
@@ -32,9 +32,9 @@ export function keyDisplay(h: History, k: number): string {
 /** The value an op reads or writes, as the user wrote it (a list read as `[1 2 3]`). */
 export function opValueText(h: History, op: number): string {
   const v = h.opValue[op]!;
-  if (h.opKind[op] !== OP_READ_LIST) return h.valueLabels[v]!;
+  if (h.opKind[op] !== OP_READ_LIST) return valueLabel(h, v);
   const elems: string[] = [];
-  for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(h.valueLabels[h.listElems[i]!]!);
+  for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(valueLabel(h, h.listElems[i]!));
   return `[${elems.join(' ')}]`;
 }
 
@@ -49,7 +49,7 @@ export function txnFacts(h: History, t: number, role: CxTxn['role'], keys: Reado
   }
   const s = h.txnSession[t]!;
   const loc = h.txnLoc[t] ?? -1;
-  return { txn: t, label: h.txnLabels[t]!, session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, source: h.source, loc: loc < 0 ? '' : `${h.locUnit} ${loc}`, ops, focus, role };
+  return { txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, source: h.source, loc: loc < 0 ? '' : `${h.locUnit} ${loc}`, ops, focus, role };
 }
 
 export class FactIndex {
@@ -77,7 +77,7 @@ export class FactIndex {
 
   /** The value t wrote last to key (its final write or append); the initial value for INIT_TXN. */
   writtenValue(t: number, key: number): string | null {
-    if (t === INIT_TXN) return this.v.history.valueLabels[0]!;
+    if (t === INIT_TXN) return valueLabel(this.v.history, 0);
     const op = this.writes.get(t * this.nKeys + key);
     return op === undefined ? null : opValueText(this.v.history, op);
   }

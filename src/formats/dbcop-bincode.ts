@@ -23,6 +23,7 @@ import {
   TXN_ABORTED,
   TXN_COMMITTED,
   TXN_UNKNOWN,
+  txnLabel,
   type History,
 } from '../history/model.ts';
 import { u64OfLabel } from './io-int.ts';
@@ -201,6 +202,7 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
   let droppedInCommitted = 0;
   for (let s = 1; s <= nSess; s++) {
     const sessionId = b.session(String(s));
+    const labelPrefix = b.txnPrefix(`s${s}:`); // txn i of session s is labelled s<s>:<i>
     const listAt = r.pos;
     const nTxn = r.count(TXN_MIN_BYTES, SESSION_TXNS, s);
     if (nTxn > maxTxns) {
@@ -214,7 +216,7 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
         throw new InputError('inconsistent', source, 'byte', txnAt,
           `txn s${s}:${i} holds ${nEv} events but header field n_event (byte 32) says at most ${maxEvents}`);
       }
-      const t = b.beginTxn(sessionId, `s${s}:${i}`, TXN_COMMITTED, txnAt);
+      const t = b.beginTxnNumbered(sessionId, labelPrefix, i, TXN_COMMITTED, txnAt);
       let droppedHere = 0;
       // count() proved all nEv events fit, so the loop reads without per-field bounds checks.
       let at = r.pos;
@@ -324,7 +326,7 @@ export function writeDbcopBincode(h: History): Uint8Array {
     throw new Error(`cannot write ${h.source} as dbcop bincode: ${msg}`);
   };
   const keys = h.keyLabels.map((l) => u64OfLabel(l) ?? why(`key ${l} is not an unsigned 64-bit integer`));
-  const values: U64[] = h.valueLabels.map((l, v) => {
+  const values: U64[] = h.valueLabelTable.toArray().map((l, v) => {
     if (v === INITIAL_VALUE) return 0;
     const u = u64OfLabel(l) ?? why(`value ${l} is not an unsigned 64-bit integer`);
     if (u === 0) why('a written value 0 would read back as the initial value');
@@ -373,12 +375,12 @@ export function writeDbcopBincode(h: History): Uint8Array {
     u64(t1 - t0);
     for (let t = t0; t < t1; t++) {
       const status = h.txnStatus[t];
-      if (status === TXN_UNKNOWN) why(`txn ${h.txnLabels[t]} has an unknown outcome; dbcop records success or failure`);
+      if (status === TXN_UNKNOWN) why(`txn ${txnLabel(h, t)} has an unknown outcome; dbcop records success or failure`);
       const o0 = h.txnOpStart[t]!, o1 = h.txnOpStart[t + 1]!;
       u64(o1 - o0);
       for (let op = o0; op < o1; op++) {
         const kind = h.opKind[op];
-        if (kind !== OP_READ && kind !== OP_WRITE) why(`txn ${h.txnLabels[t]} has a list operation`);
+        if (kind !== OP_READ && kind !== OP_WRITE) why(`txn ${txnLabel(h, t)} has a list operation`);
         out[at++] = kind === OP_WRITE ? 1 : 0;
         u64(keys[h.opKey[op]!]!);
         u64(values[h.opValue[op]!]!);

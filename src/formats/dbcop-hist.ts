@@ -36,7 +36,7 @@ import { decodeUtf8 } from './utf8.ts';
 import { constants } from 'node:buffer';
 import { HistoryBuilder, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
-import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../history/model.ts';
+import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History, valueLabel, txnLabel } from '../history/model.ts';
 import { CANONICAL_INT, intValue } from './io-int.ts';
 import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
@@ -52,6 +52,7 @@ export function parseDbcopHist(text: string, source = '<memory>'): History {
   const b = new HistoryBuilder(source, 'line');
   let sessionNo = 1;
   let session = b.session('1');
+  let labelPrefix = b.txnPrefix('s1:');
   let txnIndex = 0;
   let line = 1;
   let p = 0;
@@ -96,13 +97,14 @@ export function parseDbcopHist(text: string, source = '<memory>'): History {
       eol("only dashes on a separator line");
       sessionNo++;
       session = b.session(String(sessionNo));
+      labelPrefix = b.txnPrefix(`s${sessionNo}:`); // txn i is labelled s<sessionNo>:<i>
       txnIndex = 0;
       continue;
     }
     if (c !== 91) fail(p, "'[' starting a transaction, '//' starting a comment, or a '---' separator");
     // A line of transactions.
     while (p < n && text.charCodeAt(p) === 91) {
-      const t = b.beginTxn(session, `s${sessionNo}:${txnIndex++}`, TXN_COMMITTED, line);
+      const t = b.beginTxnNumbered(session, labelPrefix, txnIndex++, TXN_COMMITTED, line);
       p++;
       skipWs();
       let events = 0;
@@ -165,7 +167,7 @@ export function writeDbcopHist(h: History): string {
     if (seen.has(h.keyLabels[k]!)) why(`two different keys are both labelled ${h.keyLabels[k]}`);
     seen.add(h.keyLabels[k]!);
   }
-  const valueText = h.valueLabels.map((l, v) => {
+  const valueText = h.valueLabelTable.toArray().map((l, v) => {
     if (v === INITIAL_VALUE) return '0';
     if (!CANONICAL_INT.test(l) || l.charCodeAt(0) === 45 || BigInt(l) >= 1n << 64n) return null;
     return l;
@@ -175,14 +177,14 @@ export function writeDbcopHist(h: History): string {
     if (s > 0) out.push('---\n');
     for (let t = h.sessionTxnStart[s]!; t < h.sessionTxnStart[s + 1]!; t++) {
       const status = h.txnStatus[t];
-      if (status === TXN_UNKNOWN) why(`txn ${h.txnLabels[t]} has an unknown outcome; dbcop records committed or not`);
-      if (h.txnOpStart[t] === h.txnOpStart[t + 1]) why(`txn ${h.txnLabels[t]} has no operations; dbcop text needs at least one event`);
+      if (status === TXN_UNKNOWN) why(`txn ${txnLabel(h, t)} has an unknown outcome; dbcop records committed or not`);
+      if (h.txnOpStart[t] === h.txnOpStart[t + 1]) why(`txn ${txnLabel(h, t)} has no operations; dbcop text needs at least one event`);
       const events: string[] = [];
       for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
         const kind = h.opKind[op];
-        if (kind === OP_APPEND || kind === OP_READ_LIST) why(`txn ${h.txnLabels[t]} has a list-append operation`);
+        if (kind === OP_APPEND || kind === OP_READ_LIST) why(`txn ${txnLabel(h, t)} has a list-append operation`);
         const v = h.opValue[op]!;
-        const vt = valueText[v] ?? why(`value ${h.valueLabels[v]} is not an unsigned 64-bit integer`);
+        const vt = valueText[v] ?? why(`value ${valueLabel(h, v)} is not an unsigned 64-bit integer`);
         if (v !== INITIAL_VALUE && vt === '0') why('a written value 0 would read back as the initial value');
         const k = h.keyLabels[h.opKey[op]!]!;
         events.push(kind === OP_WRITE ? `${k}:=${vt}` : v === INITIAL_VALUE ? `${k}==?` : `${k}==${vt}`);
@@ -195,9 +197,9 @@ export function writeDbcopHist(h: History): string {
   for (let op = 0; op < h.opCount; op++) {
     const v = h.opValue[op]!;
     if (v === INITIAL_VALUE) continue;
-    const prev = labelsUsed.get(h.valueLabels[v]!);
-    if (prev !== undefined && prev !== v) why(`two different values are both labelled ${h.valueLabels[v]}`);
-    labelsUsed.set(h.valueLabels[v]!, v);
+    const prev = labelsUsed.get(valueLabel(h, v));
+    if (prev !== undefined && prev !== v) why(`two different values are both labelled ${valueLabel(h, v)}`);
+    labelsUsed.set(valueLabel(h, v), v);
   }
   return out.join('');
 }

@@ -26,7 +26,7 @@
 
 import { HistoryBuilder, OP_READ, OP_WRITE, type RawKey } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
-import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../history/model.ts';
+import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History, valueLabel, txnLabel } from '../history/model.ts';
 import { dbcopHeaderOf, type DbcopHeader, type U64 } from './dbcop-bincode.ts';
 import { JsonScanner } from './elle-json-reader.ts';
 import { Obj, show } from './elle-values.ts';
@@ -130,6 +130,7 @@ class DbcopJsonParser {
 
   private session(s: number, txns: unknown, header: DbcopHeader | undefined, dataLine: number): void {
     const session = this.b.session(String(s + 1));
+    const labelPrefix = this.b.txnPrefix(`s${s + 1}:`); // txn i is labelled s<s+1>:<i>
     if (!Array.isArray(txns)) this.fail('syntax', dataLine, `expected session ${s + 1} to be a list of transactions, found ${show(txns)}`);
     // Arrays carry no line; the session's first txn object says where it is.
     const first: unknown = txns[0];
@@ -155,7 +156,7 @@ class DbcopJsonParser {
       if (header !== undefined && BigInt(events.length) > BigInt(header.nEvent)) {
         this.fail('inconsistent', txn.line, `txn ${name} holds ${events.length} events but params.n_event says at most ${String(header.nEvent)}`);
       }
-      const t = this.b.beginTxn(session, name, ok ? TXN_COMMITTED : TXN_ABORTED, txn.line);
+      const t = this.b.beginTxnNumbered(session, labelPrefix, i, ok ? TXN_COMMITTED : TXN_ABORTED, txn.line);
       for (const e of events) {
         if (!this.event(t, e, txn.line, name)) {
           this.dropped++;
@@ -260,7 +261,7 @@ export function writeDbcopJson(h: History): string {
     throw new Error(`cannot write ${h.source} as dbcop JSON: ${msg}`);
   };
   const usedKey = new Uint8Array(h.keyLabels.length);
-  const usedValue = new Uint8Array(h.valueLabels.length);
+  const usedValue = new Uint8Array(h.valueCount);
   for (let op = 0; op < h.opCount; op++) {
     const kind = h.opKind[op];
     if (kind === OP_APPEND || kind === OP_READ_LIST) why('it has list-append operations; dbcop has only reads and writes');
@@ -284,9 +285,9 @@ export function writeDbcopJson(h: History): string {
   const valueText: string[] = [];
   valueText[INITIAL_VALUE] = '0';
   const seenValues = new Set<string>();
-  for (let v = 1; v < h.valueLabels.length; v++) {
+  for (let v = 1; v < h.valueCount; v++) {
     if (usedValue[v] === 0) continue;
-    const u = u64OfLabel(h.valueLabels[v]!) ?? why(`value ${h.valueLabels[v]} is not an unsigned 64-bit integer`);
+    const u = u64OfLabel(valueLabel(h, v)) ?? why(`value ${valueLabel(h, v)} is not an unsigned 64-bit integer`);
     if (u === 0) why('a written value 0 would read back as the initial value');
     const text = String(u);
     if (seenValues.has(text)) why(`two different values are both labelled ${text}`);
@@ -305,7 +306,7 @@ export function writeDbcopJson(h: History): string {
   for (let s = 0; s < h.sessionCount; s++) {
     const txns: string[] = [];
     for (let t = h.sessionTxnStart[s]!; t < h.sessionTxnStart[s + 1]!; t++) {
-      if (h.txnStatus[t] === TXN_UNKNOWN) why(`txn ${h.txnLabels[t]} has an unknown outcome; dbcop records success or failure`);
+      if (h.txnStatus[t] === TXN_UNKNOWN) why(`txn ${txnLabel(h, t)} has an unknown outcome; dbcop records success or failure`);
       const events: string[] = [];
       for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
         events.push(`{"write":${h.opKind[op] === OP_WRITE},"variable":${keyText[h.opKey[op]!]},"value":${valueText[h.opValue[op]!]},"success":true}`);

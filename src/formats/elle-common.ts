@@ -109,6 +109,8 @@ export class JepsenAssembler {
     const value = field(form, 'value');
     const index = field(form, 'index');
     const label = typeof index === 'number' || typeof index === 'bigint' ? String(index) : undefined;
+    // The txn's label is String(index); a number goes to the builder as it is (kept as a number).
+    const txnName = typeof index === 'number' ? index : label;
     const time = timeOf(field(form, 'time'));
 
     if (type === 'invoke') {
@@ -117,7 +119,7 @@ export class JepsenAssembler {
         throw new InputError('inconsistent', this.source, 'line', line,
           `${proc === null ? 'an operation without :process' : `process ${proc}`} invokes a transaction while its invocation at line ${open.line} is still pending (Jepsen processes are sequential)`);
       }
-      const txn = this.b.beginTxn(this.sessionFor(proc, label), label, TXN_UNKNOWN, line);
+      const txn = this.b.beginTxn(this.sessionFor(proc, label), txnName, TXN_UNKNOWN, line);
       this.pending.set(pairKey, { txn, value, line, time });
       if (!Number.isNaN(time)) this.b.setTimes(txn, time, Number.NaN);
       return;
@@ -136,7 +138,7 @@ export class JepsenAssembler {
       if (ops === undefined || ops === null) ops = open.value;
     } else {
       this.orphanCompletions++;
-      txn = this.b.beginTxn(this.sessionFor(proc, label), label, status, line);
+      txn = this.b.beginTxn(this.sessionFor(proc, label), txnName, status, line);
       if (ops === undefined || ops === null) this.syntax(line, `a :${type} completion without a preceding :invoke must carry the transaction's :value`);
     }
     this.addMicroOps(txn, ops, status, line);

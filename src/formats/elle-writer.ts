@@ -24,6 +24,8 @@ import {
   OP_WRITE,
   TXN_ABORTED,
   TXN_COMMITTED,
+  txnLabel,
+  valueLabel,
   type History,
 } from '../history/model.ts';
 import { CANONICAL_INT } from './io-int.ts';
@@ -60,7 +62,7 @@ export function writeJepsen(h: History, syntax: JepsenSyntax): string {
   const nKeys = h.keyLabels.length;
   const keyKinds = new Uint8Array(nKeys); // bit 1 register, bit 2 list
   const usedKey = new Uint8Array(nKeys);
-  const usedValue = new Uint8Array(h.valueLabels.length);
+  const usedValue = new Uint8Array(h.valueCount);
   for (let op = 0; op < h.opCount; op++) {
     const k = h.opKey[op]!;
     const kind = h.opKind[op]!;
@@ -79,12 +81,12 @@ export function writeJepsen(h: History, syntax: JepsenSyntax): string {
   checkUnique(h, h.keyLabels, usedKey, 'keys', to);
   checkUnique(h, h.sessionLabels, null, 'sessions', to);
   usedValue[INITIAL_VALUE] = 0;
-  checkUnique(h, h.valueLabels, usedValue, 'values', to);
-  const valueText: string[] = new Array<string>(h.valueLabels.length);
+  checkUnique(h, h.valueLabelTable.toArray(), usedValue, 'values', to);
+  const valueText: string[] = new Array<string>(h.valueCount);
   valueText[INITIAL_VALUE] = syntax === 'edn' ? 'nil' : 'null';
-  for (let v = 1; v < h.valueLabels.length; v++) {
+  for (let v = 1; v < h.valueCount; v++) {
     if (usedValue[v] === 0) continue;
-    const l = h.valueLabels[v]!;
+    const l = valueLabel(h, v);
     if (CANONICAL_INT.test(l)) valueText[v] = l;
     else if (l.charCodeAt(0) === 34 && isJsonString(l)) valueText[v] = l;
     else refuse(h, to, `value ${l} is neither an integer nor a string`);
@@ -124,7 +126,7 @@ export function writeJepsen(h: History, syntax: JepsenSyntax): string {
           }
           case OP_READ:
             if (v === INITIAL_VALUE && status !== TXN_COMMITTED) {
-              refuse(h, to, `transaction ${h.txnLabels[t]} did not commit but reads the initial value of ${h.keyLabels[k]}; Elle would read that nil as "unknown"`);
+              refuse(h, to, `transaction ${txnLabel(h, t)} did not commit but reads the initial value of ${h.keyLabels[k]}; Elle would read that nil as "unknown"`);
             }
             invoked.push(mop('r', k, nil));
             done.push(mop('r', k, valueText[v]!));

@@ -21,10 +21,11 @@ export function diffHistories(a: History, b: History, exact = false): string | n
     }
     return null;
   };
+  const valuesA = a.valueLabelTable.toArray(), valuesB = b.valueLabelTable.toArray();
   const structural =
     arr('sessionLabels', a.sessionLabels, b.sessionLabels) ??
     arr('sessionTxnStart', a.sessionTxnStart, b.sessionTxnStart) ??
-    arr('txnLabels', a.txnLabels, b.txnLabels) ??
+    arr('txnLabels', a.txnLabelTable.toArray(), b.txnLabelTable.toArray()) ??
     arr('txnSession', a.txnSession, b.txnSession) ??
     arr('txnStatus', a.txnStatus, b.txnStatus) ??
     arr('txnOpStart', a.txnOpStart, b.txnOpStart) ??
@@ -32,7 +33,7 @@ export function diffHistories(a: History, b: History, exact = false): string | n
   if (structural !== null) return structural;
   if (exact) {
     return arr('keyLabels', a.keyLabels, b.keyLabels) ??
-      arr('valueLabels', a.valueLabels, b.valueLabels) ??
+      arr('valueLabels', valuesA, valuesB) ??
       arr('opKey', a.opKey, b.opKey) ??
       arr('opValue', a.opValue, b.opValue) ??
       arr('listStart', a.listStart, b.listStart) ??
@@ -65,11 +66,11 @@ export function diffHistories(a: History, b: History, exact = false): string | n
       const lb = b.listStart[vb]!, nb = b.listStart[vb + 1]! - lb;
       if (na !== nb) return `op ${op}: list of ${na} vs ${nb} elements`;
       for (let i = 0; i < na; i++) {
-        const e = match('value', a.valueLabels, b.valueLabels, valAB, valBA, a.listElems[la + i]!, b.listElems[lb + i]!, op);
+        const e = match('value', valuesA, valuesB, valAB, valBA, a.listElems[la + i]!, b.listElems[lb + i]!, op);
         if (e !== null) return e;
       }
     } else {
-      const e = match('value', a.valueLabels, b.valueLabels, valAB, valBA, va, vb, op);
+      const e = match('value', valuesA, valuesB, valAB, valBA, va, vb, op);
       if (e !== null) return e;
     }
   }

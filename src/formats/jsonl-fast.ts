@@ -11,6 +11,11 @@
  * same line; `scan` changes nothing outside this object, so a line it gives up on (say at a
  * second "ops" field, where JSON.parse keeps the last) reaches the general path untouched.
  *
+ * Session and txn names are not made into strings per line: the session's bytes are looked up
+ * in a small cache of the sessions seen (`sessionId`), and the txn name is split into a prefix
+ * (cached the same way) and a number, the canonical parts the builder stores (labels.ts
+ * `splitLabel`, here on bytes), which also key `TxnNameIndex`, the reader's duplicate check.
+ *
  * The plain shape is what `polysi run` and `polysi convert` write: an object with the fields
  * session, txn, status, ops, start, end, error (each at most once, any order, JSON whitespace
  * between tokens), strings of printable ASCII without escapes, integers of at most 15 digits
@@ -21,6 +26,7 @@
  */
 
 import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE } from '../history/builder.ts';
+import { isCanonicalNumber, splitLabel } from '../history/labels.ts';
 import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type TxnStatus } from '../history/model.ts';
 import { CANONICAL_INT, intKey } from './io-int.ts';
 
@@ -147,14 +153,106 @@ function is(t: Uint8Array, from: number, to: number, word: string): boolean {
   return true;
 }
 
-// Token tags of keys and values.
-const T_INT = 0, T_STR = 1, T_NULL = 2;
+// Token tags of keys, values, and session and txn names.
+const T_INT = 0, T_STR = 1, T_NULL = 2, T_NONE = 3;
+
+/** Longest digit run of a split label (labels.ts). */
+const MAX_LABEL_DIGITS = 15;
+
+/**
+ * A direct-mapped cache from ASCII byte strings to ids (session ids, txn label prefix ids):
+ * one hash of the bytes, one comparison with the cached string; a miss asks `make`, which
+ * may refuse (-1: not cached).
+ */
+class ByteIds {
+  private readonly strings: (string | null)[] = new Array<string | null>(1024).fill(null);
+  private readonly ids = new Int32Array(1024);
+
+  constructor(private readonly make: (s: string) => number) {}
+
+  get(t: Uint8Array, from: number, to: number): number {
+    let h = 0x811c9dc5;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ t[i]!, 0x01000193);
+    const slot = (h ^ (h >>> 16)) & 1023;
+    const s = this.strings[slot];
+    if (s != null && s.length === to - from) {
+      let i = 0;
+      while (i < s.length && s.charCodeAt(i) === t[from + i]) i++;
+      if (i === s.length) return this.ids[slot]!;
+    }
+    const label = ascii(t, from, to);
+    const id = this.make(label);
+    if (id >= 0) { this.strings[slot] = label; this.ids[slot] = id; }
+    return id;
+  }
+}
+
+/**
+ * The txn names seen so far, by their canonical parts (prefix id, number; NaN for none), with
+ * the line of each: an open-addressing table of typed arrays (a Map keyed by name strings
+ * needed one string per txn).
+ */
+export class TxnNameIndex {
+  private pre = new Int32Array(1024).fill(-1);
+  private num = new Float64Array(1024);
+  private lines = new Float64Array(1024);
+  private count = 0;
+
+  /** The line of the txn named (pre, n), or -1 if none yet. */
+  get(pre: number, n: number): number {
+    const i = this.find(pre, n !== n ? -1 : n);
+    return this.pre[i] === -1 ? -1 : this.lines[i]!;
+  }
+
+  /** Records (pre, n) at line; the name must not be in the index yet. */
+  add(pre: number, n: number, line: number): void {
+    const key = n !== n ? -1 : n;
+    const i = this.find(pre, key);
+    this.pre[i] = pre;
+    this.num[i] = key;
+    this.lines[i] = line;
+    if (++this.count * 2 > this.pre.length) this.grow();
+  }
+
+  private find(pre: number, key: number): number {
+    const mask = this.pre.length - 1;
+    let i = (Math.imul((key >>> 0) ^ Math.imul(pre, 0x9e3779b1) ^ Math.floor(key / 4294967296), 0x85ebca6b) >>> 7) & mask;
+    for (;;) {
+      const p = this.pre[i]!;
+      if (p === -1 || (p === pre && this.num[i] === key)) return i;
+      i = (i + 1) & mask;
+    }
+  }
+
+  private grow(): void {
+    const { pre, num, lines } = this;
+    this.pre = new Int32Array(pre.length * 2).fill(-1);
+    this.num = new Float64Array(pre.length * 2);
+    this.lines = new Float64Array(pre.length * 2);
+    for (let j = 0; j < pre.length; j++) {
+      if (pre[j] === -1) continue;
+      const i = this.find(pre[j]!, num[j]!);
+      this.pre[i] = pre[j]!;
+      this.num[i] = num[j]!;
+      this.lines[i] = lines[j]!;
+    }
+  }
+}
 
 export class JsonlFastScanner {
-  // The transaction of the last successful scan.
-  sessionLabel = '';
-  /** The txn label, or null when the line has no "txn" field. */
-  txnLabel: string | null = null;
+  // The transaction of the last successful scan. Its session and txn names: T_STR (bytes
+  // from..to), T_INT (num), or for the txn T_NONE (no "txn" field).
+  private sessTag = T_STR;
+  private sessFrom = 0;
+  private sessTo = 0;
+  private sessNum = 0;
+  private txnTag = T_NONE;
+  private txnFrom = 0;
+  private txnTo = 0;
+  private txnNum = 0;
+  /** Set by `txnName`: the canonical parts of the txn's label (builder prefix id, number). */
+  txnPre = 0;
+  txnN = 0;
   status: TxnStatus = TXN_COMMITTED;
   hasTimes = false;
   start = 0;
@@ -187,14 +285,53 @@ export class JsonlFastScanner {
   listFrom = new Int32Array(16);
   listTo = new Int32Array(16);
 
-  constructor(private readonly b: HistoryBuilder) {}
+  private readonly sessions: ByteIds;
+  private readonly prefixes: ByteIds;
+  private readonly linePrefix: number;
+
+  /** `session(label)`: the builder session of a session name, or -1 if the line may not use it. */
+  constructor(private readonly b: HistoryBuilder, private readonly session: (label: string) => number) {
+    this.sessions = new ByteIds(session);
+    this.prefixes = new ByteIds((s) => b.txnPrefix(s));
+    this.linePrefix = b.txnPrefix('L');
+  }
+
+  /** The builder session of the scanned line's session name, or -1 (see the constructor). */
+  sessionId(t: Uint8Array): number {
+    return this.sessTag === T_STR ? this.sessions.get(t, this.sessFrom, this.sessTo) : this.session(String(this.sessNum));
+  }
+
+  /**
+   * Sets txnPre / txnN to the canonical parts of the scanned line's txn name (labels.ts
+   * `splitLabel`, on bytes): `L<line>` when the line has none, String(n) for an integer.
+   */
+  txnName(t: Uint8Array, line: number): void {
+    if (this.txnTag === T_NONE) { this.txnPre = this.linePrefix; this.txnN = line; return; }
+    if (this.txnTag === T_INT) {
+      const n = this.txnNum;
+      if (isCanonicalNumber(n)) { this.txnPre = 0; this.txnN = n; return; }
+      const [prefix, m] = splitLabel(String(n));
+      this.txnPre = this.b.txnPrefix(prefix);
+      this.txnN = m;
+      return;
+    }
+    const from = this.txnFrom, to = this.txnTo;
+    let j = to;
+    while (j > from && j > to - MAX_LABEL_DIGITS && t[j - 1]! >= 48 && t[j - 1]! <= 57) j--;
+    if (j === to) { this.txnPre = this.prefixes.get(t, from, to); this.txnN = NaN; return; }
+    while (j < to - 1 && t[j] === 48) j++;
+    let n = 0;
+    for (let i = j; i < to; i++) n = n * 10 + (t[i]! - 48);
+    this.txnPre = this.prefixes.get(t, from, j);
+    this.txnN = n;
+  }
 
   /** Scans the transaction line t[p, e); true if it had the plain shape (see the header). */
   scan(t: Uint8Array, p: number, e: number): boolean {
     this.opCount = 0;
     this.valCount = 0;
     this.listCount = 0;
-    this.txnLabel = null;
+    this.txnTag = T_NONE;
     this.status = TXN_COMMITTED;
     this.error = null;
     let seen = 0;
@@ -216,15 +353,14 @@ export class JsonlFastScanner {
         p = this.ops(t, p, e);
       } else if (is(t, nameFrom, nameTo, 'session')) {
         bit = F_SESSION;
-        const label = this.label(t, p, e);
-        if (label === null) return false;
-        this.sessionLabel = label;
-        p = labelEnd;
+        p = name(t, p, e);
+        if (p === BAIL) return false;
+        this.sessTag = nameTag; this.sessFrom = strFrom; this.sessTo = strTo; this.sessNum = numValue;
       } else if (is(t, nameFrom, nameTo, 'txn')) {
         bit = F_TXN;
-        this.txnLabel = this.label(t, p, e);
-        if (this.txnLabel === null) return false;
-        p = labelEnd;
+        p = name(t, p, e);
+        if (p === BAIL) return false;
+        this.txnTag = nameTag; this.txnFrom = strFrom; this.txnTo = strTo; this.txnNum = numValue;
       } else if (is(t, nameFrom, nameTo, 'status')) {
         bit = F_STATUS;
         p = str(t, p, e);
@@ -300,16 +436,6 @@ export class JsonlFastScanner {
     if (tag === T_STR) return this.b.value(ascii(t, this.valFrom[v]!, this.valTo[v]!));
     const x = this.valNum[v]!;
     return x >= 0 && x <= INT31 ? this.b.intValue(x) : this.b.value(x);
-  }
-
-  /** A session or txn name at p: a string, or an integer as its decimal text; sets labelEnd. */
-  private label(t: Uint8Array, p: number, e: number): string | null {
-    if (p < e && t[p] === 34) {
-      labelEnd = str(t, p, e);
-      return labelEnd === BAIL ? null : ascii(t, strFrom, strTo);
-    }
-    labelEnd = int(t, p, e);
-    return labelEnd === BAIL ? null : String(numValue);
   }
 
   /** The ops array at p, into the scratch columns; its end or BAIL. */
@@ -437,8 +563,15 @@ export class JsonlFastScanner {
   }
 }
 
-/** Where `label` stopped. */
-let labelEnd = 0;
+/** What `name` found: T_STR (strFrom / strTo) or T_INT (numValue). */
+let nameTag = T_STR;
+
+/** A session or txn name at p: a string or an integer (named by its decimal text); its end or BAIL. */
+function name(t: Uint8Array, p: number, e: number): number {
+  if (p < e && t[p] === 34) { nameTag = T_STR; return str(t, p, e); }
+  nameTag = T_INT;
+  return int(t, p, e);
+}
 
 function grown(a: Int32Array): Int32Array<ArrayBuffer> {
   const next = new Int32Array(a.length * 2);

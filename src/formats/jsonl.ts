@@ -18,7 +18,8 @@
  */
 
 import { checkUtf8, decodeUtf8 } from './utf8.ts';
-import { JsonlFastScanner } from './jsonl-fast.ts';
+import { JsonlFastScanner, TxnNameIndex } from './jsonl-fast.ts';
+import { splitLabel } from '../history/labels.ts';
 import { HistoryBuilder, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type RawKey, type RawValue } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
 import {
@@ -26,6 +27,8 @@ import {
   TXN_ABORTED,
   TXN_COMMITTED,
   TXN_UNKNOWN,
+  txnLabel,
+  valueLabel,
   type History,
   type TxnStatus,
 } from '../history/model.ts';
@@ -180,7 +183,8 @@ function jsonlParser(source: string): {
 
   // Sessions declared by the header, if any: then every txn must name one of them.
   let declared: Set<string> | null = null;
-  const txnLine = new Map<string, number>();
+  /** Txn names seen, by their canonical parts (labels.ts), with their lines. */
+  const txnNames = new TxnNameIndex();
   let sawContent = false;
 
   /** The general path: one line (not blank) through JSON.parse; every error is raised here. */
@@ -238,9 +242,11 @@ function jsonlParser(source: string): {
       if (txn === undefined) label = `L${line}`;
       else if (typeof txn === 'string' || (typeof txn === 'number' && Number.isSafeInteger(txn))) label = String(txn);
       else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
-      const prev = txnLine.get(label);
-      if (prev !== undefined) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
-      txnLine.set(label, line);
+      const [labelPrefix, labelN] = splitLabel(label);
+      const labelPre = b.txnPrefix(labelPrefix);
+      const prev = txnNames.get(labelPre, labelN);
+      if (prev >= 0) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
+      txnNames.add(labelPre, labelN, line);
 
       const st = o['status'];
       let status: TxnStatus = TXN_COMMITTED;
@@ -252,7 +258,7 @@ function jsonlParser(source: string): {
 
       const ops = o['ops'];
       if (!Array.isArray(ops)) fail(`expected "ops" to be an array of operations, found ${shown(ops)}`);
-      const t = b.beginTxn(b.session(sessLabel), label, status, line);
+      const t = b.beginTxnNumbered(b.session(sessLabel), labelPre, labelN, status, line);
       readTimesAndError(o, t);
       const list = ops as unknown[];
       for (let i = 0; i < list.length; i++) {
@@ -295,17 +301,17 @@ function jsonlParser(source: string): {
     }
   };
 
-  const fast = new JsonlFastScanner(b);
+  const fast = new JsonlFastScanner(b, (label) => (declared !== null && !declared.has(label) ? -1 : b.session(label)));
   /** Commits the transaction `fast` scanned; false (nothing done) if the general path must judge it. */
   const commitFast = (bytes: Uint8Array): boolean => {
-    const sessLabel = fast.sessionLabel;
-    if (declared !== null && !declared.has(sessLabel)) return false;
-    const label = fast.txnLabel ?? `L${line}`;
-    if (txnLine.has(label)) return false;
-    txnLine.set(label, line);
+    const session = fast.sessionId(bytes);
+    if (session < 0) return false;
+    fast.txnName(bytes, line);
+    if (txnNames.get(fast.txnPre, fast.txnN) >= 0) return false;
+    txnNames.add(fast.txnPre, fast.txnN, line);
     sawContent = true;
     fast.intern(bytes);
-    const t = b.beginTxn(b.session(sessLabel), label, fast.status, line);
+    const t = b.beginTxnNumbered(session, fast.txnPre, fast.txnN, fast.status, line);
     if (fast.hasTimes) b.setTimes(t, fast.start, fast.end);
     if (fast.error !== null) b.setError(t, fast.error);
     const { kinds, keyIds, valueIds, listFrom, listTo, listElems } = fast;
@@ -389,13 +395,13 @@ export function writeJsonl(h: History): string {
     if (seenKeys.has(canon)) why(`two different keys are both labelled ${l}`);
     seenKeys.add(canon);
   }
-  const valJson = h.valueLabels.map((l, v) => valueJson(l, v) ?? why(`value ${l} is neither an integer nor a string`));
+  const valJson = h.valueLabelTable.toArray().map((l, v) => valueJson(l, v) ?? why(`value ${l} is neither an integer nor a string`));
   const seenValues = new Set<string>();
   for (let v = 1; v < valJson.length; v++) {
-    if (seenValues.has(valJson[v]!)) why(`two different values are both labelled ${h.valueLabels[v]}`);
+    if (seenValues.has(valJson[v]!)) why(`two different values are both labelled ${valueLabel(h, v)}`);
     seenValues.add(valJson[v]!);
   }
-  if (new Set(h.txnLabels).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
+  if (new Set(h.txnLabelTable.toArray()).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
 
   const out: string[] = [
     `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(h.sessionLabels)}}`,
@@ -419,7 +425,7 @@ export function writeJsonl(h: History): string {
         default: why(`op ${op} has an unknown kind ${h.opKind[op]}`);
       }
     }
-    out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(h.txnLabels[t])},` +
+    out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(txnLabel(h, t))},` +
       `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]${timesAndErrorJson(h, t)}}`);
   }
   return `${out.join('\n')}\n`;

@@ -18,7 +18,7 @@
 import { checkUtf8 } from './utf8.ts';
 import { HistoryBuilder, IntIds, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
-import { INITIAL_VALUE, TXN_COMMITTED, type History } from '../history/model.ts';
+import { INITIAL_VALUE, TXN_COMMITTED, type History, txnLabel } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
 import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import { attachNotes } from './io-notes.ts';
@@ -232,7 +232,7 @@ export class PolysiTextParser {
           this.lastSessRaw = sessRaw;
           this.lastSess = s;
         }
-        t = b.beginTxn(s, String(txnRaw), TXN_COMMITTED, line);
+        t = b.beginTxn(s, txnRaw, TXN_COMMITTED, line); // label String(txnRaw), kept as a number
         if (typeof txnRaw !== 'number' || txnRaw < 0 || txnRaw > 0x7fffffff) txnIndex.set(txnRaw, t);
         txnSession.push(s);
         txnLine.push(line);
@@ -321,7 +321,7 @@ export function writePolysiText(h: History): string {
     throw new Error(`cannot write ${h.source} as PolySI text: ${msg}`);
   };
   const keyText = integerLabels(h.keyLabels, 'key', why);
-  const valueText = integerLabels(h.valueLabels, 'value', why);
+  const valueText = integerLabels(h.valueLabelTable.toArray(), 'value', why);
   valueText[INITIAL_VALUE] = '0';
   for (let v = 1; v < valueText.length; v++) {
     if (valueText[v] === '0') why('a written value 0 would read back as the initial value');
@@ -330,7 +330,8 @@ export function writePolysiText(h: History): string {
   const sessText = h.sessionLabels.every((l) => CANONICAL_INT.test(l))
     ? h.sessionLabels.slice()
     : h.sessionLabels.map((_, s) => String(s + 1));
-  const txnLabelsOk = h.txnLabels.every((l) => CANONICAL_INT.test(l)) && new Set(h.txnLabels).size === h.txnCount;
+  const txnLabels = h.txnLabelTable.toArray();
+  const txnLabelsOk = txnLabels.every((l) => CANONICAL_INT.test(l)) && new Set(txnLabels).size === h.txnCount;
 
   const out: string[] = [];
   for (let s = 0; s < h.sessionCount; s++) {
@@ -338,14 +339,14 @@ export function writePolysiText(h: History): string {
     if (t0 === t1) why(`session ${h.sessionLabels[s]} has no transactions`);
     for (let t = t0; t < t1; t++) {
       if (h.txnStatus[t] !== TXN_COMMITTED) {
-        why(`txn ${h.txnLabels[t]} is not committed; the format has no aborted or unknown transactions`);
+        why(`txn ${txnLabel(h, t)} is not committed; the format has no aborted or unknown transactions`);
       }
       const o0 = h.txnOpStart[t]!, o1 = h.txnOpStart[t + 1]!;
-      if (o0 === o1) why(`txn ${h.txnLabels[t]} has no operations`);
-      const tail = `,${sessText[s]},${txnLabelsOk ? h.txnLabels[t] : String(t + 1)})`;
+      if (o0 === o1) why(`txn ${txnLabel(h, t)} has no operations`);
+      const tail = `,${sessText[s]},${txnLabelsOk ? txnLabels[t]! : String(t + 1)})`;
       for (let op = o0; op < o1; op++) {
         const kind = h.opKind[op];
-        if (kind !== OP_READ && kind !== OP_WRITE) why(`txn ${h.txnLabels[t]} has a list operation`);
+        if (kind !== OP_READ && kind !== OP_WRITE) why(`txn ${txnLabel(h, t)} has a list operation`);
         out.push(`${kind === OP_WRITE ? 'w' : 'r'}(${keyText[h.opKey[op]!]},${valueText[h.opValue[op]!]}${tail}`);
       }
     }

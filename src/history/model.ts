@@ -3,7 +3,8 @@
  *
  * Takes: nothing (type definitions and constants only).
  * Gives: `History`, a columnar, typed-array representation of sessions, transactions and
- * operations, with keys and values interned to dense integer ids.
+ * operations, with keys and values interned to dense integer ids; `valueLabel(h, v)` and
+ * `txnLabel(h, t)`, the names the user gave them (made on demand: labels.ts).
  *
  * Invariants (checked by `assertHistory`):
  * - Transactions are numbered so that each session's transactions are contiguous and in
@@ -14,6 +15,8 @@
  *   0, dbcop's 0, Elle's nil, Cobra's 0xbebeebee writer). No parser maps a user write to it
  *   silently: a write of the initial value is kept as such and rejected by validation.
  */
+
+import type { LabelTable } from './labels.ts';
 
 /** Operation kinds (`opKind[op]`). */
 export const OP_READ = 0;
@@ -52,8 +55,11 @@ export interface History {
   readonly txnCount: number;
   /** `txnSession[t]`: session of txn t. */
   readonly txnSession: Int32Array;
-  /** `txnLabels[t]`: the transaction's id as the user gave it (or a generated one). */
-  readonly txnLabels: readonly string[];
+  /**
+   * The transactions' ids as the user gave them (or generated ones): read them with
+   * `txnLabel(h, t)`. Labels are made on demand (labels.ts); this table holds their parts.
+   */
+  readonly txnLabelTable: LabelTable;
   /** `txnStatus[t]`: TXN_COMMITTED, TXN_ABORTED or TXN_UNKNOWN. */
   readonly txnStatus: Uint8Array;
   /** `txnLoc[t]`: location of the transaction's first record in the source, -1 if unknown. */
@@ -73,8 +79,13 @@ export interface History {
 
   /** `keyLabels[k]`: the key as the user wrote it. */
   readonly keyLabels: readonly string[];
-  /** `valueLabels[v]`: the value as the user wrote it; `valueLabels[0]` names the initial value. */
-  readonly valueLabels: readonly string[];
+  /** Number of distinct values, the initial value (id 0) included: value ids are 0 .. valueCount-1. */
+  readonly valueCount: number;
+  /**
+   * The values as the user wrote them, made on demand: read them with `valueLabel(h, v)`;
+   * `valueLabel(h, 0)` names the initial value.
+   */
+  readonly valueLabelTable: LabelTable;
 
   /**
    * Optional per-txn columns, present when the source recorded them (`polysi run`, JSONL
@@ -90,6 +101,16 @@ export interface History {
   /** CSR over lists read by OP_READ_LIST: list l is `listElems[listStart[l] .. listStart[l+1]-1]`. */
   readonly listStart: Int32Array;
   readonly listElems: Int32Array;
+}
+
+/** Value v as the user wrote it (v = INITIAL_VALUE: the name of the initial value, e.g. `init`). */
+export function valueLabel(h: History, v: number): string {
+  return h.valueLabelTable.get(v);
+}
+
+/** Transaction t's id as the user gave it (or the one the parser made up). */
+export function txnLabel(h: History, t: number): string {
+  return h.txnLabelTable.get(t);
 }
 
 /** A user-facing description of where transaction t comes from, e.g. `"h.txt line 12"`. */
@@ -109,12 +130,12 @@ export function describeOp(h: History, op: number): string {
   const k = h.keyLabels[h.opKey[op]!]!;
   const v = h.opValue[op]!;
   switch (h.opKind[op]) {
-    case OP_READ: return `r(${k},${h.valueLabels[v]})`;
-    case OP_WRITE: return `w(${k},${h.valueLabels[v]})`;
-    case OP_APPEND: return `append(${k},${h.valueLabels[v]})`;
+    case OP_READ: return `r(${k},${valueLabel(h, v)})`;
+    case OP_WRITE: return `w(${k},${valueLabel(h, v)})`;
+    case OP_APPEND: return `append(${k},${valueLabel(h, v)})`;
     default: {
       const elems: string[] = [];
-      for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(h.valueLabels[h.listElems[i]!]!);
+      for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(valueLabel(h, h.listElems[i]!));
       return `r(${k},[${elems.join(' ')}])`;
     }
   }
@@ -125,29 +146,36 @@ export function assertHistory(h: History): void {
   const fail = (what: string): never => {
     throw new Error(`internal error: malformed History from ${h.source}: ${what}`);
   };
-  if (h.sessionTxnStart.length !== h.sessionCount + 1) fail('sessionTxnStart length');
-  if (h.sessionTxnStart[0] !== 0 || h.sessionTxnStart[h.sessionCount] !== h.txnCount) fail('sessionTxnStart bounds');
-  for (let s = 0; s < h.sessionCount; s++) {
-    const a = h.sessionTxnStart[s]!, b = h.sessionTxnStart[s + 1]!;
+  // Columns in locals: these loops run once per parse over every txn and op.
+  const { sessionTxnStart, txnSession, txnOpStart, txnStatus, opKind, opKey, opValue, listStart } = h;
+  const nSess = h.sessionCount, nTxn = h.txnCount, nOp = h.opCount;
+  if (sessionTxnStart.length !== nSess + 1) fail('sessionTxnStart length');
+  if (sessionTxnStart[0] !== 0 || sessionTxnStart[nSess] !== nTxn) fail('sessionTxnStart bounds');
+  if (txnSession.length !== nTxn || txnStatus.length !== nTxn || h.txnLoc.length !== nTxn) fail('txn column length');
+  for (let s = 0; s < nSess; s++) {
+    const a = sessionTxnStart[s]!, b = sessionTxnStart[s + 1]!;
     if (b < a) fail(`session ${s} txn range`);
-    for (let t = a; t < b; t++) if (h.txnSession[t] !== s) fail(`txnSession[${t}]`);
+    for (let t = a; t < b; t++) if (txnSession[t] !== s) fail(`txnSession[${t}]`);
   }
-  if (h.txnOpStart.length !== h.txnCount + 1) fail('txnOpStart length');
-  if (h.txnOpStart[0] !== 0 || h.txnOpStart[h.txnCount] !== h.opCount) fail('txnOpStart bounds');
-  for (let t = 0; t < h.txnCount; t++) {
-    if (h.txnOpStart[t + 1]! < h.txnOpStart[t]!) fail(`txn ${t} op range`);
-    if (h.txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
+  if (txnOpStart.length !== nTxn + 1) fail('txnOpStart length');
+  if (txnOpStart[0] !== 0 || txnOpStart[nTxn] !== nOp) fail('txnOpStart bounds');
+  for (let t = 0; t < nTxn; t++) {
+    if (txnOpStart[t + 1]! < txnOpStart[t]!) fail(`txn ${t} op range`);
+    if (txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
   }
-  const keys = h.keyLabels.length, values = h.valueLabels.length, lists = h.listStart.length - 1;
-  for (let op = 0; op < h.opCount; op++) {
-    const kind = h.opKind[op]!;
+  if (h.txnLabelTable.count !== nTxn) fail('txnLabelTable size');
+  if (h.valueLabelTable.count !== h.valueCount || h.valueCount < 1) fail('valueLabelTable size');
+  if (opKind.length !== nOp || opKey.length !== nOp || opValue.length !== nOp || h.opLoc.length !== nOp) fail('op column length');
+  const keys = h.keyLabels.length, values = h.valueCount, lists = listStart.length - 1;
+  for (let op = 0; op < nOp; op++) {
+    const kind = opKind[op]!, k = opKey[op]!, v = opValue[op]!;
     if (kind > OP_READ_LIST) fail(`opKind[${op}]`);
-    if (h.opKey[op]! < 0 || h.opKey[op]! >= keys) fail(`opKey[${op}]`);
-    const v = h.opValue[op]!;
+    if (k < 0 || k >= keys) fail(`opKey[${op}]`);
     if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
   }
   for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
-  for (let i = 0; i < h.listElems.length; i++) {
-    if (h.listElems[i]! < 0 || h.listElems[i]! >= values) fail(`listElems[${i}]`);
+  const listElems = h.listElems;
+  for (let i = 0; i < listElems.length; i++) {
+    if (listElems[i]! < 0 || listElems[i]! >= values) fail(`listElems[${i}]`);
   }
 }

@@ -4,7 +4,7 @@
  * CLI as JSON). Types and constants only: it imports nothing but `counterexample.ts` beside it,
  * so every stage may import it without an arrow running back up.
  *
- * Transactions are named by their index in the History (`History.txnLabels[t]` is the user's
+ * Transactions are named by their index in the History (`txnLabel(History, t)` is the user's
  * name); the implicit initial transaction that writes the initial value of every key is
  * `INIT_TXN` (-1). Keys are key ids (`History.keyLabels[k]`), values are value ids.
  */

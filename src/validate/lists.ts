@@ -18,7 +18,7 @@
 
 import { GrowableInt32 } from '../util/growable.ts';
 import { InputError } from '../history/errors.ts';
-import { describeOp, OP_APPEND, OP_READ_LIST, TXN_ABORTED, opWhere, type History } from '../history/model.ts';
+import { describeOp, OP_APPEND, OP_READ_LIST, TXN_ABORTED, opWhere, type History, valueLabel, txnLabel } from '../history/model.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../result/types.ts';
 import { txnOfOp, type ExternalReads, type ReadTable, type WriterIndex } from './validate.ts';
 
@@ -37,7 +37,7 @@ export function resolveLists(
   const appendFacts = countAppends(h);
   // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
   // and split runs are found with one typed-array probe per element, no set per read.
-  const stamps = { value: new Int32Array(h.valueLabels.length).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
+  const stamps = { value: new Int32Array(h.valueCount).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
   const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
   let lastTxn = -1;
 
@@ -51,7 +51,7 @@ export function resolveLists(
     const l = h.opValue[op]!;
     const start = h.listStart[l]!, end = h.listStart[l + 1]!;
     // Built only when an anomaly is reported: this runs once per list read of the history.
-    const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=[${listText(h, start, end)}] at ${opWhere(h, op)}`;
+    const what = (): string => `${txnLabel(h, t)} read ${h.keyLabels[key]}=[${listText(h, start, end)}] at ${opWhere(h, op)}`;
 
     // The txn's own appends before this read must be the list's suffix (INT).
     const own = ownAppendsBefore(h, t, op, key);
@@ -60,7 +60,7 @@ export function resolveLists(
     for (let j = 0; ownOk && j < own.length; j++) ownOk = h.listElems[extEnd + j] === own[j];
     if (!ownOk) {
       add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-        message: `${what()}, which does not end with its own earlier appends [${own.map((v) => h.valueLabels[v]).join(' ')}]` });
+        message: `${what()}, which does not end with its own earlier appends [${own.map((v) => valueLabel(h, v)).join(' ')}]` });
       continue;
     }
     const prev = firstRead.get(key);
@@ -83,7 +83,7 @@ export function resolveLists(
     const [short, long] = best.len <= len ? [best, { op, start, len }] : [{ op, start, len }, best];
     if (!sameElems(h, short.start, short.len, long.start, short.len)) {
       add({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: -2,
-        message: `${what()}; ${h.txnLabels[txnOfOp(h, best.op)]} read [${listText(h, best.start, best.start + best.len)}] ` +
+        message: `${what()}; ${txnLabel(h, txnOfOp(h, best.op))} read [${listText(h, best.start, best.start + best.len)}] ` +
           `at ${opWhere(h, best.op)}: neither is a prefix of the other, so no single order of appends explains both` });
       continue;
     }
@@ -130,11 +130,11 @@ function checkElements(
     const total = appends.total[runOp]!;
     if (runLen !== total) {
       pending.push({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: runWriter,
-        message: `${what()}, which shows ${runLen} of the ${total} elements ${h.txnLabels[runWriter]} appended to ${h.keyLabels[key]} (intermediate read)` });
+        message: `${what()}, which shows ${runLen} of the ${total} elements ${txnLabel(h, runWriter)} appended to ${h.keyLabels[key]} (intermediate read)` });
     } else if (!runInOrder) {
-      const own = appendsOf(h, runWriter, key).map((v) => h.valueLabels[v]).join(' ');
+      const own = appendsOf(h, runWriter, key).map((v) => valueLabel(h, v)).join(' ');
       pending.push({ type: 'non-cycle', name: 'incompatible-order', txn: t, op, key, writer: runWriter,
-        message: `${what()}, but ${h.txnLabels[runWriter]} appended [${own}] to ${h.keyLabels[key]} in that order: ` +
+        message: `${what()}, but ${txnLabel(h, runWriter)} appended [${own}] to ${h.keyLabels[key]} in that order: ` +
           'no order of appends puts its elements as this read shows them' });
     }
   };
@@ -147,22 +147,22 @@ function checkElements(
     const v = h.listElems[e]!;
     if (stamps.value[v] === readId) {
       return fail({ type: 'non-cycle', name: 'duplicate-elements', txn: t, op, key, writer: -2,
-        message: `${what()}, in which ${h.valueLabels[v]} appears more than once` });
+        message: `${what()}, in which ${valueLabel(h, v)} appears more than once` });
     }
     stamps.value[v] = readId;
     const w = writerOf.get(key, v);
     if (w === undefined) {
       return fail({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2,
-        message: `${what()}, but no transaction appended ${h.valueLabels[v]} to ${h.keyLabels[key]}` });
+        message: `${what()}, but no transaction appended ${valueLabel(h, v)} to ${h.keyLabels[key]}` });
     }
     const wt = txnOfOp(h, w);
     if (h.txnStatus[wt] === TXN_ABORTED) {
       return fail({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
-        message: `${what()}, but ${h.valueLabels[v]} was appended by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+        message: `${what()}, but ${valueLabel(h, v)} was appended by ${txnLabel(h, wt)}, which aborted (aborted read)` });
     }
     if (wt === t) {
       return fail({ type: 'non-cycle', name: 'future-read', txn: t, op, key, writer: wt,
-        message: `${what()}, which contains ${h.valueLabels[v]}, an element it appends only later` });
+        message: `${what()}, which contains ${valueLabel(h, v)}, an element it appends only later` });
     }
     if (wt !== runWriter) {
       closeRun();
@@ -170,7 +170,7 @@ function checkElements(
         // Its appends are applied together, so another writer's element cannot sit among them:
         // the read saw a state in the middle of the writer's appends.
         add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
-          message: `${what()}, in which the elements ${h.txnLabels[wt]} appended to ${h.keyLabels[key]} are split by ` +
+          message: `${what()}, in which the elements ${txnLabel(h, wt)} appended to ${h.keyLabels[key]} are split by ` +
             `another transaction's (intermediate read)` });
         return false;
       }
@@ -268,7 +268,7 @@ function sameElems(h: History, a: number, alen: number, b: number, blen: number)
 
 function listText(h: History, start: number, end: number): string {
   const parts: string[] = [];
-  for (let e = start; e < end && parts.length < 12; e++) parts.push(h.valueLabels[h.listElems[e]!]!);
+  for (let e = start; e < end && parts.length < 12; e++) parts.push(valueLabel(h, h.listElems[e]!));
   if (end - start > 12) parts.push(`... (${end - start} elements)`);
   return parts.join(' ');
 }

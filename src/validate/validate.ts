@@ -25,10 +25,12 @@ import {
   OP_APPEND,
   OP_READ_LIST,
   OP_WRITE,
+  opWhere,
   TXN_ABORTED,
   TXN_COMMITTED,
   TXN_UNKNOWN,
-  opWhere,
+  txnLabel,
+  valueLabel,
   type History,
 } from '../history/model.ts';
 import { GrowableInt32 } from '../util/growable.ts';
@@ -181,9 +183,9 @@ function collectExternalReads(h: History): ExternalReads {
           const own = state[key] === 2;
           intAnomalies.push({
             type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-            message: `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}, ` +
-              (own ? `but its own last write of ${h.keyLabels[key]} was ${h.valueLabels[stateValue[key]!]}`
-                : `but it had already read ${h.keyLabels[key]}=${h.valueLabels[stateValue[key]!]}`),
+            message: `${txnLabel(h, t)} read ${h.keyLabels[key]}=${valueLabel(h, value)} at ${opWhere(h, op)}, ` +
+              (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabel(h, stateValue[key]!)}`
+                : `but it had already read ${h.keyLabels[key]}=${valueLabel(h, stateValue[key]!)}`),
           });
         }
       }
@@ -256,7 +258,7 @@ export function resolveRead(
   const wt = w === undefined ? -1 : txnOfOp(h, w);
   if (wt >= 0 && wt !== t && h.txnStatus[wt] !== TXN_ABORTED && isFinal[w!] === 1) return wt; // the common case
   // Built only when an anomaly is reported.
-  const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
+  const what = (): string => `${txnLabel(h, t)} read ${h.keyLabels[key]}=${valueLabel(h, value)} at ${opWhere(h, op)}`;
   if (w === undefined) {
     add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what()}, a value no transaction wrote` });
     return null;
@@ -268,12 +270,12 @@ export function resolveRead(
   }
   if (h.txnStatus[wt] === TXN_ABORTED) {
     add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
-      message: `${what()}, written by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+      message: `${what()}, written by ${txnLabel(h, wt)}, which aborted (aborted read)` });
     return null;
   }
   if (isFinal[w] !== 1) {
     add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
-      message: `${what()}, an intermediate value: ${h.txnLabels[wt]} overwrote it before committing (intermediate read)` });
+      message: `${what()}, an intermediate value: ${txnLabel(h, wt)} overwrote it before committing (intermediate read)` });
     return null;
   }
   return wt;

@@ -10,7 +10,7 @@
  */
 
 import { InputError } from '../history/errors.ts';
-import { describeOp, INITIAL_VALUE, OP_APPEND, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import { describeOp, INITIAL_VALUE, OP_APPEND, OP_WRITE, opWhere, type History, valueLabel } from '../history/model.ts';
 
 export class WriterIndex {
   private constructor(
@@ -36,7 +36,7 @@ export class WriterIndex {
       const kind = h.opKind[op];
       if (kind === OP_WRITE || kind === OP_APPEND) writes[i++] = op;
     }
-    const byValue = countingSort(writes, h.valueLabels.length, h.opValue);
+    const byValue = countingSort(writes, h.valueCount, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
@@ -51,7 +51,7 @@ export class WriterIndex {
         if (h.opKey[prev] === h.opKey[op] && values[i - 1] === values[i]) {
           // Stable sorts keep equal pairs in op order: prev is the earlier write.
           throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-            `value ${h.valueLabels[values[i]!]} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
+            `value ${valueLabel(h, values[i]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
             `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
             'the checker needs unique values per key to know which write a read saw');
         }

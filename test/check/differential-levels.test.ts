@@ -52,7 +52,7 @@ function run(h: History, level: LadderLevel, variant: Variant, explain: boolean)
 
 function timesText(h: History): string {
   if (h.txnStart === undefined) return '(no times)';
-  return 'times: ' + h.txnLabels.map((l, t) => `${l}=[${h.txnStart![t]},${h.txnEnd![t]}]`).join(' ');
+  return 'times: ' + h.txnLabelTable.toArray().map((l, t) => `${l}=[${h.txnStart![t]},${h.txnEnd![t]}]`).join(' ');
 }
 
 test(`differential: ${CASES} tiny histories, every polygraph level, pruning on, off and capped, against the graph oracle`, () => {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { TXN_COMMITTED, TXN_UNKNOWN, type History, txnLabel } from '../../src/history/model.ts';
 import { validate } from '../../src/validate/validate.ts';
 import { EdgeList, K_RT } from '../../src/graph/edges.ts';
 import { addRealTimeOrder } from '../../src/graph/realtime.ts';
@@ -68,7 +68,7 @@ test('RT edges: their closure is the real-time order, and they number at most n 
       concurrency = Math.max(concurrency, running);
       for (let b = 0; b < n; b++) {
         const want = a !== b && v.included[a] === 1 && v.included[b] === 1 && h.txnStatus[a] === TXN_COMMITTED && E[a]! < S[b]!;
-        assert.equal(reach[a]![b] === 1, want, `seed ${seed}: ${h.txnLabels[a]} -> ${h.txnLabels[b]} ([${S[a]},${E[a]}] [${S[b]},${E[b]}])`);
+        assert.equal(reach[a]![b] === 1, want, `seed ${seed}: ${txnLabel(h, a)} -> ${txnLabel(h, b)} ([${S[a]},${E[a]}] [${S[b]},${E[b]}])`);
       }
     }
     assert.ok(known.length <= n * Math.max(1, concurrency), `seed ${seed}: ${known.length} edges for ${n} txns, concurrency ${concurrency}`);

@@ -20,6 +20,7 @@ import {
   OP_WRITE,
   TXN_ABORTED,
   TXN_COMMITTED,
+  valueLabel,
   type History,
 } from '../../src/history/model.ts';
 import type { Level } from '../../src/result/types.ts';
@@ -58,7 +59,7 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
     if (h.txnStatus[t] === TXN_ABORTED) return `aborted txn ${t}`;
   }
   if (e.from === e.to) return 'self-loop';
-  const label = (v: number | undefined) => (v === undefined ? null : h.valueLabels[v]!);
+  const label = (v: number | undefined) => (v === undefined ? null : valueLabel(h, v));
   switch (e.kind) {
     case 'SO':
       if (e.status !== 'certain') return 'SO edge not certain';

@@ -6,7 +6,16 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
-  assertHistory, INITIAL_VALUE, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History,
+  assertHistory,
+  INITIAL_VALUE,
+  OP_READ,
+  OP_WRITE,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  TXN_UNKNOWN,
+  txnLabel,
+  valueLabel,
+  type History,
 } from '../../src/history/model.ts';
 import {
   dbcopHeaderOf, parseDbcopBincode, parseDbcopBincodeDetailed, writeDbcopBincode,
@@ -92,8 +101,8 @@ test('dgraph-causality: aborted txns, labels, locations', { skip: NO_DATA }, () 
   for (let t = 0; t < h.txnCount; t++) if (h.txnStatus[t] === TXN_ABORTED) aborted++;
   assert.equal(aborted, 320);
   assert.deepEqual(h.sessionLabels, ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
-  assert.equal(h.txnLabels[0], 's1:0');
-  assert.equal(h.txnLabels[h.txnCount - 1], 's10:79');
+  assert.equal(txnLabel(h, 0), 's1:0');
+  assert.equal(txnLabel(h, h.txnCount - 1), 's10:79');
   // Header 40 + strings (8+6, 8+35, 8+35) + session count 8 + txn count 8: the first txn's events.
   assert.equal(h.txnLoc[0], 148 + 8);
   assert.equal(h.opLoc[0], h.txnLoc[0]! + 8);
@@ -136,8 +145,8 @@ test('u64 keys and values beyond 2^53 stay exact and round-trip', () => {
   });
   const h = parseDbcopBincode(bytes, 'big');
   assert.equal(h.keyLabels[h.opKey[0]!], (big - 1n).toString());
-  assert.equal(h.valueLabels[h.opValue[0]!], big.toString());
-  assert.equal(h.valueLabels[h.opValue[1]!], '9007199254740993');
+  assert.equal(valueLabel(h, h.opValue[0]!), big.toString());
+  assert.equal(valueLabel(h, h.opValue[1]!), '9007199254740993');
   assert.equal(dbcopHeaderOf(h)!.id, 7);
   assert.ok(sameBytes(writeDbcopBincode(h), bytes));
 });
@@ -199,6 +208,6 @@ test('the writer refuses what dbcop cannot hold, and computes a header otherwise
   const back = parseDbcopBincodeDetailed(writeDbcopBincode(h), 'w');
   assert.deepEqual(back.header, { id: 0, nNode: 1, nVariable: 42, nTransaction: 1, nEvent: 2, info: '', start: '', end: '' });
   assert.deepEqual(back.history.sessionLabels, ['1']);
-  assert.deepEqual(back.history.txnLabels, ['s1:0']);
+  assert.deepEqual(back.history.txnLabelTable.toArray(), ['s1:0']);
   assert.deepEqual(back.history.keyLabels, ['41', '7']);
 });

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../src/history/errors.ts';
 import {
-  INITIAL_VALUE, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History,
+  INITIAL_VALUE,
+  OP_READ,
+  OP_WRITE,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  TXN_UNKNOWN,
+  valueLabel,
+  type History,
 } from '../../src/history/model.ts';
 import { cobraFormat, parseCobraFiles, readCobra } from '../../src/formats/cobra.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
@@ -119,8 +126,8 @@ test('cobra: reads name write ids; markers read the initial value; big keys stay
   );
   assert.equal(h.sessionCount, 2);
   assert.deepEqual([...h.txnStatus], [TXN_COMMITTED, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN]);
-  assert.deepEqual(h.txnLabels, ['1', '3', '2', '4']);
-  const desc = (op: number) => `${h.opKind[op] === OP_READ ? 'r' : 'w'}(${h.keyLabels[h.opKey[op]!]},${h.valueLabels[h.opValue[op]!]})`;
+  assert.deepEqual(h.txnLabelTable.toArray(), ['1', '3', '2', '4']);
+  const desc = (op: number) => `${h.opKind[op] === OP_READ ? 'r' : 'w'}(${h.keyLabels[h.opKey[op]!]},${valueLabel(h, h.opValue[op]!)})`;
   assert.deepEqual(Array.from({ length: h.opCount }, (_, i) => desc(i)), [
     `w(${bigKey},100)`, 'w(2,101)', 'r(2,200)', `r(${bigKey},init)`, 'r(4,init)', 'w(2,200)', `r(${bigKey},100)`,
   ]);

@@ -46,7 +46,7 @@ test("dbcop-hist: dbcop's own examples", () => {
     ['[r(a,1) w(b,3)]', '[w(c,3)]', '[r(d,3)]'],
   ]);
   assert.deepEqual(h.sessionLabels, ['1', '2']);
-  assert.deepEqual(h.txnLabels, ['s1:0', 's1:1', 's1:2', 's2:0', 's2:1', 's2:2']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['s1:0', 's1:1', 's1:2', 's2:0', 's2:1', 's2:2']);
   assert.deepEqual([...h.txnLoc], [2, 2, 3, 6, 6, 7]);
   assert.deepEqual(sessions(parseDbcopHist('[x:=1] [y:=2]!\n')), [['[w(x,1)]', '[w(y,2)]!']]);
   assert.deepEqual(sessions(parseDbcopHist('[a:=1 b==2 c==? d:=5]\n')), [['[w(a,1) r(b,2) r(c,init) w(d,5)]']]);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { describeOp, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { describeOp, TXN_UNKNOWN, type History, txnLabel } from '../../src/history/model.ts';
 import { dbcopJsonFormat, parseDbcopJsonBytes, writeDbcopJson } from '../../src/formats/dbcop-json.ts';
 import { parseDbcopBincode, writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
@@ -22,7 +22,7 @@ function txns(h: History): string[] {
   return Array.from({ length: h.txnCount }, (_, t) => {
     const ops: string[] = [];
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) ops.push(describeOp(h, op));
-    return `${h.txnLabels[t]}|${st[h.txnStatus[t]!]}|${ops.join(' ')}`;
+    return `${txnLabel(h, t)}|${st[h.txnStatus[t]!]}|${ops.join(' ')}`;
   });
 }
 

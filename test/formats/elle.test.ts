@@ -8,8 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
+import { LabelTable } from '../../src/history/labels.ts';
 import {
-  describeOp, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History,
+  describeOp,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  TXN_UNKNOWN,
+  valueLabel,
+  type History,
 } from '../../src/history/model.ts';
 import { ednFormat, parseEdnBytes, readEdnFile } from '../../src/formats/elle-edn.ts';
 import { elleJsonFormat, parseElleJsonBytes, readElleJsonFile } from '../../src/formats/elle-json.ts';
@@ -59,7 +65,7 @@ test('elle: paper-example.edn (no :process, no :f) parses into 4 committed txns'
     'txn 4|ok|append(256,4) r(255,[2 3 4 5 8]) r(256,[1 2 4]) r(253,[1 3 4])',
     'txn 6|ok|append(250,10) r(253,[1 3 4]) r(255,[2 3 4 5]) append(256,3)',
   ]);
-  assert.deepEqual(h.txnLabels, ['0', '2', '4', '6']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['0', '2', '4', '6']);
   assert.deepEqual([...h.txnLoc], [1, 3, 5, 7]);
   assert.match(notesOf(h).join('\n'), /4 transaction\(s\) without :process/);
   assert.ok(ednFormat.sniff(readFileSync(join(ELLE, 'paper-example.edn')), 'x', false));
@@ -68,7 +74,7 @@ test('elle: paper-example.edn (no :process, no :f) parses into 4 committed txns'
 test('elle: si-without-g-single.edn: processes are sessions, nil reads of list keys are empty lists', { skip: NO_DATA }, async () => {
   const h = await readEdnFile(join(ELLE, 'si-without-g-single.edn'));
   assert.deepEqual(h.sessionLabels, ['2', '4', '7', '9']);
-  assert.deepEqual(h.txnLabels, ['10', '20', '30', '40']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['10', '20', '30', '40']);
   assert.deepEqual(txns(h), [
     '2|ok|append(9,2)',
     '4|ok|append(8,1) r(9,[])',
@@ -103,7 +109,7 @@ test('elle: invoke/completion pairing, outcomes, nemesis ops, unknown reads', ()
     '2|info|w(:x,2)', // never completed: unknown, nil read dropped
     '3|ok|r(:y,5) r(k,[1])', // a completion without invoke is a txn of its own
   ]);
-  assert.deepEqual(h.txnLabels, ['0', '6', '2', '8', '9']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['0', '6', '2', '8', '9']);
   assert.deepEqual([...h.txnStatus], [TXN_COMMITTED, TXN_UNKNOWN, TXN_ABORTED, TXN_UNKNOWN, TXN_COMMITTED]);
   const notes = notesOf(h).join('\n');
   assert.match(notes, /skipped 2 operation\(s\) that are not transactions \(:f :start; first at line 3\)/);
@@ -118,7 +124,7 @@ test('elle: register nil reads are the initial value; keys and values keep their
   const h = edn(`{:type :ok, :value [[:r 1 nil] [:w 1 "a"] [:r "1" 1] [:w 18446744073709551615 9223372036854775808N]], :process "p", :index 0}`);
   assert.deepEqual(txns(h), ['p|ok|r(1,init) w(1,"a") r(1,1) w(18446744073709551615,9223372036854775808)']);
   assert.equal(h.keyLabels.length, 3, 'key 1 and key "1" are different keys');
-  assert.equal(h.valueLabels[0], 'init');
+  assert.equal(valueLabel(h, 0), 'init');
 });
 
 test('elle: semantic errors name the line', () => {
@@ -229,7 +235,7 @@ test('elle: parsing through tiny chunks gives the same history and the same erro
   const outcome = (f: () => History): string => {
     try {
       const h = f();
-      return JSON.stringify([txns(h), h.txnLabels, [...h.txnLoc], notesOf(h)]);
+      return JSON.stringify([txns(h), h.txnLabelTable.toArray(), [...h.txnLoc], notesOf(h)]);
     } catch (e) {
       assert.ok(e instanceof InputError, String(e));
       return e.message;
@@ -246,7 +252,7 @@ test('elle: parsing through tiny chunks gives the same history and the same erro
   const dir = mkdtempSync(join(tmpdir(), 'polysi-elle-'));
   try {
     writeFileSync(join(dir, 'p.edn'), PAIRING);
-    assert.equal(outcome(() => edn(PAIRING)), JSON.stringify(await readEdnFile(join(dir, 'p.edn'), { chunkBytes: 5 }).then((h) => [txns(h), h.txnLabels, [...h.txnLoc], notesOf(h)])));
+    assert.equal(outcome(() => edn(PAIRING)), JSON.stringify(await readEdnFile(join(dir, 'p.edn'), { chunkBytes: 5 }).then((h) => [txns(h), h.txnLabelTable.toArray(), [...h.txnLoc], notesOf(h)])));
     writeFileSync(join(dir, 'p.json'), '[{"type":"ok","value":[]}');
     await assert.rejects(readElleJsonFile(join(dir, 'p.json'), { chunkBytes: 3 }), (e: unknown) => e instanceof InputError && e.code === 'truncated');
     await assert.rejects(readEdnFile(join(dir, 'missing.edn')), (e: unknown) => e instanceof InputError && e.code === 'io');
@@ -281,7 +287,7 @@ test('elle writer: EDN and JSON round trips keep the history; lossy cases are re
   const b = new HistoryBuilder();
   const t = b.beginTxn(b.session(1));
   b.write(t, 1, 5);
-  const odd: History = { ...b.build(), valueLabels: ['init', '5 apples'] };
+  const odd: History = { ...b.build(), valueLabelTable: LabelTable.of(['init', '5 apples']) };
   assert.throws(() => writeJepsen(odd, 'edn'), (e: unknown) => e instanceof Error && /^cannot write <memory> as Elle EDN: value 5 apples is neither an integer nor a string/.test(e.message));
 });
 

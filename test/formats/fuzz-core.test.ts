@@ -9,7 +9,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { assertHistory, TXN_ABORTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { assertHistory, TXN_ABORTED, TXN_UNKNOWN, type History, valueLabel } from '../../src/history/model.ts';
 import { parsePolysiText, writePolysiText } from '../../src/formats/polysi-text.ts';
 import { parseDbcopBincode, writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
@@ -228,5 +228,5 @@ test('jsonl: pathological nesting and huge literals are InputErrors', () => {
 test('text: a very long line and a huge integer are handled', () => {
   assert.throws(() => parsePolysiText(`r(1,2,3,4)${' '.repeat(1_000_000)}x`, 'long.txt'), InputError);
   const h = parsePolysiText(`w(1,${'7'.repeat(10_000)},1,1)\n`, 'huge.txt');
-  assert.equal(h.valueLabels[1], '7'.repeat(10_000));
+  assert.equal(valueLabel(h, 1), '7'.repeat(10_000));
 });

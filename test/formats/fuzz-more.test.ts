@@ -213,8 +213,8 @@ function checkWriteBack(fmt: Fmt, h: History, input: Uint8Array): void {
 function outcomeText(r: { h?: History; err?: InputError }): string {
   if (r.err !== undefined) return `error ${r.err.message}`;
   const h = r.h!;
-  return JSON.stringify([h.sessionLabels, [...h.sessionTxnStart], h.txnLabels, [...h.txnStatus], [...h.txnOpStart], [...h.opKind],
-    [...h.opKey], [...h.opValue], h.keyLabels, h.valueLabels, [...h.listStart], [...h.listElems], [...h.txnLoc], notesOf(h)]);
+  return JSON.stringify([h.sessionLabels, [...h.sessionTxnStart], h.txnLabelTable.toArray(), [...h.txnStatus], [...h.txnOpStart], [...h.opKind],
+    [...h.opKey], [...h.opValue], h.keyLabels, h.valueLabelTable.toArray(), [...h.listStart], [...h.listElems], [...h.txnLoc], notesOf(h)]);
 }
 
 function mutate(rnd: () => number, src: Uint8Array, alphabet: Uint8Array): Uint8Array {

@@ -52,11 +52,21 @@ function op(rng: Rng): string {
   return `[${ws(rng)}${kind}${ws(rng)},${ws(rng)}${key(rng)}${ws(rng)},${ws(rng)}${v}${ws(rng)}]`;
 }
 
+/**
+ * Txn names that collide, or nearly: the same name as a string and an integer, `L<line>` (the
+ * name of a line without "txn"), leading zeros, digit runs past 15 digits, signs.
+ */
+function txnName(rng: Rng): string {
+  const r = Math.floor(rng() * 12);
+  return pick(rng, [`"t${r}"`, String(r), `"${r}"`, `"L${r}"`, `"0${r}"`, `"00"`, `"x${'9'.repeat(16)}${r}"`,
+    `"${'1'.repeat(16)}"`, `-${r}`, `"-${r}"`, '"-0"', '-0', `"a${r}b"`, '""', `"${r}.${r}"`]);
+}
+
 function txnLine(rng: Rng, i: number, sessions: string[]): string {
   const fields: string[] = [];
   const s = pick(rng, sessions);
   fields.push(`"session":${ws(rng)}${rng() < 0.8 ? `"${s}"` : /^[0-9]+$/.test(s) ? s : `"${s}"`}`);
-  if (rng() < 0.9) fields.push(`"txn":${rng() < 0.7 ? `"${s}.${i}"` : rng() < 0.5 || !messy ? String(i) : `"t${Math.floor(rng() * 40)}"`}`);
+  if (rng() < 0.9) fields.push(`"txn":${rng() < 0.7 ? `"${s}.${i}"` : rng() < 0.5 || !messy ? String(i) : txnName(rng)}`);
   if (rng() < 0.7) fields.push(`"status":"${pick(rng, messy ? ['committed', 'aborted', 'unknown', 'Committed'] : ['committed', 'aborted', 'unknown'])}"`);
   fields.push(`"ops":[${Array.from({ length: Math.floor(rng() * 5) }, () => op(rng)).join(`,${ws(rng)}`)}]`);
   if (rng() < 0.6) {

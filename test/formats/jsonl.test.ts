@@ -6,8 +6,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
-  assertHistory, describeOp, INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE,
-  TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History,
+  assertHistory,
+  describeOp,
+  INITIAL_VALUE,
+  OP_APPEND,
+  OP_READ,
+  OP_READ_LIST,
+  OP_WRITE,
+  TXN_ABORTED,
+  TXN_COMMITTED,
+  TXN_UNKNOWN,
+  valueLabel,
+  type History,
 } from '../../src/history/model.ts';
 import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { parsePolysiText } from '../../src/formats/polysi-text.ts';
@@ -39,7 +49,7 @@ test('the spec example parses as documented', () => {
   ].join('\n');
   const h = parseJsonl(text, 'ex.jsonl');
   assert.deepEqual(h.sessionLabels, ['s1', 's2']);
-  assert.deepEqual(h.txnLabels, ['t1', 't2', 't3']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['t1', 't2', 't3']);
   assert.deepEqual([...h.txnStatus], [TXN_COMMITTED, TXN_ABORTED, TXN_UNKNOWN]);
   assert.deepEqual([...h.opKind], [OP_WRITE, OP_READ, OP_APPEND, OP_READ_LIST, OP_WRITE]);
   assert.equal(h.opValue[1], INITIAL_VALUE);
@@ -52,10 +62,10 @@ test('the spec example parses as documented', () => {
 test('without a header: sessions in order of first appearance, txn names generated', () => {
   const h = parseJsonl('{"session":2,"ops":[["w",1,"a"]]}\n\n{"session":1,"ops":[]}\n{"session":"2","txn":7,"ops":[["r","1","a"]]}', 'x');
   assert.deepEqual(h.sessionLabels, ['2', '1']);
-  assert.deepEqual(h.txnLabels, ['L1', '7', 'L3']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['L1', '7', 'L3']);
   assert.equal(h.opKey[0], h.opKey[1]); // "1" and 1 are one key
   assert.equal(h.opValue[0], h.opValue[1]);
-  assert.equal(h.valueLabels[h.opValue[0]!], '"a"');
+  assert.equal(valueLabel(h, h.opValue[0]!), '"a"');
 });
 
 test('jsonl round trip: real text and dbcop files', { skip: NO_DATA }, () => {

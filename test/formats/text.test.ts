@@ -6,7 +6,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import {
-  assertHistory, INITIAL_VALUE, OP_READ, OP_WRITE, TXN_ABORTED, type History,
+  assertHistory,
+  INITIAL_VALUE,
+  OP_READ,
+  OP_WRITE,
+  TXN_ABORTED,
+  txnLabel,
+  valueLabel,
+  type History,
 } from '../../src/history/model.ts';
 import { parsePolysiText, writePolysiText } from '../../src/formats/polysi-text.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
@@ -65,7 +72,7 @@ test('real PolySI text files parse with the independently counted sessions, txns
     assert.equal(reads, want.reads, `${f} reads`);
     assert.equal(initialReads, want.initialReads, `${f} reads of the initial value`);
     for (let t = 0; t < h.txnCount; t++) {
-      assert.equal(h.txnOpStart[t + 1]! - h.txnOpStart[t]!, want.opsPerTxn.get(h.txnLabels[t]!), `${f} txn ${h.txnLabels[t]}`);
+      assert.equal(h.txnOpStart[t + 1]! - h.txnOpStart[t]!, want.opsPerTxn.get(txnLabel(h, t)), `${f} txn ${txnLabel(h, t)}`);
     }
     assert.equal(h.locUnit, 'line');
   }
@@ -74,11 +81,11 @@ test('real PolySI text files parse with the independently counted sessions, txns
 test('long-fork.txt maps to the expected sessions, txns, values and lines', { skip: NO_DATA }, () => {
   const h = parsePolysiText(readFileSync(`${DATA}small/long-fork.txt`, 'utf8'), 'long-fork.txt');
   assert.deepEqual(h.sessionLabels, ['1', '2']);
-  assert.deepEqual(h.txnLabels, ['1', '2', '3', '4']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['1', '2', '3', '4']);
   assert.deepEqual([...h.sessionTxnStart], [0, 2, 4]);
   assert.deepEqual([...h.opKind], [OP_READ, OP_WRITE, OP_READ, OP_READ, OP_READ, OP_WRITE, OP_READ, OP_READ]);
   assert.equal(h.opValue[0], INITIAL_VALUE);
-  assert.equal(h.valueLabels[h.opValue[1]!], '1');
+  assert.equal(valueLabel(h, h.opValue[1]!), '1');
   assert.deepEqual([...h.opLoc], [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.deepEqual([...h.txnLoc], [1, 3, 5, 7]);
 });
@@ -99,7 +106,7 @@ test('text round trip: write then parse gives an identical History for every rea
 test('session order = first appearance; txns may interleave; ops stay in line order', () => {
   const h = parsePolysiText('w(1,5,9,20)\nw(1,6,3,10)\nr(1,5,9,21)\nw(2,7,9,20)\nr(2,0,3,10)\n', 'x');
   assert.deepEqual(h.sessionLabels, ['9', '3']);
-  assert.deepEqual(h.txnLabels, ['20', '21', '10']);
+  assert.deepEqual(h.txnLabelTable.toArray(), ['20', '21', '10']);
   assert.deepEqual([...h.txnOpStart], [0, 2, 3, 5]);
   assert.deepEqual([...h.opLoc], [1, 4, 3, 2, 5]);
 });
@@ -109,7 +116,7 @@ test('value 0 is the initial value for reads and for writes', () => {
   assert.equal(h.opKind[0], OP_WRITE);
   assert.equal(h.opValue[0], INITIAL_VALUE);
   assert.equal(h.opValue[1], INITIAL_VALUE);
-  assert.equal(h.valueLabels.length, 1);
+  assert.equal(h.valueCount, 1);
   // Long literals of 0 are still the initial value.
   const z = parsePolysiText('r(1,0000000000000000000000,1,1)\n', 'x');
   assert.equal(z.opValue[0], INITIAL_VALUE);
@@ -127,14 +134,14 @@ test('integers beyond 2^53 stay exact; negative and zero-padded integers are can
   const big = '123456789012345678901234567890';
   const h = parsePolysiText(`w(${big},${big},${big},${big})\nr(-007,-0,0012,0012)\nr(${big},9007199254740993,1,1)\n`, 'x');
   assert.equal(h.keyLabels[h.opKey[0]!], big);
-  assert.equal(h.valueLabels[h.opValue[0]!], big);
+  assert.equal(valueLabel(h, h.opValue[0]!), big);
   assert.equal(h.sessionLabels[0], big);
-  assert.equal(h.txnLabels[0], big);
+  assert.equal(txnLabel(h, 0), big);
   assert.equal(h.keyLabels[h.opKey[1]!], '-7');
   assert.equal(h.opValue[1], INITIAL_VALUE);
   assert.equal(h.sessionLabels[1], '12');
   assert.equal(h.opKey[2], h.opKey[0]);
-  assert.equal(h.valueLabels[h.opValue[2]!], '9007199254740993');
+  assert.equal(valueLabel(h, h.opValue[2]!), '9007199254740993');
   assert.equal(diffHistories(parsePolysiText(writePolysiText(h), 'rt'), h, true), null);
 });
 

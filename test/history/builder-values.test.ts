@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryBuilder } from '../../src/history/builder.ts';
-import { INITIAL_VALUE } from '../../src/history/model.ts';
+import { INITIAL_VALUE, valueLabel } from '../../src/history/model.ts';
 import { mulberry32 } from '../support/gen.ts';
 
 test('value ids: one per distinct value across table growth, labels as written, other kinds apart', () => {
@@ -42,9 +42,9 @@ test('value ids: one per distinct value across table growth, labels as written, 
   b.write(t, 'k', 0x7fffffff);
   b.write(t, 'j', 12345);
   const h = b.build();
-  assert.equal(h.valueLabels[b.value(0x7fffffff)], '2147483647');
-  assert.equal(h.valueLabels[b.value(12345)], '12345');
-  assert.equal(h.valueLabels[b.value('5')], '"5"');
+  assert.equal(valueLabel(h, b.value(0x7fffffff)), '2147483647');
+  assert.equal(valueLabel(h, b.value(12345)), '12345');
+  assert.equal(valueLabel(h, b.value('5')), '"5"');
 });
 
 test('integer interning: inputs that all collide under the locality slot still get one id each', () => {
@@ -85,4 +85,33 @@ test('integer keys: one id per distinct key, labels as written, strings and big 
   const t = b.beginTxn(b.session('s'), 't');
   b.write(t, 35, 1);
   assert.equal(b.build().keyLabels[b.key(35)], '35');
+});
+
+test('integer interning: the direct array and the table agree as the array grows over integers the table holds', () => {
+  const rng = mulberry32(5);
+  for (const via of ['value', 'key'] as const) {
+    const b = new HistoryBuilder('<dense>');
+    const ids = new Map<number, number>();
+    const used = new Set<number>();
+    const check = (x: number): void => {
+      const id = via === 'value' ? b.value(x) : b.key(x);
+      const before = ids.get(x);
+      if (before === undefined) {
+        assert.ok(!used.has(id), `${via} ${x}: id ${id} reused`);
+        ids.set(x, id);
+        used.add(id);
+      } else assert.equal(id, before, `${via} ${x} got two ids`);
+    };
+    // Large integers first (into the table), then a dense run that makes the array grow over
+    // them, then everything again in random order, with far-away integers mixed in.
+    for (const x of [100_000, 70_000, 9_000, 2 ** 31 - 1, 5_000_000, 123_457]) check(x);
+    for (let x = 1; x <= 150_000; x++) check(x);
+    const all = [...ids.keys()];
+    for (let i = 0; i < 100_000; i++) {
+      check(rng() < 0.8 ? all[Math.floor(rng() * all.length)]! : Math.floor(rng() * 2 ** 31));
+    }
+    assert.equal(used.size, ids.size, `${via}: two integers share an id`);
+    const table = (b as unknown as Record<string, { dense: Int32Array }>)[via === 'value' ? 'smallValues' : 'smallKeys']!;
+    assert.ok(table.dense.length > 150_000, `${via}: the dense run did not grow the direct array`);
+  }
 });

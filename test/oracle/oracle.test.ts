@@ -372,7 +372,7 @@ test('verifyCycle accepts real witnesses and rejects bogus ones', () => {
     { s: 1, ops: 'r(x,0) w(x,1)' },
     { s: 2, ops: 'r(x,0) w(x,2)' },
   ]);
-  const t1 = h.txnLabels.indexOf('T1'), t2 = h.txnLabels.indexOf('T2');
+  const t1 = h.txnLabelTable.toArray().indexOf('T1'), t2 = h.txnLabelTable.toArray().indexOf('T2');
   const x = h.keyLabels.indexOf('x');
   const cycle = (edges: DepEdge[]): CycleAnomaly => ({ type: 'cycle', edges });
   assert.deepEqual(

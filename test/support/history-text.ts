@@ -16,6 +16,8 @@ import {
   OP_WRITE,
   TXN_ABORTED,
   TXN_COMMITTED,
+  txnLabel,
+  valueLabel,
   type History,
 } from '../../src/history/model.ts';
 
@@ -29,7 +31,7 @@ export function renderHistory(h: History): string {
     const ops: string[] = [];
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) ops.push(describeOp(h, op));
     lines.push(
-      `# txn ${t} (label ${h.txnLabels[t]}, session ${h.sessionLabels[h.txnSession[t]!]}, ` +
+      `# txn ${t} (label ${txnLabel(h, t)}, session ${h.sessionLabels[h.txnSession[t]!]}, ` +
         `${statusName(h.txnStatus[t]!)}): ${ops.join(' ')}`,
     );
   }
@@ -42,8 +44,8 @@ export function renderHistory(h: History): string {
         continue;
       }
       const v = h.opValue[op]!;
-      const value = v === INITIAL_VALUE ? '0' : h.valueLabels[v];
-      lines.push(`${kind === OP_READ ? 'r' : 'w'}(${h.keyLabels[h.opKey[op]!]},${value},${session},${h.txnLabels[t]})`);
+      const value = v === INITIAL_VALUE ? '0' : valueLabel(h, v);
+      lines.push(`${kind === OP_READ ? 'r' : 'w'}(${h.keyLabels[h.opKey[op]!]},${value},${session},${txnLabel(h, t)})`);
     }
   }
   return lines.join('\n');
