@@ -1,3 +1,4 @@
+// The Polygraph builder of commit 0813a55, kept as the reference for test/graph/polygraph-differential.test.ts.
 /**
  * The generalized polygraph (PolySI §4.2, Definition 1): known edges plus either/or constraints.
  *
