@@ -34,7 +34,8 @@ export interface Polygraph {
   edgeStart: Int32Array;
   ceFrom: Int32Array;
   ceTo: Int32Array;
-  ceKind: Int32Array;
+  /** Edge kinds (edges.ts) fit a byte: a quarter of an Int32 column (78 MB less at 10^6 txns). */
+  ceKind: Uint8Array;
   ceKey: Int32Array;
 }
 
@@ -126,8 +127,12 @@ export function buildPolygraph(
 ): Polygraph {
   const h = v.history;
   const n = h.txnCount;
-  // Sized for session order and WR (the bulk); RT and list-chain edges grow it.
-  const known = new EdgeList(n + v.reads.count);
+  const nKeys = h.keyLabels.length;
+  const byKey = groupByKey(nKeys, v);
+  const { readStart, readWriter, readTxn, writeStart, writeTxn } = byKey;
+  // Upper bounds on the records and edges written below (exact but for readers that are the other writer).
+  const count = countConstraints(v);
+  const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
   addSessionOrder(v, known);
   if (realTime) addRealTimeOrder(v, known);
   for (let i = 0; i < v.reads.count; i++) {
@@ -135,11 +140,6 @@ export function buildPolygraph(
     if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);
   }
 
-  const nKeys = h.keyLabels.length;
-  const byKey = groupByKey(nKeys, v);
-  const { readStart, readWriter, readTxn, writeStart, writeTxn } = byKey;
-  // Upper bounds on the records and edges written below (exact but for readers that are the other writer).
-  const count = countConstraints(v);
   // readers of (key, writer) as linked lists over by-key read positions: head[writer] valid
   // while headStamp[writer] === key; a list runs from the latest read to the earliest.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
@@ -204,6 +204,27 @@ export function buildPolygraph(
   onKeys?.(nKeys, nKeys);
   byKeyMemo.delete(v);
   return { nodeCount: n, known, ...out.finish() };
+}
+
+/**
+ * The capacity of the known edges: session order, WR, the RW edges from readers of the initial
+ * state to every writer of their key, and half the constraint edges, for what pruning forces
+ * (about one side per constraint; fig8-shaped histories at 125k: 874,462 known edges before
+ * pruning, 2,482,965 after). Untouched capacity costs address space, not resident memory (large
+ * zero-filled buffers are mapped lazily), whereas growing the columns copies them, and at 10^6
+ * transactions a doubling from 10 M to 20 M edges briefly holds 480 MB. RT and list-chain edges,
+ * and anything beyond, still grow them.
+ */
+function knownCapacity(n: number, reads: number, constraintEdges: number, readStart: Int32Array, readWriter: Int32Array, writeStart: Int32Array): number {
+  let initRw = 0;
+  for (let key = 0; key + 1 < readStart.length; key++) {
+    const writers = writeStart[key + 1]! - writeStart[key]!;
+    if (writers === 0) continue;
+    let initReaders = 0;
+    for (let j = readStart[key]!; j < readStart[key + 1]!; j++) if (readWriter[j] === INIT_TXN) initReaders++;
+    initRw += initReaders * writers;
+  }
+  return n + reads + initRw + Math.ceil(constraintEdges / 2) + 1024;
 }
 
 /** How often buildPolygraph reports progress, in keys (a report costs one call). */
@@ -280,7 +301,7 @@ class ConstraintWriter {
   private records = 0;
   private from: Int32Array;
   private to: Int32Array;
-  private kind: Int32Array;
+  private kind: Uint8Array;
   private key: Int32Array;
   private edges = 0;
   private curKey = -1;
@@ -291,7 +312,7 @@ class ConstraintWriter {
     this.recEdge = new Int32Array(2 * recordsMax + 1);
     this.from = new Int32Array(edgesMax);
     this.to = new Int32Array(edgesMax);
-    this.kind = new Int32Array(edgesMax);
+    this.kind = new Uint8Array(edgesMax);
     this.key = new Int32Array(edgesMax);
   }
 
@@ -393,19 +414,24 @@ class ConstraintWriter {
     edgeStart[2 * consCount] = at;
     if (c !== consCount || at !== m) throw new Error('internal error: coalescing lost constraints or edges');
     // One column at a time, dropping each old column as its replacement is made: one extra alive.
-    const cols = [this.from, this.to, this.kind, this.key];
-    this.from = this.to = this.kind = this.key = new Int32Array(0);
     const src = runSrc.view(), len = runLen.view();
-    for (let k = 0; k < cols.length; k++) {
-      const old = cols[k]!, out = new Int32Array(m);
+    const moved = <T extends Int32Array | Uint8Array>(old: T, out: T): T => {
       for (let j = 0, to = 0; j < src.length; to += len[j]!, j++) out.set(old.subarray(src[j]!, src[j]! + len[j]!), to);
-      cols[k] = out;
-    }
-    return { consCount, consA, consB, edgeStart, ceFrom: cols[0]!, ceTo: cols[1]!, ceKind: cols[2]!, ceKey: cols[3]! };
+      return out;
+    };
+    const ceFrom = moved(this.from, new Int32Array(m));
+    this.from = new Int32Array(0);
+    const ceTo = moved(this.to, new Int32Array(m));
+    this.to = new Int32Array(0);
+    const ceKind = moved(this.kind, new Uint8Array(m));
+    this.kind = new Uint8Array(0);
+    const ceKey = moved(this.key, new Int32Array(m));
+    this.key = new Int32Array(0);
+    return { consCount, consA, consB, edgeStart, ceFrom, ceTo, ceKind, ceKey };
   }
 }
 
 /** The first `len` elements of `a`: a view when little is left over, else a copy (the buffer is freed). */
-function fit(a: Int32Array, len: number): Int32Array {
-  return len === a.length ? a : len >= a.length - (a.length >> 3) ? a.subarray(0, len) : a.slice(0, len);
+function fit<T extends Int32Array | Uint8Array>(a: T, len: number): T {
+  return len === a.length ? a : len >= a.length - (a.length >> 3) ? a.subarray(0, len) as T : a.slice(0, len) as T;
 }

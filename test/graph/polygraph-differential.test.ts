@@ -37,7 +37,7 @@ function same(name: string, h: History, realTime: boolean): boolean {
   return a.consCount < reference.countConstraints(v2).pairs;
 }
 
-function assertSamePolygraph(a: Polygraph, b: Polygraph, name: string): void {
+function assertSamePolygraph(a: Polygraph, b: reference.Polygraph, name: string): void {
   assert.equal(a.nodeCount, b.nodeCount, `${name}: nodeCount`);
   assert.equal(a.consCount, b.consCount, `${name}: consCount`);
   for (const col of ['from', 'to', 'kind', 'key'] as const) {
