@@ -29,7 +29,12 @@ export class WriterIndex {
     // Most histories write each value once in all (generators and databases use unique values):
     // a value's sole writer answers a lookup with one probe. Only values written more than once
     // (to different keys, or a duplicate to reject) go into the sorted index.
-    const sole = new Int32Array(h.valueLabels.length).fill(-1);
+    let bound = 1; // above every value id written
+    for (let op = 0; op < h.opCount; op++) {
+      const kind = h.opKind[op];
+      if ((kind === OP_WRITE || kind === OP_APPEND) && h.opValue[op]! >= bound) bound = h.opValue[op]! + 1;
+    }
+    const sole = new Int32Array(bound).fill(-1);
     let several = 0;
     for (let op = 0; op < h.opCount; op++) {
       const kind = h.opKind[op];
@@ -49,7 +54,7 @@ export class WriterIndex {
       const kind = h.opKind[op];
       if ((kind === OP_WRITE || kind === OP_APPEND) && sole[h.opValue[op]!] === -2) writes[i++] = op;
     }
-    const byValue = countingSort(writes, h.valueLabels.length, h.opValue);
+    const byValue = countingSort(writes, bound, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
@@ -76,6 +81,7 @@ export class WriterIndex {
 
   /** The op that wrote `value` to `key`, or undefined if none did. */
   get(key: number, value: number): number | undefined {
+    if (value >= this.sole.length) return undefined; // nobody wrote it
     const s = this.sole[value]!;
     if (s >= 0) return this.opKey[s] === key ? s : undefined;
     if (s === -1) return undefined;
@@ -91,8 +97,13 @@ export class WriterIndex {
 
   /** The op that wrote `value` when exactly one op wrote it (to any key), else -1. */
   soleWriter(value: number): number {
-    const s = this.sole[value]!;
+    const s = value < this.sole.length ? this.sole[value]! : -1;
     return s >= 0 ? s : -1;
+  }
+
+  /** Above every value id written (to any key). */
+  get valueBound(): number {
+    return this.sole.length;
   }
 }
 

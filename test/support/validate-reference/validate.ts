@@ -36,6 +36,7 @@ import { GrowableInt32 } from '../../../src/util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../../../src/result/types.ts';
 import { assertKeyKinds, noListFacts, resolveLists, type ListFacts } from '../../../src/validate/lists.ts';
 import { WriterIndex } from './writer-index.ts';
+import { txnLabelOf, valueLabelOf } from '../labels-compat.ts';
 
 export { WriterIndex };
 
@@ -183,9 +184,9 @@ function collectExternalReads(h: History): ExternalReads {
           const own = state[key] === 2;
           intAnomalies.push({
             type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-            message: `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}, ` +
-              (own ? `but its own last write of ${h.keyLabels[key]} was ${h.valueLabels[stateValue[key]!]}`
-                : `but it had already read ${h.keyLabels[key]}=${h.valueLabels[stateValue[key]!]}`),
+            message: `${txnLabelOf(h, t)} read ${h.keyLabels[key]}=${valueLabelOf(h, value)} at ${opWhere(h, op)}, ` +
+              (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabelOf(h, stateValue[key]!)}`
+                : `but it had already read ${h.keyLabels[key]}=${valueLabelOf(h, stateValue[key]!)}`),
           });
         }
       }
@@ -258,7 +259,7 @@ export function resolveRead(
   const wt = w === undefined ? -1 : txnOfOp(h, w);
   if (wt >= 0 && wt !== t && h.txnStatus[wt] !== TXN_ABORTED && isFinal[w!] === 1) return wt; // the common case
   // Built only when an anomaly is reported.
-  const what = (): string => `${h.txnLabels[t]} read ${h.keyLabels[key]}=${h.valueLabels[value]} at ${opWhere(h, op)}`;
+  const what = (): string => `${txnLabelOf(h, t)} read ${h.keyLabels[key]}=${valueLabelOf(h, value)} at ${opWhere(h, op)}`;
   if (w === undefined) {
     add({ type: 'non-cycle', name: 'garbage-read', txn: t, op, key, writer: -2, message: `${what()}, a value no transaction wrote` });
     return null;
@@ -270,12 +271,12 @@ export function resolveRead(
   }
   if (h.txnStatus[wt] === TXN_ABORTED) {
     add({ type: 'non-cycle', name: 'G1a', txn: t, op, key, writer: wt,
-      message: `${what()}, written by ${h.txnLabels[wt]}, which aborted (aborted read)` });
+      message: `${what()}, written by ${txnLabelOf(h, wt)}, which aborted (aborted read)` });
     return null;
   }
   if (isFinal[w] !== 1) {
     add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
-      message: `${what()}, an intermediate value: ${h.txnLabels[wt]} overwrote it before committing (intermediate read)` });
+      message: `${what()}, an intermediate value: ${txnLabelOf(h, wt)} overwrote it before committing (intermediate read)` });
     return null;
   }
   return wt;

@@ -11,6 +11,7 @@
  */
 
 import { InputError } from '../../../src/history/errors.ts';
+import { valueCountOf, valueLabelOf } from '../labels-compat.ts';
 import { describeOp, INITIAL_VALUE, OP_APPEND, OP_WRITE, opWhere, type History } from '../../../src/history/model.ts';
 
 export class WriterIndex {
@@ -37,7 +38,7 @@ export class WriterIndex {
       const kind = h.opKind[op];
       if (kind === OP_WRITE || kind === OP_APPEND) writes[i++] = op;
     }
-    const byValue = countingSort(writes, h.valueLabels.length, h.opValue);
+    const byValue = countingSort(writes, valueCountOf(h), h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
@@ -52,7 +53,7 @@ export class WriterIndex {
         if (h.opKey[prev] === h.opKey[op] && values[i - 1] === values[i]) {
           // Stable sorts keep equal pairs in op order: prev is the earlier write.
           throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-            `value ${h.valueLabels[values[i]!]} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
+            `value ${valueLabelOf(h, values[i]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
             `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
             'the checker needs unique values per key to know which write a read saw');
         }
