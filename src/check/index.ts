@@ -11,7 +11,7 @@
  */
 
 import { TXN_ABORTED, TXN_UNKNOWN, type History } from '../history/model.ts';
-import { ANOMALIES_MAX_DEFAULT, validate } from '../validate/validate.ts';
+import { ANOMALIES_MAX_DEFAULT, validate, type Validated } from '../validate/validate.ts';
 import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX, type Polygraph } from '../graph/polygraph.ts';
 import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
@@ -24,7 +24,7 @@ import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
 import {
-  LEVEL_NAMES, type Anomaly, type CheckOptions, type CheckResult, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
+  LEVEL_NAMES, type Anomaly, type CheckOptions, type CheckResult, type ProgressEvent, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
 } from '../result/types.ts';
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
@@ -121,24 +121,53 @@ function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): Check
   };
 }
 
+/**
+ * The validated history, held so that the polygraph stages can let it go: past construction it
+ * is needed only to explain a violation, and at scale it is large (10^6 txns: 113 MB of read and
+ * write tables, resident while pruning reaches its peak). `dropAfterConstruct` is set for
+ * histories of at least VALIDATED_DROP_OPS operations; `get()` validates again when it was dropped
+ * (deterministic: the same Validated), which only a violation's explanation asks for.
+ */
+export class HeldValidation {
+  constructor(private v: Validated | null, private readonly input: History, readonly dropAfterConstruct: boolean) {}
+  get(): Validated {
+    return this.v ??= validate(this.input);
+  }
+  drop(): void {
+    if (this.dropAfterConstruct) this.v = null;
+  }
+}
+
+/** Histories with at least this many operations drop their Validated while pruning and solving. */
+const VALIDATED_DROP_OPS = 1 << 20;
+
 function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult): CheckResult {
-  const t0 = performance.now();
-  const times = result.timesMs;
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
+  // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
+  const held = validationStages(h, opts, deadlineMs, result, budget, progress);
+  return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held);
+}
+
+/** Validation, and the levels it decides alone; null when `result` is final. */
+function validationStages(
+  h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
+): HeldValidation | null {
+  const t0 = performance.now();
+  const times = result.timesMs;
   budget?.reserve('parse', 0);
   budget?.reserve('validate', STAGE_BYTES.validate(h.opCount, h.txnCount));
   progress({ stage: 'validate' });
   // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0), so
   // a txn of unknown outcome may as well have aborted even when read: the most permissive choice.
-  const v = validate(opts.level === 'ru' ? unknownAsAborted(h) : h, undefined, deadlineMs);
+  const input = opts.level === 'ru' ? unknownAsAborted(h) : h;
+  const v = validate(input, undefined, deadlineMs);
   if (opts.level === 'ru') v.anomalies = v.anomalies.filter((a) => !RU_ALLOWS.has(a.name));
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
-  let t1 = performance.now();
-  times.validate = t1 - t0;
+  times.validate = performance.now() - t0;
   if (v.anomalies.length > 0) {
     result.verdict = 'violation';
     result.decidedBy = 'validation';
@@ -155,19 +184,28 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       result.truncated = result.anomaliesNotShown > 0;
       times.explain = performance.now() - t;
     }
-    return result;
+    return null;
   }
 
   switch (opts.level) {
     case 'ru': case 'rc': case 'ra': case 'tcc':
-      return checkSaturated(result, v, opts, opts.level);
+      checkSaturated(result, v, opts, opts.level);
+      return null;
     case 'pc': case 'psi': case 'rr': case 'si': case 'ser': case 'strict-si': case 'strict-ser':
-      break;
+      return new HeldValidation(v, input, h.opCount >= VALIDATED_DROP_OPS);
   }
+}
 
+/** Construction, pruning and solving: the levels decided on the polygraph. */
+function polygraphStages(
+  h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
+  held: HeldValidation,
+): CheckResult {
+  const times = result.timesMs;
+  let t1 = performance.now();
   progress({ stage: 'construct' });
   // Constraints are quadratic in the writers of one key: count them before building any.
-  const count = countConstraints(v);
+  const count = countConstraints(held.get());
   result.constraints.before = count.pairs;
   const consMax = opts.constraintsMax ?? CONSTRAINTS_MAX;
   const edgesMax = opts.constraintEdgesMax ?? CONSTRAINT_EDGES_MAX;
@@ -180,9 +218,10 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       : `the polygraph would have ${count.edges} constraint edges, more than constraintEdgesMax (${edgesMax})${hot}`);
   }
   budget?.reserve('construct', STAGE_BYTES.construct(count.pairs, count.edges, h.txnCount));
-  const pg = buildPolygraph(v, deadlineMs,
+  const pg = buildPolygraph(held.get(), deadlineMs,
     opts.onProgress === undefined ? undefined : (keysDone, keysTotal) => progress({ stage: 'construct', keysDone, keysTotal }),
     usesRealTime(opts.level));
+  held.drop();
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
   let t2 = performance.now();
@@ -225,7 +264,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
       result.anomalies = [anomaly];
       result.anomalySearchComplete = false;
       if (opts.explain === true) {
-        explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, Array.from(cycle, (i) => knownDep(pg, i)));
+        explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: held.get() }, Array.from(cycle, (i) => knownDep(pg, i)));
       }
       return result;
     }
@@ -252,7 +291,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
     result.anomalySearchComplete = false;
     if (opts.explain === true) {
-      explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: v }, unsatCycle(pg, active, s, opts.level));
+      explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: held.get() }, unsatCycle(pg, active, s, opts.level));
     }
   }
   return result;

@@ -58,14 +58,14 @@ export function recheck(
     edgeStart[slot + 1] = nCe;
   }
   const ceMap = ceMapAll.slice(0, nCe);
-  const pick = (src: Int32Array) => {
+  const pick = (src: ArrayLike<number>) => {
     const out = new Int32Array(nCe);
     for (let i = 0; i < nCe; i++) out[i] = src[ceMap[i]!]!;
     return out;
   };
   const pg: Polygraph = {
     nodeCount: pg0.nodeCount, known, consCount: pg0.consCount, consA: pg0.consA, consB: pg0.consB, edgeStart,
-    ceFrom: pick(pg0.ceFrom), ceTo: pick(pg0.ceTo), ceKind: pick(pg0.ceKind), ceKey: pick(pg0.ceKey),
+    ceFrom: pick(pg0.ceFrom), ceTo: pick(pg0.ceTo), ceKind: Uint8Array.from(pick(pg0.ceKind)), ceKey: pick(pg0.ceKey),
   };
   const maps = { knownMap: knownMapAll.slice(0, nKnown), ceMap };
   const level = inp.level;

@@ -66,7 +66,7 @@ export function solveScenario(deps: readonly Dep[], level: Level): ScenarioAnswe
   for (let s = 0; s < 2 * m; s++) edgeStart[s + 1]! += edgeStart[s]!;
   const total = edgeStart[2 * m]!;
   const fill = edgeStart.slice(0, 2 * m);
-  const ceFrom = new Int32Array(total), ceTo = new Int32Array(total), ceKind = new Int32Array(total), ceKey = new Int32Array(total);
+  const ceFrom = new Int32Array(total), ceTo = new Int32Array(total), ceKind = new Uint8Array(total), ceKey = new Int32Array(total);
   for (const d of deps) {
     if (d.cons < 0) continue;
     const at = fill[2 * consOf.get(d.cons)! + d.side]!++;

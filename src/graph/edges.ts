@@ -19,10 +19,18 @@ export const K_RT = 4;
 export const KIND_NAMES: readonly EdgeKind[] = ['SO', 'WR', 'WW', 'RW', 'RT'];
 
 export class EdgeList {
-  readonly from = new GrowableInt32();
-  readonly to = new GrowableInt32();
-  readonly kind = new GrowableInt32();
-  readonly key = new GrowableInt32();
+  readonly from: GrowableInt32;
+  readonly to: GrowableInt32;
+  readonly kind: GrowableInt32;
+  readonly key: GrowableInt32;
+
+  /** `capacity`: the edges expected (more may be pushed); sizing it right saves the doublings' copies and slack. */
+  constructor(capacity = 1024) {
+    this.from = new GrowableInt32(capacity);
+    this.to = new GrowableInt32(capacity);
+    this.kind = new GrowableInt32(capacity);
+    this.key = new GrowableInt32(capacity);
+  }
 
   get length(): number {
     return this.from.length;

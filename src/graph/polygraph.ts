@@ -34,7 +34,8 @@ export interface Polygraph {
   edgeStart: Int32Array;
   ceFrom: Int32Array;
   ceTo: Int32Array;
-  ceKind: Int32Array;
+  /** Edge kinds (edges.ts) fit a byte: a quarter of an Int32 column (78 MB less at 10^6 txns). */
+  ceKind: Uint8Array;
   ceKey: Int32Array;
 }
 
@@ -73,21 +74,24 @@ export function countConstraints(v: Validated): ConstraintCount {
   const n = h.txnCount;
   const nKeys = h.keyLabels.length;
   const byKey = groupByKey(nKeys, v);
+  const { readStart, readWriter, writeStart, writeTxn } = byKey;
   const readers = new Int32Array(n), readersStamp = new Int32Array(n).fill(-1);
   const inChain = new Int32Array(n).fill(-1);
   const out: ConstraintCount = { pairs: 0, edges: 0, hotKey: -1, hotWriters: 0, hotPairs: 0 };
   for (let key = 0; key < nKeys; key++) {
+    const w0 = writeStart[key]!, w1 = writeStart[key + 1]!;
+    if (w1 - w0 < 2) continue; // no pair (readers are counted only for keys with two writers)
     const chain = v.lists.chains.get(key);
     if (chain !== undefined) for (let c = 0; c < chain.length; c++) inChain[chain[c]!] = key;
-    for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
-      const w = v.reads.writer[byKey.readIdx[j]!]!;
+    for (let j = readStart[key]!; j < readStart[key + 1]!; j++) {
+      const w = readWriter[j]!;
       if (w === INIT_TXN) continue;
       if (readersStamp[w] !== key) { readersStamp[w] = key; readers[w] = 0; }
       readers[w]!++;
     }
     let free = 0, sides = 0;
-    for (let j = byKey.writeStart[key]!; j < byKey.writeStart[key + 1]!; j++) {
-      const w = byKey.writeTxn[j]!;
+    for (let j = w0; j < w1; j++) {
+      const w = writeTxn[j]!;
       if (inChain[w] === key) continue;
       free++;
       sides += 1 + (readersStamp[w] === key ? readers[w]! : 0);
@@ -107,6 +111,8 @@ export function countConstraints(v: Validated): ConstraintCount {
  * countConstraints and buildPolygraph both need the reads and writes by key, and
  * buildPolygraph sizes its buffers by the count: both are kept per Validated (which is never
  * mutated) so that the checker, which calls one and then the other, computes them once.
+ * buildPolygraph drops the reads and writes by key when it is done: they are as large as the
+ * read table, and nothing after construction needs them.
  */
 const countMemo = new WeakMap<Validated, ConstraintCount>();
 const byKeyMemo = new WeakMap<Validated, ByKey>();
@@ -121,7 +127,12 @@ export function buildPolygraph(
 ): Polygraph {
   const h = v.history;
   const n = h.txnCount;
-  const known = new EdgeList();
+  const nKeys = h.keyLabels.length;
+  const byKey = groupByKey(nKeys, v);
+  const { readStart, readWriter, readTxn, writeStart, writeTxn } = byKey;
+  // Upper bounds on the records and edges written below (exact but for readers that are the other writer).
+  const count = countConstraints(v);
+  const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
   addSessionOrder(v, known);
   if (realTime) addRealTimeOrder(v, known);
   for (let i = 0; i < v.reads.count; i++) {
@@ -129,62 +140,91 @@ export function buildPolygraph(
     if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);
   }
 
-  const nKeys = h.keyLabels.length;
-  const byKey = groupByKey(nKeys, v);
-  // An upper bound on the records and edges pushed below (exact but for readers that are the other writer).
-  const count = countConstraints(v);
-  // readers of (key, writer) as linked lists: head[writer] valid while headStamp[writer] === key.
+  // readers of (key, writer) as linked lists over by-key read positions: head[writer] valid
+  // while headStamp[writer] === key; a list runs from the latest read to the earliest.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
-  const next = new Int32Array(v.reads.count);
+  const next = new Int32Array(readTxn.length);
   const inChain = new Int32Array(n).fill(-1);
-  const free = new GrowableInt32();
-  const pending = new PendingConstraints(n, count.pairs, count.edges);
+  let widest = 0;
+  for (let key = 0; key < nKeys; key++) widest = Math.max(widest, writeStart[key + 1]! - writeStart[key]!);
+  const free = new Int32Array(widest);
+  const out = new ConstraintWriter(n, count.pairs, count.edges);
 
   for (let key = 0; key < nKeys; key++) {
     if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
     if ((key & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'construct');
-    let initHead = -1;
-    for (let j = byKey.readStart[key]!; j < byKey.readStart[key + 1]!; j++) {
-      const i = byKey.readIdx[j]!;
-      const w = v.reads.writer[i]!;
-      if (w === INIT_TXN) { next[i] = initHead; initHead = i; continue; }
-      if (headStamp[w] !== key) { headStamp[w] = key; head[w] = -1; }
-      next[i] = head[w]!; head[w] = i;
-    }
-    const readersOf = (w: number): number => (w === INIT_TXN ? initHead : headStamp[w] === key ? head[w]! : -1);
     const chain = v.lists.chains.get(key);
+    const w0 = writeStart[key]!, w1 = writeStart[key + 1]!;
+    // A register key nobody writes has no pair and no edge (a lone writer still gets RW edges from the initial state's readers).
+    if (chain === undefined && w1 === w0) continue;
+    let initHead = -1;
+    for (let j = readStart[key]!; j < readStart[key + 1]!; j++) {
+      const w = readWriter[j]!;
+      if (w === INIT_TXN) { next[j] = initHead; initHead = j; continue; }
+      if (headStamp[w] !== key) { headStamp[w] = key; head[w] = -1; }
+      next[j] = head[w]!; head[w] = j;
+    }
     let last = INIT_TXN;
     if (chain !== undefined) {
       for (let c = 0; c < chain.length; c++) {
         const w = chain[c]!;
         inChain[w] = key;
         if (last !== INIT_TXN) known.push(last, w, K_WW, key);
-        for (let r = readersOf(last); r !== -1; r = next[r]!) if (v.reads.txn[r] !== w) known.push(v.reads.txn[r]!, w, K_RW, key);
+        const r0 = last === INIT_TXN ? initHead : headStamp[last] === key ? head[last]! : -1;
+        for (let r = r0; r !== -1; r = next[r]!) if (readTxn[r] !== w) known.push(readTxn[r]!, w, K_RW, key);
         last = w;
       }
     }
-    free.length = 0;
-    for (let j = byKey.writeStart[key]!; j < byKey.writeStart[key + 1]!; j++) {
-      const w = byKey.writeTxn[j]!;
+    let nFree = 0;
+    const lastHead = last === INIT_TXN ? initHead : headStamp[last] === key ? head[last]! : -1;
+    for (let j = w0; j < w1; j++) {
+      const w = writeTxn[j]!;
       if (inChain[w] === key) continue;
-      free.push(w);
+      free[nFree++] = w;
       if (last !== INIT_TXN) known.push(last, w, K_WW, key);
-      for (let r = readersOf(last); r !== -1; r = next[r]!) if (v.reads.txn[r] !== w) known.push(v.reads.txn[r]!, w, K_RW, key);
+      for (let r = lastHead; r !== -1; r = next[r]!) if (readTxn[r] !== w) known.push(readTxn[r]!, w, K_RW, key);
     }
-    for (let x = 0; x < free.length; x++) {
+    for (let x = 0; x < nFree; x++) {
       if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
-      for (let y = x + 1; y < free.length; y++) {
-        const a = Math.min(free.get(x), free.get(y)), b = Math.max(free.get(x), free.get(y));
-        const c = pending.constraintFor(a, b);
-        pending.add(c, 0, a, b, K_WW, key);
-        for (let r = readersOf(a); r !== -1; r = next[r]!) if (v.reads.txn[r] !== b) pending.add(c, 0, v.reads.txn[r]!, b, K_RW, key);
-        pending.add(c, 1, b, a, K_WW, key);
-        for (let r = readersOf(b); r !== -1; r = next[r]!) if (v.reads.txn[r] !== a) pending.add(c, 1, v.reads.txn[r]!, a, K_RW, key);
+      const fx = free[x]!;
+      const hx = headStamp[fx] === key ? head[fx]! : -1;
+      for (let y = x + 1; y < nFree; y++) {
+        const fy = free[y]!;
+        const hy = headStamp[fy] === key ? head[fy]! : -1;
+        const lo = fx < fy, a = lo ? fx : fy, b = lo ? fy : fx, ha = lo ? hx : hy, hb = lo ? hy : hx;
+        out.record(a, b, key);
+        out.edge(a, b, K_WW);
+        for (let r = ha; r !== -1; r = next[r]!) if (readTxn[r] !== b) out.edge(readTxn[r]!, b, K_RW);
+        out.side();
+        out.edge(b, a, K_WW);
+        for (let r = hb; r !== -1; r = next[r]!) if (readTxn[r] !== a) out.edge(readTxn[r]!, a, K_RW);
       }
     }
   }
   onKeys?.(nKeys, nKeys);
-  return { nodeCount: n, known, ...pending.finish() };
+  byKeyMemo.delete(v);
+  return { nodeCount: n, known, ...out.finish() };
+}
+
+/**
+ * The capacity of the known edges: session order, WR, the RW edges from readers of the initial
+ * state to every writer of their key, and half the constraint edges, for what pruning forces
+ * (about one side per constraint; fig8-shaped histories at 125k: 874,462 known edges before
+ * pruning, 2,482,965 after). Untouched capacity costs address space, not resident memory (large
+ * zero-filled buffers are mapped lazily), whereas growing the columns copies them, and at 10^6
+ * transactions a doubling from 10 M to 20 M edges briefly holds 480 MB. RT and list-chain edges,
+ * and anything beyond, still grow them.
+ */
+function knownCapacity(n: number, reads: number, constraintEdges: number, readStart: Int32Array, readWriter: Int32Array, writeStart: Int32Array): number {
+  let initRw = 0;
+  for (let key = 0; key + 1 < readStart.length; key++) {
+    const writers = writeStart[key + 1]! - writeStart[key]!;
+    if (writers === 0) continue;
+    let initReaders = 0;
+    for (let j = readStart[key]!; j < readStart[key + 1]!; j++) if (readWriter[j] === INIT_TXN) initReaders++;
+    initRw += initReaders * writers;
+  }
+  return n + reads + initRw + Math.ceil(constraintEdges / 2) + 1024;
 }
 
 /** How often buildPolygraph reports progress, in keys (a report costs one call). */
@@ -209,18 +249,26 @@ function addSessionOrder(v: Validated, known: EdgeList): void {
   }
 }
 
-interface ByKey { readStart: Int32Array; readIdx: Int32Array; writeStart: Int32Array; writeTxn: Int32Array }
+/**
+ * Reads and writes bucketed by key (counting sort; stable), memoised per Validated. The reads'
+ * writer and reader txns are copied in key order, so the per-key loops read them sequentially.
+ */
+interface ByKey { readStart: Int32Array; readWriter: Int32Array; readTxn: Int32Array; writeStart: Int32Array; writeTxn: Int32Array }
 
-/** Reads and writes bucketed by key (counting sort; stable); memoised per Validated. */
 function groupByKey(nKeys: number, v: Validated): ByKey {
   const memo = byKeyMemo.get(v);
   if (memo !== undefined) return memo;
+  const rKey = v.reads.key, rWriter = v.reads.writer, rTxn = v.reads.txn, reads = v.reads.count;
   const readStart = new Int32Array(nKeys + 1);
-  for (let i = 0; i < v.reads.count; i++) readStart[v.reads.key[i]! + 1]!++;
+  for (let i = 0; i < reads; i++) readStart[rKey[i]! + 1]!++;
   for (let k = 0; k < nKeys; k++) readStart[k + 1]! += readStart[k]!;
-  const readIdx = new Int32Array(v.reads.count);
+  const readWriter = new Int32Array(reads), readTxn = new Int32Array(reads);
   const rf = readStart.slice(0, nKeys);
-  for (let i = 0; i < v.reads.count; i++) readIdx[rf[v.reads.key[i]!]!++] = i;
+  for (let i = 0; i < reads; i++) {
+    const at = rf[rKey[i]!]!++;
+    readWriter[at] = rWriter[i]!;
+    readTxn[at] = rTxn[i]!;
+  }
 
   const writeStart = new Int32Array(nKeys + 1);
   for (let i = 0; i < v.writes.count; i++) writeStart[v.writes.key[i]! + 1]!++;
@@ -228,84 +276,95 @@ function groupByKey(nKeys: number, v: Validated): ByKey {
   const writeTxn = new Int32Array(v.writes.count);
   const wf = writeStart.slice(0, nKeys);
   for (let i = 0; i < v.writes.count; i++) writeTxn[wf[v.writes.key[i]!]!++] = v.writes.txn[i]!;
-  const out = { readStart, readIdx, writeStart, writeTxn };
+  const out = { readStart, readWriter, readTxn, writeStart, writeTxn };
   byKeyMemo.set(v, out);
   return out;
 }
 
 /**
- * Accumulates constraint edges in arrival order, then sorts them into the CSR layout.
- * Coalescing without a hash map: every (pair of writers, key) occurrence is a record; records
- * are radix-sorted by pair (two stable counting sorts, linear), each pair becomes one
- * constraint, and constraints are numbered by their first record so that the numbering is the
- * order of first appearance.
+ * Writes constraint edges straight into the Polygraph's columns, one record per pair of writers
+ * and key, each record's either edges then its or edges: with no pair of writers sharing two
+ * keys that already is the CSR layout, constraint = record, and nothing is copied or sorted.
+ * Coalescing: records are grouped by their first writer a (one stable counting sort) and a
+ * repeated (a, b) is found with a stamp per b. Constraint c (numbered by its first record, i.e.
+ * by order of first appearance) then holds, per side, its first record's edges followed by its
+ * repeats' in arrival order (exactly the layout of sorting all edges stably by constraint and
+ * side), made by copying runs of the buffers column by column: repeats are rare at scale (36 of
+ * 3,987,228 records on the 500k generated history), so the runs are few and long.
  */
-class PendingConstraints {
-  // Records (one per pair of writers and key) and their edges, in arrival order, in buffers
-  // sized up front by countConstraints (an upper bound): no growth, no per-push calls.
+class ConstraintWriter {
+  // Buffers sized up front by countConstraints (an upper bound): no growth, no per-push calls.
   private readonly recA: Int32Array;
   private readonly recB: Int32Array;
+  /** `recEdge[2r]` / `[2r+1]`: where record r's either / or edges start; `[2r+2]` where they end. */
+  private readonly recEdge: Int32Array;
   private records = 0;
-  private readonly slot: Int32Array; // 2*record + side
-  private readonly from: Int32Array;
-  private readonly to: Int32Array;
-  private readonly kind: Int32Array;
-  private readonly key: Int32Array;
+  private from: Int32Array;
+  private to: Int32Array;
+  private kind: Uint8Array;
+  private key: Int32Array;
   private edges = 0;
+  private curKey = -1;
 
   constructor(private readonly n: number, recordsMax: number, edgesMax: number) {
     this.recA = new Int32Array(recordsMax);
     this.recB = new Int32Array(recordsMax);
-    this.slot = new Int32Array(edgesMax);
+    this.recEdge = new Int32Array(2 * recordsMax + 1);
     this.from = new Int32Array(edgesMax);
     this.to = new Int32Array(edgesMax);
-    this.kind = new Int32Array(edgesMax);
+    this.kind = new Uint8Array(edgesMax);
     this.key = new Int32Array(edgesMax);
   }
 
-  /** A new record for writers a < b (on one key); its constraint is decided in finish(). */
-  constraintFor(a: number, b: number): number {
+  /** A new record for writers a < b on `key`; its either edges follow. */
+  record(a: number, b: number, key: number): void {
     const r = this.records++;
     this.recA[r] = a;
     this.recB[r] = b;
-    return r;
+    this.recEdge[2 * r] = this.edges;
+    this.curKey = key;
   }
 
-  add(rec: number, side: number, from: number, to: number, kind: number, key: number): void {
+  /** The current record's or edges follow. */
+  side(): void {
+    this.recEdge[2 * this.records - 1] = this.edges;
+  }
+
+  edge(from: number, to: number, kind: number): void {
     const i = this.edges++;
-    this.slot[i] = 2 * rec + side;
     this.from[i] = from;
     this.to[i] = to;
     this.kind[i] = kind;
-    this.key[i] = key;
+    this.key[i] = this.curKey;
   }
 
-  /** consOfRec[r]: the constraint of record r; constraints numbered by first appearance. */
-  private coalesce(): { consCount: number; consOfRec: Int32Array; consA: Int32Array; consB: Int32Array } {
-    const r = this.records, n = this.n;
-    const recA = this.recA, recB = this.recB;
-    const byB = stableCountingSort(r, n, recB, null);
-    const sorted = stableCountingSort(r, n, recA, byB);
-    // Groups of equal (a, b) are now contiguous; within a group, records keep arrival order.
-    const groupOfRec = new Int32Array(r);
-    let groups = 0;
-    for (let j = 0; j < r; j++) {
-      const i = sorted[j]!;
-      const prev = j > 0 ? sorted[j - 1]! : -1;
-      if (prev < 0 || recA[prev] !== recA[i] || recB[prev] !== recB[i]) groups++;
-      groupOfRec[i] = groups - 1;
+  /**
+   * The records that repeat an earlier record's pair of writers: `isRepeat[r]` = 1 for them, and
+   * `repeats` maps each first record (the pair's leader) to its repeats in arrival order; null
+   * if every pair is distinct.
+   */
+  private repeats(): { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null {
+    const r = this.records, n = this.n, recA = this.recA, recB = this.recB;
+    const start = new Int32Array(n + 1);
+    for (let i = 0; i < r; i++) start[recA[i]! + 1]!++;
+    for (let a = 0; a < n; a++) start[a + 1]! += start[a]!;
+    const byA = new Int32Array(r);
+    const fill = start.slice(0, n);
+    for (let i = 0; i < r; i++) byA[fill[recA[i]!]!++] = i;
+    // Within a's group records keep arrival order: the first with a given b is its leader.
+    const stamp = new Int32Array(n).fill(-1), firstOf = new Int32Array(n);
+    let out: { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null = null;
+    for (let a = 0; a < n; a++) {
+      for (let j = start[a]!; j < start[a + 1]!; j++) {
+        const i = byA[j]!, b = recB[i]!;
+        if (stamp[b] !== a) { stamp[b] = a; firstOf[b] = i; continue; }
+        out ??= { isRepeat: new Uint8Array(r), repeats: new Map() };
+        out.isRepeat[i] = 1;
+        const leader = firstOf[b]!, list = out.repeats.get(leader);
+        if (list === undefined) out.repeats.set(leader, [i]); else list.push(i);
+      }
     }
-    // Number groups by their first record: scanning records in order meets each group first at it.
-    const consOfGroup = new Int32Array(groups).fill(-1);
-    const consA = new Int32Array(groups), consB = new Int32Array(groups);
-    const consOfRec = new Int32Array(r);
-    let next = 0;
-    for (let i = 0; i < r; i++) {
-      const g = groupOfRec[i]!;
-      if (consOfGroup[g] === -1) { consOfGroup[g] = next; consA[next] = recA[i]!; consB[next] = recB[i]!; next++; }
-      consOfRec[i] = consOfGroup[g]!;
-    }
-    return { consCount: groups, consOfRec, consA, consB };
+    return out;
   }
 
   finish() {
@@ -313,40 +372,66 @@ class PendingConstraints {
     if (this.records > this.recA.length || this.edges > this.from.length) {
       throw new Error(`internal error: ${this.records} constraint records / ${this.edges} edges exceed the counted ${this.recA.length} / ${this.from.length}`);
     }
-    const { consCount, consOfRec, consA, consB } = this.coalesce();
-    const m = this.edges;
-    const slotOf = this.slot;
-    const cslot = new Int32Array(m);
-    for (let i = 0; i < m; i++) cslot[i] = 2 * consOfRec[slotOf[i]! >> 1]! + (slotOf[i]! & 1);
-    const edgeStart = new Int32Array(2 * consCount + 1);
-    for (let i = 0; i < m; i++) edgeStart[cslot[i]! + 1]!++;
-    for (let s = 0; s < 2 * consCount; s++) edgeStart[s + 1]! += edgeStart[s]!;
-    const fill = edgeStart.slice(0, 2 * consCount);
-    const { from, to, kind, key } = this;
-    const ceFrom = new Int32Array(m), ceTo = new Int32Array(m), ceKind = new Int32Array(m), ceKey = new Int32Array(m);
-    for (let i = 0; i < m; i++) {
-      const at = fill[cslot[i]!]!++;
-      ceFrom[at] = from[i]!;
-      ceTo[at] = to[i]!;
-      ceKind[at] = kind[i]!;
-      ceKey[at] = key[i]!;
+    const r = this.records, m = this.edges, recEdge = this.recEdge;
+    recEdge[2 * r] = m;
+    const rep = this.repeats();
+    if (rep === null) {
+      return {
+        consCount: r, consA: fit(this.recA, r), consB: fit(this.recB, r), edgeStart: fit(recEdge, 2 * r + 1),
+        ceFrom: fit(this.from, m), ceTo: fit(this.to, m), ceKind: fit(this.kind, m), ceKey: fit(this.key, m),
+      };
     }
+    // Constraints are the leaders in arrival order; each side's edges are the leader's, then its
+    // repeats' in arrival order. As runs of the edge buffers (`runSrc`, `runLen`), merged when
+    // adjacent: with few repeats, a handful of long runs, copied with memcpy.
+    const { isRepeat, repeats } = rep;
+    const consCount = r - isRepeat.reduce((x, y) => x + y, 0);
+    const consA = new Int32Array(consCount), consB = new Int32Array(consCount);
+    const edgeStart = new Int32Array(2 * consCount + 1);
+    const runSrc = new GrowableInt32(), runLen = new GrowableInt32();
+    const run = (from: number, to: number): void => {
+      if (to === from) return;
+      const last = runSrc.length - 1;
+      if (last >= 0 && runSrc.get(last) + runLen.get(last) === from) runLen.set(last, runLen.get(last) + to - from);
+      else { runSrc.push(from); runLen.push(to - from); }
+    };
+    let c = 0, at = 0;
+    for (let i = 0; i < r; i++) {
+      if (isRepeat[i] === 1) continue;
+      consA[c] = this.recA[i]!; consB[c] = this.recB[i]!;
+      const more = repeats.get(i) ?? [];
+      for (let side = 0; side < 2; side++) {
+        edgeStart[2 * c + side] = at;
+        run(recEdge[2 * i + side]!, recEdge[2 * i + side + 1]!);
+        at += recEdge[2 * i + side + 1]! - recEdge[2 * i + side]!;
+        for (const d of more) {
+          run(recEdge[2 * d + side]!, recEdge[2 * d + side + 1]!);
+          at += recEdge[2 * d + side + 1]! - recEdge[2 * d + side]!;
+        }
+      }
+      c++;
+    }
+    edgeStart[2 * consCount] = at;
+    if (c !== consCount || at !== m) throw new Error('internal error: coalescing lost constraints or edges');
+    // One column at a time, dropping each old column as its replacement is made: one extra alive.
+    const src = runSrc.view(), len = runLen.view();
+    const moved = <T extends Int32Array | Uint8Array>(old: T, out: T): T => {
+      for (let j = 0, to = 0; j < src.length; to += len[j]!, j++) out.set(old.subarray(src[j]!, src[j]! + len[j]!), to);
+      return out;
+    };
+    const ceFrom = moved(this.from, new Int32Array(m));
+    this.from = new Int32Array(0);
+    const ceTo = moved(this.to, new Int32Array(m));
+    this.to = new Int32Array(0);
+    const ceKind = moved(this.kind, new Uint8Array(m));
+    this.kind = new Uint8Array(0);
+    const ceKey = moved(this.key, new Int32Array(m));
+    this.key = new Int32Array(0);
     return { consCount, consA, consB, edgeStart, ceFrom, ceTo, ceKind, ceKey };
   }
 }
 
-/**
- * Stable counting sort of the indices `order` (or 0 .. count-1 when null) by `keys[i]` in
- * [0, range). Linear in count + range.
- */
-function stableCountingSort(count: number, range: number, keys: Int32Array, order: Int32Array | null): Int32Array {
-  const start = new Int32Array(range + 1);
-  for (let i = 0; i < count; i++) start[keys[i]! + 1]!++;
-  for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
-  const out = new Int32Array(count);
-  for (let j = 0; j < count; j++) {
-    const i = order === null ? j : order[j]!;
-    out[start[keys[i]!]!++] = i;
-  }
-  return out;
+/** The first `len` elements of `a`: a view when little is left over, else a copy (the buffer is freed). */
+function fit<T extends Int32Array | Uint8Array>(a: T, len: number): T {
+  return len === a.length ? a : len >= a.length - (a.length >> 3) ? a.subarray(0, len) as T : a.slice(0, len) as T;
 }

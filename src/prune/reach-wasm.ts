@@ -642,7 +642,7 @@ export interface ConstraintColumns {
   edgeStart: Int32Array;
   ceFrom: Int32Array;
   ceTo: Int32Array;
-  ceKind: Int32Array;
+  ceKind: Uint8Array;
   ceKey: Int32Array;
 }
 

@@ -21,6 +21,7 @@ import type { ReachTable } from '../prune/reach.ts';
 import { contract } from './contract.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
+import { IntMinHeap } from '../solver/heap.ts';
 
 /** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
 const PSI_CLAUSES_PER_MODEL = 256;
@@ -94,26 +95,37 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
   const node = h === null ? rank : h.nodeOf;
   if (h === null) theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));
-  else theory.addFixedEdges(h.from, h.to, new Int32Array(h.from.length).fill(-1));
   const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
   const varOf = new Int32Array(pg.consCount).fill(-1);
   let variables = 0;
   for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) varOf[c] = variables++;
   for (let x = 0; x < variables; x++) solver.newVar();
   const cond = conditionalSplitEdges(pg, varOf, pairs, node, known.length);
-  theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   // Start every variable on the side that agrees with the known graph's order. Real histories
   // come from a database with a real commit order, which the known graph (SO, WR and all that
   // pruning forced) approximates, so the guess is usually right and the search needs few
   // conflicts. Any guess is sound: phases only steer the search.
   // The side with fewer split edges pointing backwards in that order wins (ties: the writers'
   // own order): each backward edge costs the theory a reordering search when it is inserted.
+  const phase = new Uint8Array(variables);
   for (let c = 0; c < pg.consCount; c++) {
     const x = varOf[c]!;
     if (x < 0) continue;
     const back0 = cond.backward[2 * x]!, back1 = cond.backward[2 * x + 1]!;
     const either = back0 !== back1 ? back0 < back1 : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
     solver.setPhase(x, either);
+    phase[x] = either ? 1 : 0;
+  }
+  if (h !== null) {
+    // The contracted graph is small: renumber it so that the phases' edges go forwards too, and
+    // a search that follows its phases inserts no edge against the order (each such insertion is
+    // a Pearce-Kelly search; 250k txns: 0.87 s of a 2.8 s solve with no conflict at all).
+    const perm = phaseConsistentOrder(h.nodeCount, h.from, h.to, cond.from, cond.to, cond.lit, phase);
+    const renumber = (a: Int32Array): Int32Array => (perm === null ? a : a.map((u) => perm[u]!));
+    theory.addFixedEdges(renumber(h.from), renumber(h.to), new Int32Array(h.from.length).fill(-1));
+    theory.addConditionalEdges(renumber(cond.from), renumber(cond.to), cond.lit, cond.id);
+  } else {
+    theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   }
   const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
 
@@ -305,6 +317,40 @@ function conditionalSplitEdges(pg: Polygraph, varOf: Int32Array, pairs: FlatPair
     }
   }
   return { from, to, lit, id, backward };
+}
+
+/**
+ * A renumbering of the theory's N nodes (`perm[u]` = new number) that is a topological order of
+ * the fixed edges plus the conditional edges the phases make true (`lit` true when
+ * `phase[var] ^ negated` = 1), the smallest such order by old numbers (Kahn with a min-heap: it
+ * keeps nodes near their old places, which keeps Pearce-Kelly's searches short when the search
+ * leaves its phases). Null when the old numbering already is one, or when there is none (the
+ * phases close a cycle: the search will leave them anyway).
+ */
+function phaseConsistentOrder(
+  N: number, fixFrom: Int32Array, fixTo: Int32Array, from: Int32Array, to: Int32Array, lit: Int32Array, phase: Uint8Array,
+): Int32Array | null {
+  const chosen = (i: number): boolean => (phase[lit[i]! >> 1]! ^ (lit[i]! & 1)) === 1;
+  let forward = true;
+  for (let i = 0; i < from.length && forward; i++) if (chosen(i) && from[i]! >= to[i]!) forward = false;
+  if (forward) return null;
+  const outStart = new Int32Array(N + 1);
+  for (let e = 0; e < fixFrom.length; e++) outStart[fixFrom[e]! + 1]!++;
+  for (let i = 0; i < from.length; i++) if (chosen(i)) outStart[from[i]! + 1]!++;
+  for (let u = 0; u < N; u++) outStart[u + 1]! += outStart[u]!;
+  const outTo = new Int32Array(outStart[N]!), fill = outStart.slice(0, N), indeg = new Int32Array(N);
+  for (let e = 0; e < fixFrom.length; e++) { outTo[fill[fixFrom[e]!]!++] = fixTo[e]!; indeg[fixTo[e]!]!++; }
+  for (let i = 0; i < from.length; i++) if (chosen(i)) { outTo[fill[from[i]!]!++] = to[i]!; indeg[to[i]!]!++; }
+  const ready = new IntMinHeap(N);
+  for (let u = 0; u < N; u++) if (indeg[u] === 0) ready.push(u);
+  const perm = new Int32Array(N);
+  let placed = 0;
+  while (ready.length > 0) {
+    const u = ready.pop();
+    perm[u] = placed++;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) ready.push(outTo[e]!);
+  }
+  return placed === N ? perm : null;
 }
 
 /**

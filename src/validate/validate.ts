@@ -92,14 +92,18 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
   const rTxn = new Int32Array(cap), rKey = new Int32Array(cap), rOp = new Int32Array(cap), rWriter = new Int32Array(cap);
   let r = 0;
   const extTxn = ext.txn.view(), extOp = ext.op.view();
+  const fast = soleFinalWriters(h, writerOf, isFinal), bound = writerOf.valueBound;
+  const opKind = h.opKind, opKey = h.opKey, opValue = h.opValue;
   for (let i = 0; i < ext.count; i++) {
     if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'validate');
     const t = extTxn[i]!;
     if (included[t] !== 1) continue;
     const op = extOp[i]!;
-    if (h.opKind[op] === OP_READ_LIST) continue; // resolved by resolveLists
-    const key = h.opKey[op]!;
-    const writer = resolveRead(h, t, op, key, h.opValue[op]!, writerOf, isFinal, add);
+    if (opKind[op] === OP_READ_LIST) continue; // resolved by resolveLists
+    const key = opKey[op]!, value = opValue[op]!;
+    // The common case in one probe (see soleFinalWriters); resolveRead decides the rest.
+    let writer: number | null = value < bound ? fast[2 * value + 1]! : -1;
+    if (writer < 0 || fast[2 * value] !== key || writer === t) writer = resolveRead(h, t, op, key, value, writerOf, isFinal, add);
     if (writer === null) continue;
     rTxn[r] = t; rKey[r] = key; rOp[r] = op; rWriter[r] = writer; r++;
   }
@@ -122,6 +126,28 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
     lists,
     anomalies,
   };
+}
+
+/**
+ * Per value id v, `[2v]` = a key and `[2v+1]` = a txn t such that a read of v from that key by
+ * any txn other than t resolves to t without an anomaly: v's only write (to any key) is t's final
+ * write of the key and t did not abort. -1 in both otherwise, and for the initial value: such
+ * reads go through resolveRead. Key and txn side by side: one cache line per read. Values at or
+ * above `writerOf.valueBound` were never written: not in the table.
+ */
+function soleFinalWriters(h: History, writerOf: WriterIndex, isFinal: Uint8Array): Int32Array {
+  const fast = new Int32Array(2 * writerOf.valueBound).fill(-1);
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] === TXN_ABORTED) continue;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (isFinal[op] !== 1) continue; // only writes and appends are final
+      const v = h.opValue[op]!;
+      if (writerOf.soleWriter(v) !== op) continue;
+      fast[2 * v] = h.opKey[op]!;
+      fast[2 * v + 1] = t;
+    }
+  }
+  return fast;
 }
 
 /** `isFinal[op]` = 1 iff op is its txn's last write/append of its key. */

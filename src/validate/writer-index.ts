@@ -4,8 +4,10 @@
  * Takes: a History. Gives: `WriterIndex.get(key, value)` = the op id, or undefined.
  * Throws InputError 'unsupported' when a value is written to a key twice, or a write writes the
  * initial value: reads are resolved by value, so either would make that ambiguous.
- * Layout: the write ops sorted by (key, value) with two stable counting sorts (linear, typed
- * arrays, no hash map entry per write), CSR by key; a lookup is a binary search within the key.
+ * Layout: per value id, its sole writer when one op wrote it (the common case: a lookup is one
+ * probe and a key check); the writes of values written more than once, sorted by (key, value)
+ * with two stable counting sorts (linear, typed arrays, no hash map entry per write), CSR by key,
+ * where a lookup is a binary search within the key.
  * Invariant: within a key, `values` is strictly increasing (duplicates were rejected).
  */
 
@@ -14,32 +16,49 @@ import { describeOp, INITIAL_VALUE, OP_APPEND, OP_WRITE, opWhere, type History, 
 
 export class WriterIndex {
   private constructor(
+    private readonly opKey: Int32Array,
+    /** Per value id: the op that wrote it when exactly one op did (to any key), -1 if none did, -2 if several. */
+    private readonly sole: Int32Array,
+    /** The index over the values written more than once (to different keys): CSR by key, values ascending. */
     private readonly keyStart: Int32Array,
     private readonly values: Int32Array,
     private readonly ops: Int32Array,
   ) {}
 
   static build(h: History): WriterIndex {
-    let m = 0;
+    // Most histories write each value once in all (generators and databases use unique values):
+    // a value's sole writer answers a lookup with one probe. Only values written more than once
+    // (to different keys, or a duplicate to reject) go into the sorted index.
+    let bound = 1; // above every value id written
+    for (let op = 0; op < h.opCount; op++) {
+      const kind = h.opKind[op];
+      if ((kind === OP_WRITE || kind === OP_APPEND) && h.opValue[op]! >= bound) bound = h.opValue[op]! + 1;
+    }
+    const sole = new Int32Array(bound).fill(-1);
+    let several = 0;
     for (let op = 0; op < h.opCount; op++) {
       const kind = h.opKind[op];
       if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
-      if (h.opValue[op] === INITIAL_VALUE) {
+      const v = h.opValue[op]!;
+      if (v === INITIAL_VALUE) {
         throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
           `${describeOp(h, op)} writes the initial value of key ${h.keyLabels[h.opKey[op]!]}; ` +
           'the checker needs every written value to differ from the initial one');
       }
-      m++;
+      const s = sole[v]!;
+      if (s === -1) sole[v] = op;
+      else { several += s >= 0 ? 2 : 1; sole[v] = -2; }
     }
-    const writes = new Int32Array(m);
-    for (let op = 0, i = 0; op < h.opCount; op++) {
+    const writes = new Int32Array(several);
+    for (let op = 0, i = 0; op < h.opCount && i < several; op++) {
       const kind = h.opKind[op];
-      if (kind === OP_WRITE || kind === OP_APPEND) writes[i++] = op;
+      if ((kind === OP_WRITE || kind === OP_APPEND) && sole[h.opValue[op]!] === -2) writes[i++] = op;
     }
-    const byValue = countingSort(writes, h.valueCount, h.opValue);
+    const byValue = countingSort(writes, bound, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
+    const m = several;
     for (let i = 0; i < m; i++) keyStart[h.opKey[sorted[i]!]! + 1]!++;
     for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
     const values = new Int32Array(m);
@@ -57,11 +76,15 @@ export class WriterIndex {
         }
       }
     }
-    return new WriterIndex(keyStart, values, sorted);
+    return new WriterIndex(h.opKey, sole, keyStart, values, sorted);
   }
 
   /** The op that wrote `value` to `key`, or undefined if none did. */
   get(key: number, value: number): number | undefined {
+    if (value >= this.sole.length) return undefined; // nobody wrote it
+    const s = this.sole[value]!;
+    if (s >= 0) return this.opKey[s] === key ? s : undefined;
+    if (s === -1) return undefined;
     let lo = this.keyStart[key]!, hi = this.keyStart[key + 1]! - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
@@ -70,6 +93,17 @@ export class WriterIndex {
       if (v < value) lo = mid + 1; else hi = mid - 1;
     }
     return undefined;
+  }
+
+  /** The op that wrote `value` when exactly one op wrote it (to any key), else -1. */
+  soleWriter(value: number): number {
+    const s = value < this.sole.length ? this.sole[value]! : -1;
+    return s >= 0 ? s : -1;
+  }
+
+  /** Above every value id written (to any key). */
+  get valueBound(): number {
+    return this.sole.length;
   }
 }
 
