@@ -16,7 +16,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +113,8 @@ if (argv[0] === '--child-gen') {
   const keep = keepAt >= 0 ? argv[keepAt + 1]! : null;
   const sizes = argv.filter((a, i) => /^\d+$/.test(a) && i !== keepAt + 1).map(Number).filter((n) => n > 0);
   if (!existsSync(join(ROOT, 'dist/polysi.cjs'))) throw new Error('dist/ is missing: run node scripts/build.mjs first');
+  // --keep DIR: made if missing (with its parents), so a first run with a new DIR works.
+  if (keep !== null) mkdirSync(keep, { recursive: true });
   const dir = keep ?? mkdtempSync(join(tmpdir(), 'polysi-scale-'));
   try {
     for (const txns of sizes.length > 0 ? sizes : [10_000, 50_000, 100_000]) {
