@@ -18,7 +18,7 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, extendSplitGraph, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
@@ -128,11 +128,24 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   let stopNow = false;
   // Known edges 0 .. orderKnown-1 are those `order` sorts.
   let orderKnown = 0;
+  // The last split graph built and how many known edges it holds: a later round's graph extends
+  // it with the edges forced since (extendSplitGraph: the same graph, without scattering every
+  // edge again).
+  let lastG: SplitGraph | null = null;
+  let lastGKnown = 0;
   for (;;) {
     let g: SplitGraph | null = null;
     // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
-    const graph = (): SplitGraph =>
-      (g ??= buildSplitGraph(pg.nodeCount, known.length, known.from.view(), known.to.view(), known.kind.view(), opts.level, checksRwApart(opts.level)));
+    const graph = (): SplitGraph => {
+      if (g !== null) return g;
+      const count = known.length, withEdges = checksRwApart(opts.level);
+      g = lastG === null
+        ? buildSplitGraph(pg.nodeCount, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges)
+        : count === lastGKnown ? lastG
+        : extendSplitGraph(lastG, lastGKnown, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges);
+      lastG = g; lastGKnown = count;
+      return g;
+    };
     // The last order still sorts the grown graph when every new split edge goes forward in it
     // (then no cycle can have formed): the common case once few constraints are forced, and it
     // saves a sort, and in the last round the graph too.
