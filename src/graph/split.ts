@@ -139,19 +139,20 @@ export function buildSplitGraph(
 ): SplitGraph {
   const nodeCount = 2 * n;
   const t = rowOf(FLAT, level);
-  const outStart = countOut(nodeCount, count, from, kind, t.count, t.x);
+  const outStart = countOut(nodeCount, 0, count, from, kind, t.count, t.x);
   prefixSum(outStart, nodeCount);
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(withEdges ? m : 0);
   const fill = outStart.slice(0, nodeCount);
-  if (withEdges) fillOutWithEdges(count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
-  else fillOut(count, from, to, kind, t.count, t.x, t.y, fill, outTo);
+  if (withEdges) fillOutWithEdges(0, count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
+  else fillOut(0, count, from, to, kind, t.count, t.x, t.y, fill, outTo);
   return { nodeCount, outStart, outTo, outEdge };
 }
 
-function countOut(nodeCount: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
+/** Per node u, at [u + 1], how many split edges the edges since .. count-1 put out of u. */
+function countOut(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
   const outStart = new Int32Array(nodeCount + 1);
-  for (let i = 0; i < count; i++) {
+  for (let i = since; i < count; i++) {
     const a = from[i]!, k = kind[i]!, c = cnt[k]!;
     for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
   }
@@ -162,20 +163,23 @@ function prefixSum(a: Int32Array, n: number): void {
   for (let u = 0; u < n; u++) a[u + 1]! += a[u]!;
 }
 
+/** Writes the split edges of edges since .. count-1 at `fill` (each node's next free slot). */
 function fillOut(
-  count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array, outTo: Int32Array,
+  since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
+  outTo: Int32Array,
 ): void {
-  for (let i = 0; i < count; i++) {
+  for (let i = since; i < count; i++) {
     const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
     for (let p = 0; p < c; p++) outTo[fill[2 * a + X[2 * k + p]!]!++] = 2 * b + Y[2 * k + p]!;
   }
 }
 
+/** `fillOut` that also records each split edge's dependency edge in `outEdge`. */
 function fillOutWithEdges(
-  count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
+  since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
   outTo: Int32Array, outEdge: Int32Array,
 ): void {
-  for (let i = 0; i < count; i++) {
+  for (let i = since; i < count; i++) {
     const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
     for (let p = 0; p < c; p++) {
       const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
@@ -200,7 +204,7 @@ export function extendSplitGraph(
   if (withEdges !== (g.outEdge.length === g.outTo.length) && g.outTo.length > 0) throw new Error('extendSplitGraph: withEdges differs from the graph extended');
   if (since > count) throw new Error(`extendSplitGraph: since ${since} > count ${count}`);
   const t = rowOf(FLAT, level);
-  const added = countOutFrom(nodeCount, since, count, from, kind, t.count, t.x);
+  const added = countOut(nodeCount, since, count, from, kind, t.count, t.x);
   // outStart[u] = old start + new edges of the nodes before u.
   const outStart = new Int32Array(nodeCount + 1);
   let extra = 0;
@@ -209,19 +213,9 @@ export function extendSplitGraph(
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(withEdges ? m : 0);
   const fill = copyOldLists(g, outStart, outTo, outEdge, withEdges);
-  if (withEdges) fillOutWithEdgesFrom(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
-  else fillOutFrom(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo);
+  if (withEdges) fillOutWithEdges(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
+  else fillOut(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo);
   return { nodeCount, outStart, outTo, outEdge };
-}
-
-/** Per node u, at [u + 1], how many split edges edges since .. count-1 add out of u. */
-function countOutFrom(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
-  const added = new Int32Array(nodeCount + 1);
-  for (let i = since; i < count; i++) {
-    const a = from[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) added[2 * a + X[2 * k + p]! + 1]!++;
-  }
-  return added;
 }
 
 /** Copies each node's old list to the start of its new range; returns where new edges go. */
@@ -236,27 +230,6 @@ function copyOldLists(g: SplitGraph, outStart: Int32Array, outTo: Int32Array, ou
     fill[u] = at;
   }
   return fill;
-}
-
-function fillOutFrom(
-  since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array, outTo: Int32Array,
-): void {
-  for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) outTo[fill[2 * a + X[2 * k + p]!]!++] = 2 * b + Y[2 * k + p]!;
-  }
-}
-
-function fillOutWithEdgesFrom(
-  since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
-  outTo: Int32Array, outEdge: Int32Array,
-): void {
-  for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) {
-      const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
-    }
-  }
 }
 
 /** The same from accessor functions, for small graphs built from objects (explanations). */
