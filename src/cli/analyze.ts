@@ -73,10 +73,11 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi analyze: --isolation must be one of ${isolations.join(', ')}, got "${values.isolation}"`);
     return 2;
   }
-  const path = positionals[0]!;
+  // `-` reads the program from standard input (a pipe), named <stdin> in messages, as `check` does.
+  const path = positionals[0] === '-' ? '<stdin>' : positionals[0]!;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = positionals[0] === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (err) {
     throw new InputError('io', path, null, -1, `cannot read: ${(err as Error).message}`);
   }
@@ -191,4 +192,11 @@ function visText(vis: boolean[][]): string {
   const out: string[] = [];
   vis.forEach((row, i) => row.forEach((v, j) => { if (v) out.push(`#${i + 1}→#${j + 1}`); }));
   return out.length === 0 ? 'none' : out.join(', ');
+}
+
+/** All of standard input as UTF-8 text. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -90,6 +90,13 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
   const stdin = polysi(['check', '-'], { input: readFileSync(LONG_FORK, 'utf8') });
   assert.equal(stdin.code, 1, stdin.err);
   assert.match(stdin.out, /SI: VIOLATION/);
+  // analyze reads its program from standard input too, named <stdin> in the output and errors.
+  const program = polysi(['analyze', '-', '--model', 'ec', '--bound', '2'], { input: readFileSync(join(ROOT, 'examples', 'anode', 'withdraw.anode'), 'utf8') });
+  assert.equal(program.code, 1, program.err);
+  assert.match(program.out, /^<stdin>: model ec, bound 2\nANOMALY \(lost update/);
+  const bad = polysi(['analyze', '-', '--model', 'ec'], { input: 'TABLE A (x KEY);\nTRANSACTION t( {' });
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /<stdin> line 2: column 16: expected a parameter name/);
 });
 
 test('polysi from the code cache runs a batch on worker threads, and names dist/polysi.cjs in a --debug stack', { skip: built() }, () => {
