@@ -143,6 +143,7 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       return 2;
     }
     if (toStdout) {
+      await tmp.discard(); // verified: the copy on disk has done its job before stdout is written
       out.stdout(data as string);
     } else {
       await tmp.commit();

@@ -86,27 +86,40 @@ export async function sameFile(a: string, b: string): Promise<boolean> {
   }
 }
 
-// ---- temporary files, removed on SIGINT / SIGTERM / SIGHUP ----
+// ---- temporary files, removed on SIGINT / SIGTERM / SIGHUP and at exit ----
 
 const live = new Set<string>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-function onSignal(sig: NodeJS.Signals): void {
+function removeLive(): void {
   for (const p of live) rmSync(p, { force: true });
   live.clear();
   for (const s of SIGNALS) process.removeListener(s, onSignal);
+  process.removeListener('exit', removeLive);
+}
+
+function onSignal(sig: NodeJS.Signals): void {
+  removeLive();
   // Die of the signal as if no handler had been installed (the shell sees 130 / 143).
   process.kill(process.pid, sig);
 }
 
+// 'exit' too: the launcher ends the process with process.exit when stdout is closed
+// (`polysi convert ... - | head`), and that skips every `finally` still pending.
 function track(p: string): void {
-  if (live.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  if (live.size === 0) {
+    for (const s of SIGNALS) process.on(s, onSignal);
+    process.on('exit', removeLive);
+  }
   live.add(p);
 }
 
 function untrack(p: string): void {
   live.delete(p);
-  if (live.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+  if (live.size === 0) {
+    for (const s of SIGNALS) process.removeListener(s, onSignal);
+    process.removeListener('exit', removeLive);
+  }
 }
 
 /** A temporary file that becomes `target` on commit(), or disappears on discard() / a signal. */

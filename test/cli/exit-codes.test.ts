@@ -263,18 +263,23 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   });
 }
 
-test('a closed stdout (polysi ... | head) ends the process quietly with 2, not a crash', async () => {
+test('a closed stdout (polysi ... | head) ends the process quietly with 2, not a crash, and leaves no temporary file', async () => {
   const dir = scratch();
   try {
     const input = join(dir, 'big.jsonl');
     writeFileSync(input, bigJsonl(20_000)); // about 2.4 MB of output: far more than a pipe holds
-    const child = spawn(process.execPath, [BIN, 'convert', input, '-', '--to', 'jsonl'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // convert to stdout verifies through a temporary file in the temp directory: point that at
+    // a directory of our own to see whether it is left behind.
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const child = spawn(process.execPath, [BIN, 'convert', input, '-', '--to', 'jsonl'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
     let err = '';
     child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
     child.stdout.once('data', () => child.stdout.destroy());
     const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
     assert.equal(code, 2, err);
     assert.equal(err, '');
+    assert.deepEqual(readdirSync(tmp), [], 'the temporary file of the conversion is removed');
   } finally {
     rmSync(dir, { recursive: true });
   }
