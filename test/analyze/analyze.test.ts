@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseProgram, analyzeProgram } from '../../src/analyze/index.ts';
 import { runExecution } from '../../src/analyze/interp.ts';
 import { main } from '../../src/cli/main.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const load = (name: string) => parseProgram(readFileSync(`examples/anode/${name}`, 'utf8'), name);
 
@@ -324,10 +325,9 @@ test('Courseware with the further upgrade (AddStudent/RemStudent, AddCourse/RemC
 test('Courseware with the further upgrade, --prove: the shortest-path proof does not apply, a chordless path of length 4 confirmed serially; the inductive step fails', async () => {
   const out: string[] = [];
   const io = { stdout: (s: string) => { out.push(s); }, stderr: (s: string) => { out.push(s); } };
-  const { writeFileSync, mkdtempSync } = await import('node:fs');
+  const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
-  const file = join(mkdtempSync(join(tmpdir(), 'cw-')), 'courseware-si2.anode');
+  const file = join(scratchDir('cw-'), 'courseware-si2.anode');
   writeFileSync(file, readFileSync('examples/anode/courseware-si.anode', 'utf8') + FURTHER);
   const code = await main(['analyze', file, '--model', 'ec', '--prove', '--json'], io);
   const j = JSON.parse(out.at(-1)!);

@@ -8,13 +8,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { paperSuite, pointId } from '../../bench/paper/configs.ts';
 import { parseCsv, toCsv, type Row } from '../../bench/paper/rows.ts';
 import { niceTicks, renderFigure, shortNumber } from '../../bench/paper/svg.ts';
 import { runPaperSuite } from '../../bench/paper/suite.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /** The CSV header, written out so that a change of columns shows up here. */
 const EXPECTED_COLUMNS = [
@@ -84,7 +84,7 @@ test('the XML checker used below rejects what is not well-formed', () => {
 });
 
 test('the smallest suite runs end to end: CSV columns, one row per sweep point and General workload, SI-valid histories, well-formed SVG', async () => {
-  const out = mkdtempSync(join(tmpdir(), 'polysi-bench-test-'));
+  const out = scratchDir('polysi-bench-test-');
   try {
     const lines: string[] = [];
     const { rows, files } = await runPaperSuite({ mode: 'smoke', outDir: out, reps: 1, target: 'memory:snapshot', seed: 1, log: (s) => lines.push(s) });

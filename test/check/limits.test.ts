@@ -11,6 +11,7 @@ import { pruneConstraints } from '../../src/prune/prune.ts';
 import { TimeLimitError } from '../../src/util/deadline.ts';
 import type { History } from '../../src/history/model.ts';
 import { tinyHistory } from '../support/tiny-history.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /** `writers` sessions, each one txn that blindly writes key "hot" (and key "k<i>"). */
 function blindWrites(writers: number): History {
@@ -85,10 +86,9 @@ test('a deadline in any stage gives unknown naming that stage', () => {
 
 test('the CLI: 10,000 blind writes to one key exit 3 (unknown) with the key named', async () => {
   const { main } = await import('../../src/cli/main.ts');
-  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { writeFileSync, rmSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-limits-'));
+  const dir = scratchDir('polysi-limits-');
   try {
     const path = join(dir, 'blind.txt');
     let text = '';

@@ -7,6 +7,7 @@ import { checkHistory } from '../../src/check/index.ts';
 import { MemoryBudget, MemoryLimitError } from '../../src/util/memory.ts';
 import type { History } from '../../src/history/model.ts';
 import { mulberry32, simulatedSiHistory } from '../support/gen.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /** `writers` sessions, each one txn that blindly writes key "hot": writers^2/2 constraints. */
 function blindWrites(writers: number): History {
@@ -70,10 +71,9 @@ test('MemoryBudget: reserve throws MemoryLimitError naming the stage past the bu
 
 test('the CLI: --max-memory below the process size exits 3 (unknown) naming the stage; a bad value exits 2', async () => {
   const { main } = await import('../../src/cli/main.ts');
-  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { writeFileSync, rmSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-memory-'));
+  const dir = scratchDir('polysi-memory-');
   try {
     const path = join(dir, 'h.txt');
     writeFileSync(path, 'w(1,1,0,0)\nr(1,1,1,1)\n');

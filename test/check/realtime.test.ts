@@ -17,11 +17,11 @@ import { addRealTimeOrder } from '../../src/graph/realtime.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { writeJsonl } from '../../src/formats/jsonl.ts';
 import { mulberry32 } from '../support/prng.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDir } from '../support/scratch.ts';
 
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-rt-'));
+const DIR = scratchDir('polysi-rt-');
 let files = 0;
 async function readHistoryFromString(text: string, format: string): Promise<History> {
   const path = join(DIR, `h${files++}.${format === 'edn' ? 'edn' : 'jsonl'}`);

@@ -10,8 +10,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { checkHistory } from '../../src/check/index.ts';
@@ -27,6 +26,7 @@ import { chainCover } from '../../src/prune/chains.ts';
 import { bruteForceCheck, bruteForceGraph } from '../oracle/brute-force.ts';
 import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
 import { verifyResult } from '../support/verify-result.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 type Expected = Record<Level, 'valid' | 'violation'>;
 
@@ -44,7 +44,7 @@ function assertVerdicts(h: History, expected: Expected): void {
 }
 
 async function withFile<T>(name: string, text: string, fn: (path: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-so-'));
+  const dir = scratchDir('polysi-so-');
   try {
     const path = join(dir, name);
     writeFileSync(path, text);

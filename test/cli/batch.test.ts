@@ -9,14 +9,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
 import { SEVERITY, summaryTable, worstExit } from '../../src/cli/batch.ts';
 import type { Outcome, OutcomeStatus } from '../../src/cli/check-one.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
@@ -42,7 +42,7 @@ function cobraDir(dir: string): void {
 
 /** A tree: two histories at the top, one in a subdirectory, a Cobra directory, a README, a hidden file. */
 function corpus(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const dir = scratchDir('polysi-batch-');
   copyFileSync(LONG_FORK, join(dir, 'a-long-fork.txt'));
   copyFileSync(BANK, join(dir, 'b-bank.jsonl'));
   mkdirSync(join(dir, 'sub'));
@@ -115,7 +115,7 @@ test('with --format, files found in a directory that do not look like histories 
 });
 
 test('several files on the command line; a file named there is never skipped, even if its format cannot be told', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const dir = scratchDir('polysi-batch-');
   const notes = join(dir, 'notes.md');
   writeFileSync(notes, 'not a history\n');
   const r = await run('check', BANK, notes, '--jobs', '1');
@@ -130,7 +130,7 @@ test('one path keeps the single report; a Cobra directory alone is one history, 
   assert.equal(one.code, 0);
   assert.match(one.out, /^\S+bank-valid\.jsonl \(jsonl\): /);
   assert.doesNotMatch(one.out, /summary:/);
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const dir = scratchDir('polysi-batch-');
   cobraDir(dir);
   const c = await run('check', dir);
   assert.equal(c.code, 0);
@@ -139,7 +139,7 @@ test('one path keeps the single report; a Cobra directory alone is one history, 
 });
 
 test('an empty directory checks nothing and exits 2; --jobs and drawings are checked', async () => {
-  const empty = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const empty = scratchDir('polysi-batch-');
   const r = await run('check', empty);
   assert.equal(r.code, 2);
   assert.match(r.err, /no histories found/);
@@ -182,7 +182,7 @@ test('the built CLI (dist/batch-worker.mjs) checks a directory, with progress on
 });
 
 test('a worker thread that dies costs only the histories it held (internal error, exit 4) and is replaced', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-batch-'));
+  const dir = scratchDir('polysi-batch-');
   for (let i = 0; i < 6; i++) copyFileSync(BANK, join(dir, `h${i}.jsonl`));
   copyFileSync(BANK, join(dir, 'crash.jsonl'));
   const saved = process.env['POLYSI_TEST_FAULT'];

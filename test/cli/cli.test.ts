@@ -5,13 +5,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
 import { runCli as run } from '../support/run-cli.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const NO_DATA = needsData();
@@ -63,7 +63,7 @@ test('--no-pruning gives the same verdicts on the real small files', { skip: NO_
 });
 
 test('bad input exits 2 naming the file and line', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-cli-'));
+  const dir = scratchDir('polysi-cli-');
   const bad = join(dir, 'bad.txt');
   writeFileSync(bad, 'r(1,0,1,1)\nw(1,1,1,1)\nw(1,oops,1,1)\n');
   const r = await run('check', bad, '--format', 'text');

@@ -9,10 +9,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { needs } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const VIOLATION = join(ROOT, 'scripts', 'warm', 'violation.jsonl');
@@ -66,7 +66,7 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
     assert.equal(a.err, b.err, args.join(' '));
   }
   // The packages loaded on demand: Graphviz (--svg) and the workload runner on the embedded store.
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
+  const dir = scratchDir('polysi-cc-');
   try {
     const svg = (name: string) => join(dir, `${name}.svg`);
     const a = polysi(['check', LONG_FORK, '--svg', svg('a')]), b = polysi(['check', LONG_FORK, '--svg', svg('b')], { noCache: true });
@@ -100,7 +100,7 @@ test('polysi from the code cache prints and exits as polysi from dist/polysi.mjs
 });
 
 test('polysi from the code cache runs a batch on worker threads, and names dist/polysi.cjs in a --debug stack', { skip: built() }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
+  const dir = scratchDir('polysi-cc-');
   try {
     copyFileSync(VIOLATION, join(dir, 'a.jsonl'));
     copyFileSync(VALID, join(dir, 'b.jsonl'));
@@ -122,7 +122,7 @@ test('polysi from the code cache runs a batch on worker threads, and names dist/
 
 test('a stale, foreign, damaged or missing code cache is not used: polysi falls back to dist/polysi.mjs', { skip: built() }, async () => {
   // A copy of the installed layout (bin/, dist/, package.json), whose cache the test spoils.
-  const root = mkdtempSync(join(tmpdir(), 'polysi-cc-'));
+  const root = scratchDir('polysi-cc-');
   try {
     for (const f of ['bin', 'dist']) cpSync(join(ROOT, f), join(root, f), { recursive: true });
     copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
@@ -186,7 +186,7 @@ test('lazy tier-up is kept only for a single check of a small file; every longer
   const saved = g[hook];
   let calls = 0;
   g[hook] = () => { calls++; };
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-tier-'));
+  const dir = scratchDir('polysi-tier-');
   try {
     const big = join(dir, 'big.jsonl');
     const text = readFileSync(VALID, 'utf8');

@@ -6,15 +6,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { checkHistory } from '../../src/check/index.ts';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import { runCli as run } from '../support/run-cli.ts';
+import { scratchDir } from '../support/scratch.ts';
 
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-empty-'));
+const DIR = scratchDir('polysi-empty-');
 
 function file(name: string, text: string): string {
   const path = join(DIR, name);

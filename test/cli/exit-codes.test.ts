@@ -10,11 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import {
-  chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync,
+  chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync,
   symlinkSync, writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'polysi.mjs');
@@ -28,7 +28,7 @@ function cli(args: string[], opts: SpawnSyncOptions = {}): Ran {
 }
 
 function scratch(): string {
-  return mkdtempSync(join(tmpdir(), 'polysi-exit-'));
+  return scratchDir('polysi-exit-');
 }
 
 /**

@@ -7,13 +7,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { main } from '../../src/cli/main.ts';
 import { checkHistory, readHistory, resultJson, SCHEMA_VERSION } from '../../src/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'check-result.schema.json'), 'utf8')) as { properties: { schemaVersion: { const: number } } };
@@ -43,7 +43,7 @@ function assertStatValid(j: unknown, what: string): void {
   assert.ok(validateStat(j), `${what}: ${ajv.errorsText(validateStat.errors, { separator: '\n  ' })}`);
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'polysi-schema-'));
+const tmp = scratchDir('polysi-schema-');
 
 test('the schema and the code agree on schemaVersion', () => {
   assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
@@ -164,7 +164,7 @@ test('every real history in the shared data gives check (SI and SER) and stat JS
 });
 
 test('a time limit reached while parsing still prints a result that matches the schema', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-schema-timeout-'));
+  const dir = scratchDir('polysi-schema-timeout-');
   const path = join(dir, 'long.txt');
   // ~4 MB of PolySI text: several 1 MiB chunks, so the deadline passes while reading.
   const lines: string[] = [];

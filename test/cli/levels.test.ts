@@ -10,8 +10,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { main } from '../../src/cli/main.ts';
@@ -21,6 +20,7 @@ import { levelsJson, renderLevelsText } from '../../src/cli/levels.ts';
 import { implies, strongestOf } from '../../src/result/lattice.ts';
 import { readHistory } from '../../src/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples/long-fork.txt');
@@ -147,7 +147,7 @@ test('--level takes every level name; those not implemented yet are refused with
 });
 
 test('input no level can check (two writes of one value) is an input error for --levels too: exit 2, no table', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-levels-'));
+  const dir = scratchDir('polysi-levels-');
   const f = join(dir, 'dup.jsonl');
   writeFileSync(f, '{"session":"a","txn":"t1","ops":[["w","x",1]]}\n{"session":"b","txn":"t2","ops":[["w","x",1]]}\n');
   const { code, out, err } = await run(f, '--levels');

@@ -7,13 +7,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { runCli as run } from '../support/run-cli.ts';
+import { scratchDir } from '../support/scratch.ts';
 
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-lists-'));
+const DIR = scratchDir('polysi-lists-');
 
 function file(name: string, text: string): string {
   const path = join(DIR, name);

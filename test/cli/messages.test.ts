@@ -6,18 +6,18 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dbcopBincodeFormat } from '../../src/formats/dbcop-bincode.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { runCli as run } from '../support/run-cli.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LONG_FORK = join(ROOT, 'examples', 'long-fork.txt');
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-msg-'));
+  const dir = scratchDir('polysi-msg-');
   try {
     await fn(dir);
   } finally {

@@ -11,11 +11,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const GOLDEN = join(import.meta.dirname, 'golden');
@@ -55,7 +55,7 @@ function matchGolden(name: string, actual: string): void {
 }
 
 test('check prints the same text and JSON as before, labels and explanations included', { skip: NO_DATA }, async () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'polysi-golden-'));
+  const tmp = scratchDir('polysi-golden-');
   try {
     for (const c of CASES) {
       let file = join(DATA_DIR, c.path);

@@ -9,12 +9,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHistory } from '../../src/formats/index.ts';
 import { checkHistory, type ProgressEvent } from '../../src/check/index.ts';
 import { formatBytes, Progress } from '../../src/cli/progress.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'polysi.mjs');
@@ -79,7 +79,7 @@ test('check, stat and convert print progress when forced, and none on captured s
   const stat = cli(['stat', LONG_FORK], '1');
   assert.equal(stat.code, 0);
   assert.deepEqual(lines(stat.err), [...reading, `polysi: [T] read ${LONG_FORK} (text): 6 transactions, 9 operations; counting`]);
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-progress-'));
+  const dir = scratchDir('polysi-progress-');
   try {
     const out = join(dir, 'out.jsonl');
     const conv = cli(['convert', LONG_FORK, out, '--to', 'jsonl'], '1');

@@ -6,8 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -15,12 +13,13 @@ import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { TXN_ABORTED } from '../../src/history/model.ts';
 import { needs } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const PG_URL = process.env['POLYSI_PG_URL'] ?? '';
 const EXAMPLE = resolve(import.meta.dirname, '..', '..', 'examples', 'record-postgres.ts');
 
 async function runExample(isolation: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-example-'));
+  const dir = scratchDir('polysi-example-');
   // As documented: node --import tsx examples/record-postgres.ts URL ISOLATION (from another cwd).
   await promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), EXAMPLE, PG_URL, isolation], { cwd: dir });
   return (await readHistory(join(dir, 'app-history.jsonl'), 'auto')).history;

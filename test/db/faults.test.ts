@@ -8,8 +8,7 @@
 // locally with one line without them, fails under CI.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkHistory } from '../../src/check/index.ts';
@@ -19,6 +18,7 @@ import { openDatabase } from '../../src/run/databases.ts';
 import { DbError, type Connection, type IsolationLevel } from '../../src/run/types.ts';
 import { needs } from '../support/requirements.ts';
 import { buildHistory, runWorkload } from './harness.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const PG_URL = process.env['POLYSI_PG_URL'] ?? '';
 const MYSQL_URL = process.env['POLYSI_MYSQL_URL'] ?? '';
@@ -115,7 +115,7 @@ function myDb(): Db {
 for (const db of [pgDb(), myDb()]) {
   describe(`${db.name}: bad conditions`, { skip: db.skip }, () => {
     test('unreachable server: exit 2, the URL named with the password hidden, no file', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'polysi-db-'));
+      const dir = scratchDir('polysi-db-');
       const out = join(dir, 'h.jsonl');
       // Port 1 on loopback: nothing listens there.
       const r = await cli('run', '--db', withPassword(withPort(db.url, 1), 'Sekret-7'), '--out', out, '--sessions', '2', '--txns', '2');
@@ -126,7 +126,7 @@ for (const db of [pgDb(), myDb()]) {
     });
 
     test('wrong password: exit 2, the database\'s refusal shown, no password in any message, no file', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'polysi-db-'));
+      const dir = scratchDir('polysi-db-');
       const out = join(dir, 'h.jsonl');
       const right = decodeURIComponent(new URL(db.url).password);
       const r = await cli('run', '--db', withPassword(db.url, 'Wrong-pw-9'), '--out', out, '--sessions', '2', '--txns', '2');

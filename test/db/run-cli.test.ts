@@ -6,17 +6,16 @@
 // Needs POLYSI_PG_URL / POLYSI_MYSQL_URL (scripts/test-databases.sh); skips locally without them.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli/main.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { needs } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const PG_URL = process.env['POLYSI_PG_URL'] ?? '';
 const MYSQL_URL = process.env['POLYSI_MYSQL_URL'] ?? '';
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-run-db-'));
+const DIR = scratchDir('polysi-run-db-');
 
 const CASES = [
   { db: 'postgres', url: PG_URL, isolation: 'repeatable-read', keys: 10, check: 'si', code: 0 },

@@ -9,14 +9,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { htmlReport } from '../../src/render/index.ts';
 import { DATA_DIR, needs, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const DATA = DATA_DIR;
@@ -32,7 +32,7 @@ async function report(dir: string, rel: string, name: string): Promise<{ url: st
 
 test('the HTML report opens in headless Chromium: verdict, one SVG per anomaly, nothing fetched', { skip, timeout: 120_000 }, async () => {
   const { chromium } = await import('playwright-core');
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-html-'));
+  const dir = scratchDir('polysi-html-');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -5,8 +5,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory } from '../../src/check/index.ts';
 import { readHistory } from '../../src/formats/index.ts';
@@ -15,6 +14,7 @@ import type { Counterexample } from '../../src/result/counterexample.ts';
 import { htmlReport, renderDot, renderSvg, SVG_TXNS_MAX } from '../../src/render/index.ts';
 import { dotToSvg } from '../../src/render/svg.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const DATA = DATA_DIR;
@@ -81,7 +81,7 @@ test('HTML report: self-contained, the verdict, one SVG and one argument per ano
 });
 
 test('CLI: --explain prints the argument; --dot, --svg and --html write files; bad --max-anomalies is a usage error', { skip: NO_DATA }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-explain-'));
+  const dir = scratchDir('polysi-explain-');
   try {
     const io = capture();
     const files = { dot: join(dir, 'g.dot'), svg: join(dir, 'g.svg'), html: join(dir, 'g.html') };
@@ -112,7 +112,7 @@ test('CLI: --explain prints the argument; --dot, --svg and --html write files; b
 
 // How long this takes is measured by bench/speed.ts (budget 3 s), not asserted here.
 test('Dgraph violation explained end to end, SVG included', { skip: NO_DATA }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-dgraph-'));
+  const dir = scratchDir('polysi-dgraph-');
   try {
     const io = capture();
     const t0 = performance.now();

@@ -3,7 +3,7 @@
 // and byte offset.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../src/history/errors.ts';
@@ -20,6 +20,7 @@ import {
 import { cobraFormat, parseCobraFiles, readCobra } from '../../src/formats/cobra.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const COBRA = `${DATA_DIR}/polysi/valid/cobra/`;
@@ -157,7 +158,7 @@ test('cobra: rejects malformed and inconsistent logs with file and byte offset',
 });
 
 test('cobra: directory reading, session order by number, sniffing, ignored files', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-cobra-'));
+  const dir = scratchDir('polysi-cobra-');
   try {
     writeFileSync(join(dir, 'T10.log'), Buffer.concat([S(2n), R(1n, 5n, 1n, 1n), C(2n)]));
     writeFileSync(join(dir, 'T9.log'), Buffer.concat([S(1n), W(5n, 1n, 1n), C(1n)]));
@@ -172,7 +173,7 @@ test('cobra: directory reading, session order by number, sniffing, ignored files
     assert.equal(cobraFormat.sniff(new Uint8Array([0x53]), join(dir, 'T9.log'), false), false);
     const single = await readCobra(join(dir, 'T9.log'));
     assert.equal(single.txnCount, 1);
-    const empty = mkdtempSync(join(tmpdir(), 'polysi-cobra-empty-'));
+    const empty = scratchDir('polysi-cobra-empty-');
     await assert.rejects(readCobra(empty), (e: unknown) => e instanceof InputError && /no session files/.test(e.detail));
     rmSync(empty, { recursive: true });
     await assert.rejects(readCobra(join(dir, 'nope')), (e: unknown) => e instanceof InputError && e.code === 'io');

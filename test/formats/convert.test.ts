@@ -3,8 +3,7 @@
 // OUT untouched).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HistoryBuilder, type RawKey, type RawValue } from '../../src/history/builder.ts';
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History, type TxnStatus } from '../../src/history/model.ts';
@@ -13,6 +12,7 @@ import type { FormatModule } from '../../src/formats/types.ts';
 import { contentDiff, runConvert } from '../../src/cli/convert.ts';
 import { mulberry32, type Rng } from '../support/gen.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const DATA = DATA_DIR;
@@ -25,7 +25,7 @@ function capture() {
 }
 
 function withTmp(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-convert-'));
+  const dir = scratchDir('polysi-convert-');
   return fn(dir).finally(() => rmSync(dir, { recursive: true }));
 }
 

@@ -2,8 +2,7 @@
 // 'unknown-format' / 'io' errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../../src/history/errors.ts';
@@ -13,6 +12,7 @@ import { readHead } from '../../src/formats/io-read.ts';
 import { writeJsonl } from '../../src/formats/jsonl.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const DATA = DATA_DIR;
@@ -28,7 +28,7 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-const tmp = mkdtempSync(join(tmpdir(), 'polysi-detect-'));
+const tmp = scratchDir('polysi-detect-');
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 async function expectInputError(p: Promise<unknown>, code: string, msg?: RegExp): Promise<void> {

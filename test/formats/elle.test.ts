@@ -3,8 +3,7 @@
 // numbers), streaming through tiny chunks, and the writer's round trip and refusals.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
@@ -24,6 +23,7 @@ import { diffHistories } from '../../src/formats/io-diff.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { contentDiff } from '../../src/cli/convert.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const NO_DATA = needsData();
 const ELLE = `${DATA_DIR}/elle/`;
@@ -249,7 +249,7 @@ test('elle: parsing through tiny chunks gives the same history and the same erro
     for (let chunk = 1; chunk <= 11; chunk++) assert.equal(outcome(() => json(asJson, chunk)), wholeJ);
   }
   // And through the file reader (fs reads into a small buffer that must grow).
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-elle-'));
+  const dir = scratchDir('polysi-elle-');
   try {
     writeFileSync(join(dir, 'p.edn'), PAIRING);
     assert.equal(outcome(() => edn(PAIRING)), JSON.stringify(await readEdnFile(join(dir, 'p.edn'), { chunkBytes: 5 }).then((h) => [txns(h), h.txnLabelTable.toArray(), [...h.txnLoc], notesOf(h)])));

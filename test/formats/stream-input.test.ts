@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryInput, readHistory, TimeLimitError } from '../../src/formats/index.ts';
@@ -14,13 +13,14 @@ import { parseJsonl, writeJsonl } from '../../src/formats/jsonl.ts';
 import { writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { needs } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'polysi.mjs'); // runs the bundle in dist/
 const BUNDLE = join(ROOT, 'dist', 'polysi.mjs');
 const LONG_FORK = join(ROOT, 'examples', 'long-fork.txt');
 const BANK = join(ROOT, 'examples', 'bank-valid.jsonl');
-const tmp = mkdtempSync(join(tmpdir(), 'polysi-stream-'));
+const tmp = scratchDir('polysi-stream-');
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 const built = (): string | false => needs(existsSync(BUNDLE), `no bundled CLI at ${BUNDLE} (run node scripts/build.mjs)`);

@@ -8,16 +8,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { readHistory } from '../../src/formats/index.ts';
 import { InputError } from '../../src/history/errors.ts';
 import { firstInvalidUtf8 } from '../../src/formats/utf8.ts';
 import { caseSeed, mulberry32, randInt } from '../support/gen.ts';
+import { scratchDir } from '../support/scratch.ts';
 
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-utf8-'));
+const DIR = scratchDir('polysi-utf8-');
 
 function file(name: string, parts: (string | number[])[]): string {
   const bytes = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));

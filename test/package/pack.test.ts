@@ -13,9 +13,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -31,7 +31,7 @@ function ok(r: SpawnSyncReturns<string>, what: string): string {
 }
 
 test('the packed tarball installs into a scratch project and works as a library, a command and a typed API', { timeout: 300_000 }, async (t) => {
-  const tmp = mkdtempSync(join(tmpdir(), 'polysi-pack-'));
+  const tmp = scratchDir('polysi-pack-');
   t.after(() => rmSync(tmp, { recursive: true, force: true }));
 
   // 1. A copy of what `npm pack` needs, with the checkout's node_modules (esbuild, typescript)

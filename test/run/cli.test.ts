@@ -6,15 +6,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import { MEMORY_MODES } from '../../src/store/modes.ts';
 import { runCli as run } from '../support/run-cli.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-run-test-'));
+const DIR = scratchDir('polysi-run-test-');
 const SMALL = ['--sessions', '4', '--txns', '20', '--ops', '6', '--keys', '8'];
 
 test('run on memory:snapshot: records every txn, checks SI, exit 0', async () => {
@@ -116,7 +116,8 @@ test('Ctrl-C (SIGINT) on a spawned run: stops cleanly, leaves a valid file, chec
 });
 
 test('npm start (scripts/demo.mjs): the snapshot store is valid, the faulty one shows an explained violation', () => {
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { env: { ...process.env, POLYSI_FROM_SOURCE: '1' }, encoding: 'utf8' });
+  // The demo keeps its two histories for the user in a directory under $TMPDIR: a scratch one here.
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.mjs')], { env: { ...process.env, POLYSI_FROM_SOURCE: '1', TMPDIR: scratchDir('polysi-demo-test-') }, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /SI: VALID/);
   assert.match(r.stdout, /SI: VIOLATION/);

@@ -2,12 +2,11 @@
 // check` and `polysi run` on the embedded store never pay for them.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli/main.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const require = createRequire(import.meta.url);
 const loaded = () => Object.keys(require.cache).filter((p) => /node_modules[\\/](pg|mysql2)[\\/]/.test(p));
@@ -15,7 +14,7 @@ const quiet = { stdout: () => {}, stderr: () => {} };
 
 test('check and a memory run load neither pg nor mysql2; a database URL does', async () => {
   assert.equal(await main(['check', resolve(import.meta.dirname, '..', '..', 'examples', 'long-fork.txt')], quiet), 1);
-  const out = join(mkdtempSync(join(tmpdir(), 'polysi-lazy-')), 'h.jsonl');
+  const out = join(scratchDir('polysi-lazy-'), 'h.jsonl');
   assert.equal(await main(['run', '--sessions', '2', '--txns', '3', '--out', out], quiet), 0);
   assert.deepEqual(loaded(), []);
   // Nothing listens on port 1: the run fails (exit 2), but it had to load the client to try.

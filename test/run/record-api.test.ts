@@ -5,15 +5,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN } from '../../src/history/model.ts';
 import { openHistory } from '../../src/run/record.ts';
 import { anomalyNames, check } from './support.ts';
+import { scratchDir } from '../support/scratch.ts';
 
-const DIR = mkdtempSync(join(tmpdir(), 'polysi-record-api-'));
+const DIR = scratchDir('polysi-record-api-');
 
 test('a lost update recorded through the API is found and named', () => {
   const path = join(DIR, 'lost.jsonl');

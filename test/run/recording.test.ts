@@ -15,6 +15,7 @@ import { DbError, type Connection, type Target } from '../../src/run/types.ts';
 import { runMemory, SMALL } from './support.ts';
 import { MemoryTarget } from '../../src/store/memory.ts';
 import { MEMORY_MODES } from '../../src/store/modes.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /** Every session's planned transactions. */
 const all = (p: WorkloadPlan): TxnPlan[][] => Array.from({ length: p.options.sessions }, (_, s) => [...p.session(s)]);
@@ -210,10 +211,9 @@ test('connectAll: one unreachable session closes the others and rejects', async 
 
 test('convert keeps times and error codes in jsonl and notes their loss in formats without them', async () => {
   const { main } = await import('../../src/cli/main.ts');
-  const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+  const { writeFileSync, readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-rec-'));
+  const dir = scratchDir('polysi-rec-');
   const r = await runMemory('snapshot', { seed: 4, keys: 3 });
   const src = join(dir, 'run.jsonl');
   writeFileSync(src, r.text);
