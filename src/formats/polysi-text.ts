@@ -98,6 +98,12 @@ function syntaxError(t: Uint8Array, source: string, line: number, lineStart: num
     `${EXPECTED}, found ${JSON.stringify(found)} (column ${column}: expected ${what})`);
 }
 
+/**
+ * Bytes per operation assumed when sizing the builder from the file size: lines like
+ * `w(3212,34,1,1)` average 20-23 bytes; guessing a little short costs unused address space only.
+ */
+const TEXT_BYTES_PER_OP = 18;
+
 /** Longest line accepted (a line is one operation of four integers: ample). */
 export const TEXT_LINE_BYTES_MAX = 1024 * 1024;
 
@@ -126,6 +132,15 @@ export class PolysiTextParser {
 
   constructor(private readonly source = '<memory>') {
     this.b = new HistoryBuilder(source, 'line');
+  }
+
+  /**
+   * Sizes the builder for a file of `bytes` bytes: about one op per TEXT_BYTES_PER_OP bytes, a
+   * txn per 4 ops, a value per 2 (a guess; see HistoryBuilder.reserve).
+   */
+  reserve(bytes: number): void {
+    const ops = Math.ceil(bytes / TEXT_BYTES_PER_OP);
+    this.b.reserve(ops, ops >> 2, ops >> 1);
   }
 
   /** The line number of the next line fed (blocks are whole lines, so a block starts there). */
@@ -277,6 +292,7 @@ export function parsePolysiText(text: string, source = '<memory>'): History {
 export function readPolysiText(input: string | HistoryInput): Promise<History> {
   return withInput(input, async (inp) => {
     const parser = new PolysiTextParser(inp.source);
+    if (inp.size !== null) parser.reserve(inp.size);
     // Strict UTF-8 (invalid bytes are an error naming the line, never replaced), checked per
     // block before it is scanned, so the first bad byte is reported as before.
     let offset = 0;
