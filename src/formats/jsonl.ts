@@ -252,9 +252,8 @@ function jsonlParser(source: string): {
       else label = fail(`expected "txn" to be a string or an integer, found ${shown(txn)}`);
       const [labelPrefix, labelN] = splitLabel(label);
       const labelPre = b.txnPrefix(labelPrefix);
-      const prev = txnNames.get(labelPre, labelN);
+      const prev = txnNames.firstLine(labelPre, labelN, line);
       if (prev >= 0) fail(`txn ${shown(label)} already appears at line ${prev}; txn names must be unique`, 'inconsistent');
-      txnNames.add(labelPre, labelN, line);
 
       const st = o['status'];
       let status: TxnStatus = TXN_COMMITTED;
@@ -315,8 +314,7 @@ function jsonlParser(source: string): {
     const session = fast.sessionId(bytes);
     if (session < 0) return false;
     fast.txnName(bytes, line);
-    if (txnNames.get(fast.txnPre, fast.txnN) >= 0) return false;
-    txnNames.add(fast.txnPre, fast.txnN, line);
+    if (txnNames.firstLine(fast.txnPre, fast.txnN, line) >= 0) return false; // the general path says so
     sawContent = true;
     fast.intern(bytes);
     const t = b.beginTxnNumbered(session, fast.txnPre, fast.txnN, fast.status, line);
