@@ -214,13 +214,19 @@ export class HistoryBuilder {
    * until written.
    */
   reserve(ops: number, txns: number, values: number): void {
-    if (ops > this.opTxn.length) this.growOps(ops);
-    this.txnSessionArr.reserve(txns);
-    this.txnStatusArr.reserve(txns);
-    this.txnLocArr.reserve(txns);
-    this.txnLabelArr.reserve(txns);
-    this.valueLabels.reserve(values);
-    this.smallValues.reserve(values);
+    try {
+      if (ops > this.opTxn.length) this.growOps(ops);
+      this.txnSessionArr.reserve(txns);
+      this.txnStatusArr.reserve(txns);
+      this.txnLocArr.reserve(txns);
+      this.txnLabelArr.reserve(txns);
+      this.valueLabels.reserve(values);
+      this.smallValues.reserve(values);
+    } catch (err) {
+      // A guess too large for this machine's address space ("Array buffer allocation failed")
+      // only loses the head start: the columns grow as the input turns out to need.
+      if (!(err instanceof RangeError)) throw err;
+    }
   }
 
   /** The session id for a label, created on first use. */
