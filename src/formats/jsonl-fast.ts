@@ -82,13 +82,16 @@ function int(t: Uint8Array, p: number, e: number): number {
   return p;
 }
 
+/** 2^53: integers below it are exact doubles. */
+const TWO53 = 2 ** 53;
+
 /** Powers of ten exact as doubles (10^0 .. 10^22). */
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /**
  * Any JSON number at p (start / end times): sets numValue to the double JSON.parse gives;
- * returns the end or BAIL. With at most 15 significant digits and a decimal exponent within
- * ±22, the digits as an integer M and 10^|k| are both exact doubles, so one IEEE multiplication
+ * returns the end or BAIL. With the digits as an integer M below 2^53 and a decimal exponent
+ * within ±22, M and 10^|k| are both exact doubles, so one IEEE multiplication
  * or division rounds the exact value once, correctly (Clinger's fast path): the same double as
  * any correctly rounding reader. Other literals go through Number(), which rounds correctly.
  */
@@ -97,12 +100,11 @@ function num(t: Uint8Array, p: number, e: number): number {
   const neg = p < e && t[p] === 45;
   if (neg) p++;
   const intFrom = p;
-  let m = 0, digits = 0, k = 0;
+  let m = 0, k = 0;
   while (p < e) {
     const d = t[p]! - 48;
     if (d < 0 || d > 9) break;
     m = m * 10 + d;
-    if (m !== 0) digits++;
     p++;
   }
   if (p === intFrom || (t[intFrom] === 48 && p - intFrom > 1)) return BAIL;
@@ -112,13 +114,16 @@ function num(t: Uint8Array, p: number, e: number): number {
       const d = t[p]! - 48;
       if (d < 0 || d > 9) break;
       m = m * 10 + d;
-      if (m !== 0) digits++;
       k--;
       p++;
     }
     if (p === f) return BAIL;
   }
-  let exact = digits <= 15;
+  // Exact when the digits as an integer are below 2^53: the double accumulation above is then
+  // exact at every step (and when M >= 2^53 the computed m is >= 2^53 too, rounding being
+  // monotone). Recorders' times are mostly 16-17 digits (performance.now() in ms); those below
+  // 2^53 (up to 9007...) take this path instead of a string and Number().
+  let exact = m < TWO53;
   if (p < e && (t[p] === 101 || t[p] === 69)) { // exponent
     p++;
     let eneg = false;
