@@ -182,6 +182,9 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
   };
 
   const b = new HistoryBuilder(source, 'byte');
+  // Sized once from the file (a bound: every event takes EVENT_BYTES) rather than by doubling.
+  const maxOps = Math.floor(bytes.length / EVENT_BYTES);
+  b.reserve(maxOps, Math.min(Math.floor(bytes.length / TXN_MIN_BYTES), limit(header.nNode) * limit(header.nTransaction)), maxOps >> 1);
   const view = r.view;
   // Header checks: only what holds in every real dbcop file we have (PolySI's fig7, fig8 and the
   // Dgraph history). There n_node = sessions, and every session has exactly n_transaction txns of

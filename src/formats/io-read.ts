@@ -59,7 +59,12 @@ function sizeText(bytes: number): string {
   return `${v} ${units[u]}`;
 }
 
-type Pull = () => Promise<Uint8Array | null>;
+/**
+ * The next bytes of the input, null at EOF. With `into`, a source that can (a regular file,
+ * a FIFO, a device) reads at most into.length bytes into it and returns a view of them; other
+ * sources ignore it and return their own chunks.
+ */
+type Pull = (into?: Uint8Array) => Promise<Uint8Array | null>;
 
 /** One opened input. Read it with exactly one of chunks(), lineBlocks() or readAll(). */
 export class HistoryInput {
@@ -108,12 +113,12 @@ export class HistoryInput {
       if ((err as NodeJS.ErrnoException).code === 'ENXIO' && STDIN_PATHS.has(path)) return HistoryInput.stdin(path, opts);
       throw ioError(path, err, 'open the input');
     }
-    const pull: Pull = async () => {
-      const buf = Buffer.allocUnsafe(chunk);
+    const pull: Pull = async (into) => {
+      const buf = into ?? Buffer.allocUnsafe(chunk);
       let n: number;
       try {
         // (cast: @types/node 20.9's Buffer and TS 5.9's Uint8Array generics disagree)
-        n = (await fh.read(buf as unknown as Uint8Array, 0, chunk, null)).bytesRead;
+        n = (await fh.read(buf as unknown as Uint8Array, 0, buf.length, null)).bytesRead;
       } catch (err) {
         throw ioError(path, err, 'read the file');
       }
@@ -150,11 +155,11 @@ export class HistoryInput {
   }
 
   /** The next chunk from the operating system (null at EOF), with limits, deadline and progress. */
-  private async next(): Promise<Uint8Array | null> {
+  private async next(into?: Uint8Array): Promise<Uint8Array | null> {
     if (this.isDir) throw ioError(this.path, Object.assign(new Error(), { code: 'EISDIR' }), 'read the file');
     if (this.eof) return null;
     checkDeadline(this.opts.deadlineMs ?? Number.POSITIVE_INFINITY, 'parse');
-    const c = await this.pull!();
+    const c = await this.pull!(into);
     if (c === null) {
       this.eof = true;
       return null;
@@ -203,10 +208,35 @@ export class HistoryInput {
     }
     const parts: Uint8Array[] = [];
     let total = 0;
-    // Size known: copy each chunk into place as it comes, so the peak is the file plus one
-    // chunk rather than twice the file. Bytes beyond it (the file grew) are appended below.
+    // Size known: each read goes straight into its place (no copy, no buffer per chunk), so the
+    // peak is the file. Bytes beyond it (the file grew) are appended below.
     const out = this.size === null ? null : new Uint8Array(this.size);
-    for await (const c of this.chunks()) {
+    const chunk = Math.max(1, this.opts.chunkBytes ?? CHUNK_BYTES);
+    if (this.started) throw new Error('internal error: an input is read twice');
+    const ahead = this.ahead;
+    const direct = out !== null && !this.isDir;
+    if (direct) {
+      this.started = true;
+      this.ahead = [];
+      for (const c of ahead) {
+        if (parts.length === 0 && total + c.length <= out.length) { out.set(c, total); total += c.length; }
+        else { if (parts.length === 0) parts.push(out.subarray(0, total)); parts.push(c); total += c.length; }
+      }
+    }
+    const source: AsyncIterable<Uint8Array> = direct ? {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          const room = parts.length === 0 && total < out.length;
+          const c = await this.next(room ? out.subarray(total, Math.min(out.length, total + chunk)) : undefined);
+          return c === null ? { done: true, value: undefined } : { done: false, value: c };
+        },
+      }),
+    } : this.chunks();
+    for await (const c of source) {
+      if (out !== null && parts.length === 0 && c.buffer === out.buffer && c.byteOffset === out.byteOffset + total) {
+        total += c.length; // read in place
+        continue;
+      }
       if (out !== null && parts.length === 0 && total + c.length <= out.length) {
         out.set(c, total);
         total += c.length;
@@ -234,43 +264,82 @@ export class HistoryInput {
    * line-oriented text formats. Cutting at '\n' never splits a UTF-8 character. A NUL byte is
    * 'binary data where text was expected' (no text format has one), and a line longer than
    * `lineBytesMax` is an error, so an endless input without newlines ends instead of growing.
+   * A block is valid only until the next one is asked for (its memory is read into again).
+   *
+   * Speed: the next chunk is read while the consumer parses this one (the read runs on libuv's
+   * thread pool, so on the second core); a file is read into two buffers used in turn, not a
+   * fresh buffer per chunk; and a chunk's lines are handed out as a view of it, with only the
+   * line cut by the chunk's end copied (as a block of its own), not the whole chunk.
    */
   async *lineBlocks(lineBytesMax: number): AsyncGenerator<Uint8Array> {
-    let pending: Uint8Array[] = []; // pieces of an unfinished line
-    let pendingBytes = 0;
+    if (this.started) throw new Error('internal error: an input is read twice');
+    this.started = true;
+    const ahead = this.ahead;
+    this.ahead = [];
+    let aheadAt = 0;
+    const chunk = Math.max(1, this.opts.chunkBytes ?? CHUNK_BYTES);
+    const buffers: Uint8Array[] = [];
+    let turn = 0;
+    // The buffer read into is never one the consumer still holds: the block handed out last
+    // lies in the other buffer, and the cut line is copied out before its buffer is read into.
+    const read = (): Promise<Uint8Array | null> => {
+      if (aheadAt < ahead.length) return Promise.resolve(ahead[aheadAt++]!);
+      turn ^= 1;
+      buffers[turn] ??= Buffer.allocUnsafe(chunk) as unknown as Uint8Array;
+      return this.next(buffers[turn]);
+    };
+    let pending: Uint8Array = new Uint8Array(0); // the unfinished line (a copy, never a view)
     let offset = 0; // byte offset of the chunk being looked at
     let lineAt = 0; // byte offset where the unfinished line starts (for the too-long error)
-    for await (const c of this.chunks()) {
-      const buf = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
-      const nul = buf.indexOf(0);
-      if (nul >= 0) {
-        throw new InputError('syntax', this.source, 'byte', offset + nul, 'binary data (a NUL byte) where text was expected');
-      }
-      const nl = buf.lastIndexOf(10);
-      if (nl < 0) {
-        offset += c.length;
-        pending.push(c);
-        pendingBytes += c.length;
-        if (pendingBytes > lineBytesMax) {
-          throw new InputError('syntax', this.source, 'byte', lineAt,
-            `the line starting here is longer than ${sizeText(lineBytesMax)}, the most this format accepts`);
+    let prefetch: Promise<Uint8Array | null> | null = read();
+    try {
+      for (;;) {
+        const c: Uint8Array | null = await prefetch;
+        prefetch = null;
+        if (c === null) break;
+        const buf = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+        const nul = buf.indexOf(0);
+        if (nul >= 0) {
+          throw new InputError('syntax', this.source, 'byte', offset + nul, 'binary data (a NUL byte) where text was expected');
         }
-        continue;
+        const nl = buf.lastIndexOf(10);
+        if (nl < 0) {
+          offset += c.length;
+          pending = concat([pending, c], pending.length + c.length, true);
+          if (pending.length > lineBytesMax) {
+            throw new InputError('syntax', this.source, 'byte', lineAt,
+              `the line starting here is longer than ${sizeText(lineBytesMax)}, the most this format accepts`);
+          }
+          prefetch = read();
+          continue;
+        }
+        lineAt = offset + nl + 1;
+        offset += c.length;
+        // The line cut by the last chunk's end, completed: a block of its own.
+        let cut: Uint8Array | null = null;
+        let from = 0;
+        if (pending.length > 0) {
+          const first = buf.indexOf(10);
+          cut = concat([pending, c.subarray(0, first + 1)], pending.length + first + 1, true);
+          from = first + 1;
+        }
+        pending = c.slice(nl + 1);
+        prefetch = read();
+        prefetch.catch(() => {}); // awaited below, or dropped in `finally` when the consumer stops
+        if (cut !== null) yield cut;
+        if (from < nl + 1) yield c.subarray(from, nl + 1);
       }
-      lineAt = offset + nl + 1;
-      offset += c.length;
-      pending.push(c.subarray(0, nl + 1));
-      const block = concat(pending, pendingBytes + nl + 1);
-      yield block;
-      pending = nl + 1 < c.length ? [c.subarray(nl + 1)] : [];
-      pendingBytes = c.length - nl - 1;
+      if (pending.length > 0) yield pending;
+    } finally {
+      // A consumer that stops early (a parse error) must not close the file under a read.
+      if (prefetch !== null) await prefetch.catch(() => null);
     }
-    if (pendingBytes > 0) yield concat(pending, pendingBytes);
   }
 }
 
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+/** The parts joined (the first `total` bytes); `copy` makes a new array even for one part. */
+function concat(parts: readonly Uint8Array[], total: number, copy = false): Uint8Array {
+  if (parts.length === 1 && !copy) return parts[0]!;
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {

@@ -69,6 +69,27 @@ function scanInt(t: Uint8Array, p: number, n: number): number {
   return neg ? 0 - v : v; // `0 - v`, not `-v`: keeps "-0" from becoming the double -0
 }
 
+/** Position after the byte that ends uint9's integer. */
+let fastEnd = 0;
+
+/**
+ * The fast path's integer: 1-9 digits at q (so below 2^31) followed by the byte `stop`; returns
+ * its value and sets fastEnd past `stop`, or returns -1 (anything else: the general path decides).
+ */
+function uint9(t: Uint8Array, q: number, n: number, stop: number): number {
+  const from = q;
+  let v = 0;
+  while (q < n) {
+    const d = t[q]! - 48;
+    if (d < 0 || d > 9) break;
+    v = v * 10 + d;
+    q++;
+  }
+  if (q === from || q - from > 9 || q >= n || t[q] !== stop) return -1;
+  fastEnd = q + 1;
+  return v;
+}
+
 /** The ASCII bytes t[from, to) as a string (rare: long integer literals). */
 function ascii(t: Uint8Array, from: number, to: number): string {
   let s = '';
@@ -97,6 +118,12 @@ function syntaxError(t: Uint8Array, source: string, line: number, lineStart: num
   return new InputError('syntax', source, 'line', line,
     `${EXPECTED}, found ${JSON.stringify(found)} (column ${column}: expected ${what})`);
 }
+
+/**
+ * Bytes per operation assumed when sizing the builder from the file size: lines like
+ * `w(3212,34,1,1)` average 20-23 bytes; guessing a little short costs unused address space only.
+ */
+const TEXT_BYTES_PER_OP = 18;
 
 /** Longest line accepted (a line is one operation of four integers: ample). */
 export const TEXT_LINE_BYTES_MAX = 1024 * 1024;
@@ -128,6 +155,15 @@ export class PolysiTextParser {
     this.b = new HistoryBuilder(source, 'line');
   }
 
+  /**
+   * Sizes the builder for a file of `bytes` bytes: about one op per TEXT_BYTES_PER_OP bytes, a
+   * txn per 4 ops, a value per 2 (a guess; see HistoryBuilder.reserve).
+   */
+  reserve(bytes: number): void {
+    const ops = Math.ceil(bytes / TEXT_BYTES_PER_OP);
+    this.b.reserve(ops, ops >> 2, ops >> 1);
+  }
+
   /** The line number of the next line fed (blocks are whole lines, so a block starts there). */
   nextLine(): number {
     return this.line;
@@ -147,6 +183,33 @@ export class PolysiTextParser {
     let line = this.line;
     let lineStart = p;
     while (p < n) {
+      // Fast path, the line as every generator writes it: `r(` or `w(`, four integers of 1-9
+      // digits (no sign, so all in [0, 2^31)) split by ',' without blanks, `)`, then the line's
+      // end ('\n', '\r\n' or the block's end). Anything else, or any doubt, is left to the
+      // general scanner below, from the line's start; both intern the key, then the value.
+      const c0 = text[p]!;
+      if ((c0 === 114 || c0 === 119) && text[p + 1] === 40) {
+        const key = uint9(text, p + 2, n, 44);
+        const val = key < 0 ? -1 : uint9(text, fastEnd, n, 44);
+        const sess = val < 0 ? -1 : uint9(text, fastEnd, n, 44);
+        const txn = sess < 0 ? -1 : uint9(text, fastEnd, n, 41);
+        let q = fastEnd;
+        if (txn >= 0 && q < n && text[q] === 13 && text[q + 1] === 10) q++;
+        if (txn >= 0 && (q >= n || text[q] === 10)) {
+          const kind = c0 === 119 ? OP_WRITE : OP_READ;
+          const keyId = b.intKey(key);
+          const valueId = val === 0 ? INITIAL_VALUE : b.intValue(val);
+          const t = sess === this.lastSessRaw && txn === this.lastTxnRaw ? this.lastTxn : this.txnOf(sess, txn, line);
+          b.pushOp(t, kind, keyId, valueId, line);
+          if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) this.firstTxnIsInit = false;
+          p = q;
+          if (p < n) { // at the '\n'
+            line++;
+            lineStart = ++p;
+          }
+          continue;
+        }
+      }
       p = skipBlanks(text, p, n);
       if (p >= n) break;
       const c = text[p]!;
@@ -277,6 +340,7 @@ export function parsePolysiText(text: string, source = '<memory>'): History {
 export function readPolysiText(input: string | HistoryInput): Promise<History> {
   return withInput(input, async (inp) => {
     const parser = new PolysiTextParser(inp.source);
+    if (inp.size !== null) parser.reserve(inp.size);
     // Strict UTF-8 (invalid bytes are an error naming the line, never replaced), checked per
     // block before it is scanned, so the first bad byte is reported as before.
     let offset = 0;

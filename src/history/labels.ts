@@ -134,8 +134,14 @@ export class LabelColumn {
     return n !== n ? this.prefixes[p]! : this.prefixes[p]! + String(n);
   }
 
-  private grow(): void {
-    const pre = new Int32Array(this.pre.length * 2), num = new Float64Array(this.pre.length * 2);
+  /** Makes room for at least n labels in all. */
+  reserve(n: number): void {
+    if (n > this.pre.length) this.grow(n);
+  }
+
+  private grow(min = 0): void {
+    const cap = Math.max(min, this.pre.length * 2);
+    const pre = new Int32Array(cap), num = new Float64Array(cap);
     pre.set(this.pre);
     num.set(this.num);
     this.pre = pre;

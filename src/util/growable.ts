@@ -25,6 +25,15 @@ export class GrowableInt32 {
     this.buf[this.length++] = x;
   }
 
+  /** Makes room for at least n elements in all. */
+  reserve(n: number): void {
+    if (n > this.buf.length) {
+      const next = new Int32Array(n);
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+  }
+
   get(i: number): number {
     return this.buf[i]!;
   }
@@ -71,6 +80,15 @@ export class GrowableFloat64 {
       this.buf = next;
     }
     this.buf[this.length++] = x;
+  }
+
+  /** Makes room for at least n elements in all. */
+  reserve(n: number): void {
+    if (n > this.buf.length) {
+      const next = new Float64Array(n);
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
   }
 
   get(i: number): number {

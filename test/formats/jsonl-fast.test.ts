@@ -178,3 +178,30 @@ test('start / end times: the fast reader gives the double JSON.parse gives, for 
     assert.ok(Object.is(h.txnStart![t], want.txnStart![t]) && Object.is(h.txnEnd![t], want.txnEnd![t]), `line ${t + 1}: ${lines[t]}`);
   }
 });
+
+test('start / end times of 15-18 significant digits around 2^53 (recorder times): the double JSON.parse gives, 20,000 literals', () => {
+  const rng = mulberry32(2053);
+  const digits = (n: number): string => Array.from({ length: n }, () => String(Math.floor(rng() * 10))).join('');
+  const literal = (): string => {
+    // The digits as an integer: near 2^53 = 9007199254740992 (either side), or random of 15-18 digits.
+    const near = rng() < 0.5;
+    const all = near
+      ? String(9007199254740992 + Math.floor(rng() * 64) - 32) + (rng() < 0.3 ? digits(1 + Math.floor(rng() * 2)) : '')
+      : `${1 + Math.floor(rng() * 9)}${digits(14 + Math.floor(rng() * 4))}`;
+    const point = 1 + Math.floor(rng() * (all.length - 1)); // an integer part of 1 .. length-1 digits
+    const lead = rng() < 0.1 ? `0.${'0'.repeat(Math.floor(rng() * 4))}${all}` : `${all.slice(0, point)}.${all.slice(point)}`;
+    return `${rng() < 0.05 ? '-' : ''}${lead}`;
+  };
+  const lines: string[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    const a = literal(), b = literal();
+    const [s, e] = JSON.parse(a) <= JSON.parse(b) ? [a, b] : [b, a];
+    lines.push(`{"session":1,"txn":${i},"ops":[],"start":${s},"end":${e}}`);
+  }
+  const text = lines.join('\n');
+  const h = parseJsonl(text, 't.jsonl');
+  for (let t = 0; t < h.txnCount; t++) {
+    const [s, e] = [/"start":([^,]*)/.exec(lines[t]!)![1]!, /"end":([^}]*)/.exec(lines[t]!)![1]!];
+    assert.ok(Object.is(h.txnStart![t], JSON.parse(s)) && Object.is(h.txnEnd![t], JSON.parse(e)), `line ${t + 1}: ${lines[t]}`);
+  }
+});

@@ -14,6 +14,7 @@ import { writeDbcopBincode } from '../../src/formats/dbcop-bincode.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
 import { needs } from '../support/requirements.ts';
 import { scratchDir } from '../support/scratch.ts';
+import { mulberry32 } from '../support/gen.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'polysi.mjs'); // runs the bundle in dist/
@@ -190,6 +191,51 @@ test('lineBlocks: whole lines only, NUL bytes and overlong lines are errors with
     e instanceof InputError && e.message === 'mem byte 13: binary data (a NUL byte) where text was expected');
   await assert.rejects(blocks(`ab\n${'x'.repeat(300)}\n`, 8), (e: unknown) =>
     e instanceof InputError && /^mem byte 3: the line starting here is longer than 100 bytes/.test(e.message));
+});
+
+test('lineBlocks from a file (two read buffers used in turn, the next read ahead): 300 random files and chunk sizes give the file back, a line per block boundary, each block intact until the next', async () => {
+  const rng = mulberry32(11);
+  for (let i = 0; i < 300; i++) {
+    // Lines of 0-40 bytes, now and then one longer than several chunks; with or without a last newline.
+    const lines: string[] = [];
+    const n = Math.floor(rng() * 60);
+    for (let j = 0; j < n; j++) {
+      const len = rng() < 0.05 ? Math.floor(rng() * 400) : Math.floor(rng() * 40);
+      lines.push(Array.from({ length: len }, () => String.fromCharCode(97 + Math.floor(rng() * 26))).join(''));
+    }
+    const text = lines.join('\n') + (rng() < 0.5 ? '\n' : '');
+    const path = join(tmp, `blocks-${i}.txt`);
+    writeFileSync(path, text);
+    const chunkBytes = 1 + Math.floor(rng() * (rng() < 0.5 ? 8 : 200));
+    const inp = await HistoryInput.open(path, { chunkBytes });
+    const head = rng() < 0.3 ? Buffer.from(await inp.head(1 + Math.floor(rng() * 50))).toString() : null;
+    const got: string[] = [];
+    let at = 0;
+    try {
+      for await (const b of inp.lineBlocks(1 << 20)) {
+        const s = Buffer.from(b).toString();
+        // The block is what the file holds there (a buffer read into too early would differ).
+        assert.equal(s, text.slice(at, at + s.length), `file ${i}, chunks of ${chunkBytes}: block at ${at}`);
+        at += s.length;
+        got.push(s);
+        await new Promise((r) => setImmediate(r)); // let a read ahead complete while the block is held
+        assert.equal(Buffer.from(b).toString(), s, `file ${i}: block at ${at - s.length} changed before the next was asked for`);
+      }
+    } finally {
+      await inp.close();
+    }
+    assert.equal(got.join(''), text, `file ${i}, chunks of ${chunkBytes}`);
+    for (const b of got.slice(0, -1)) assert.ok(b.endsWith('\n'), `file ${i}: a block ends inside a line`);
+    if (head !== null) assert.ok(text.startsWith(head));
+  }
+});
+
+test('lineBlocks from a file: a consumer that stops early (a parse error) closes the file cleanly', async () => {
+  const path = join(tmp, 'early-stop.txt');
+  writeFileSync(path, 'r(1,0,1,1)\n'.repeat(5000) + 'oops\n' + 'r(1,0,1,1)\n'.repeat(5000));
+  for (const chunkBytes of [7, 4096]) {
+    await assert.rejects(readHistory(path, 'text', { chunkBytes }), (e: unknown) => e instanceof InputError && /line 5001/.test(e.message));
+  }
 });
 
 test('the parse deadline: reading stops with TimeLimitError(parse)', async () => {

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryBuilder } from '../../src/history/builder.ts';
+import { LabelTable } from '../../src/history/labels.ts';
 import { INITIAL_VALUE, valueLabel } from '../../src/history/model.ts';
 import { mulberry32 } from '../support/gen.ts';
 
@@ -113,5 +114,60 @@ test('integer interning: the direct array and the table agree as the array grows
     assert.equal(used.size, ids.size, `${via}: two integers share an id`);
     const table = (b as unknown as Record<string, { dense: Int32Array }>)[via === 'value' ? 'smallValues' : 'smallKeys']!;
     assert.ok(table.dense.length > 150_000, `${via}: the dense run did not grow the direct array`);
+  }
+});
+
+/** A random history fed to `b`: sessions interleaved, values small and large, some omitted txns. */
+function feedRandom(b: HistoryBuilder, seed: number, ops: number): void {
+  const rng = mulberry32(seed);
+  const sessions = Array.from({ length: 1 + Math.floor(rng() * 5) }, (_, i) => b.session(`s${i}`));
+  const inOrder = rng() < 0.5; // txns begun session by session, ops txn by txn: build's copy-free path
+  let t = -1;
+  for (let i = 0; i < ops; i++) {
+    if (t < 0 || rng() < 0.25) {
+      const s = inOrder ? sessions[Math.min(sessions.length - 1, Math.floor((i / ops) * sessions.length))]! : sessions[Math.floor(rng() * sessions.length)]!;
+      t = b.beginTxn(s, rng() < 0.5 ? `${s}.${i}` : undefined);
+    }
+    const txn = inOrder ? t : Math.floor(rng() * (t + 1));
+    const v = rng() < 0.2 ? Math.floor(rng() * 2 ** 40) : Math.floor(rng() * 3000);
+    if (rng() < 0.5) b.write(txn, Math.floor(rng() * 50), v, i);
+    else b.read(txn, Math.floor(rng() * 50), rng() < 0.1 ? null : v, i);
+  }
+}
+
+/** Every field of h as plain arrays (typed arrays copied, label tables as their strings). */
+function plainCopy(h: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(h)) {
+    out[k] = ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v instanceof LabelTable ? v.toArray() : Array.isArray(v) ? v.slice() : v;
+  }
+  return out;
+}
+
+test('reserve: any reservation (short, exact, generous) builds the same History as none', () => {
+  for (let seed = 1; seed <= 60; seed++) {
+    const ops = Math.floor(mulberry32(seed)() * 5000);
+    const plain = new HistoryBuilder('<r>');
+    feedRandom(plain, seed, ops);
+    const want = plain.build();
+    for (const f of [0.1, 1, 3, 2 ** 40]) { // (the last beyond any address space: ignored)
+      const b = new HistoryBuilder('<r>');
+      b.reserve(Math.floor(ops * f), Math.floor(ops * f / 4), Math.floor(ops * f / 2));
+      feedRandom(b, seed, ops);
+      assert.deepStrictEqual(b.build(), want, `seed ${seed}, reserve x${f}`);
+    }
+  }
+});
+
+test('build hands over its columns: using the builder on afterwards leaves the built History unchanged', () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const b = new HistoryBuilder('<h>');
+    feedRandom(b, seed, 2000);
+    const h = b.build();
+    const snapshot = plainCopy(h);
+    feedRandom(b, seed + 1000, 3000); // past the old capacity too: the columns grow
+    const h2 = b.build();
+    assert.deepStrictEqual(plainCopy(h), snapshot, `seed ${seed}`);
+    assert.ok(h2.opCount > h.opCount);
   }
 });
