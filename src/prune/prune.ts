@@ -18,7 +18,7 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, extendSplitGraph, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { backwardSpans, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
@@ -146,12 +146,17 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       lastG = g; lastGKnown = count;
       return g;
     };
-    // The last order still sorts the grown graph when every new split edge goes forward in it
-    // (then no cycle can have formed): the common case once few constraints are forced, and it
-    // saves a sort, and in the last round the graph too.
-    if (order === null || !stillSorted(order, known, orderKnown, tbl)) {
-      order = topoOrder(graph());
+    // The first graph is sorted; a grown one repairs the last order where new split edges go
+    // backward in it (none: the order still sorts it, and no cycle can have formed).
+    if (order === null) {
+      order = topoOrderSplit(graph());
       if (order === null) return out(true, rounds, null);
+    } else if (orderKnown < known.length) {
+      const spans = backwardSpans(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
+      if (spans !== null) {
+        order = repairTopoOrder(graph(), order, spans);
+        if (order === null) return out(true, rounds, null);
+      }
     }
     orderKnown = known.length;
     // Brings `t` from the known edges 0 .. tableKnown-1 to all of them (rows that can change only).
@@ -353,24 +358,6 @@ function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, gr
     }
   }
   return grownCount;
-}
-
-/**
- * Whether every split edge of the known edges `since ..` goes forward in `order`, a topological
- * order of the graph of the edges before them: then `order` sorts the whole graph.
- */
-function stillSorted(order: Int32Array, known: Polygraph['known'], since: number, tbl: SplitTable): boolean {
-  if (since === known.length) return true;
-  const rank = new Int32Array(order.length);
-  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  const { from, to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) {
-    const k = kind[i]!;
-    for (let p = 0; p < tbl.count[k]!; p++) {
-      if (rank[2 * from[i]! + tbl.x[2 * k + p]!]! >= rank[2 * to[i]! + tbl.y[2 * k + p]!]!) return false;
-    }
-  }
-  return true;
 }
 
 /**
