@@ -69,9 +69,9 @@ export function trackedChains(chainLength: Int32Array, txnCount: number, cellsMa
  * is visited in reverse topological order of the new graph, so its successors are final when
  * it is visited, and its new row is min(old row, successors' new rows): the old row is made of
  * positions it really reaches (true in a subgraph), and the minimum over all successors
- * includes every new path. A node whose row changed marks its predecessors; nothing else is
- * touched. Cost: O(nodes + edges) for the scan and the reverse adjacency, plus O(S) per edge
- * out of a visited node, instead of O(S) per edge of the whole graph.
+ * includes every new path. A node whose row changed is marked, and a node whose out-edges did
+ * not grow merges only its marked successors (found by scanning its out-edges). Cost: O(nodes + edges) for the scan, plus O(S) per edge merged, instead of O(S) per
+ * edge of the whole graph.
  */
 export class ReachTable {
   private constructor(
@@ -130,7 +130,7 @@ export class ReachTable {
    * or null when it recomputed every row (then any row may have changed).
    * When many nodes grew, nearly every row changes (measured on fig8 30 %: 18,821 of 20,000
    * nodes grew after the first round and 19,669 rows changed), and the full pass, which merges
-   * each Dep edge once per txn instead of twice and needs no reverse adjacency, is cheaper.
+   * each Dep edge once per txn instead of twice, is cheaper.
    */
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, grownCount: number, deadlineMs: number): Uint8Array | null {
     const full = grownCount * FULL_PASS_FRACTION > g.nodeCount;
@@ -182,43 +182,29 @@ export class ReachTable {
 
 /**
  * The JS incremental pass of `ReachTable.update` (the kernel's `update` does the same): the
- * nodes marked in `grown` merge every successor's row, the others only rows that changed.
- * Returns the changed rows (1 = changed).
+ * nodes marked in `grown` merge every successor, the others only the successors whose row
+ * changed, found by scanning their out-edges (cheaper than building the reverse adjacency to
+ * mark predecessors, and no 4-bytes-per-edge array). Returns the changed rows (1 = changed).
  */
 export function updateRows(g: SplitGraph, order: Int32Array, S: number, minPos: Int32Array, grown: Uint8Array, deadlineMs: number): Uint8Array {
   const { outStart, outTo, nodeCount } = g;
-  // Reverse adjacency: a changed row marks its predecessors.
-  const inStart = new Int32Array(nodeCount + 1);
-  for (let i = 0; i < outTo.length; i++) inStart[outTo[i]! + 1]!++;
-  for (let u = 0; u < nodeCount; u++) inStart[u + 1]! += inStart[u]!;
-  const inFrom = new Int32Array(outTo.length);
-  const fill = inStart.slice(0, nodeCount);
-  for (let u = 0; u < nodeCount; u++) for (let e = outStart[u]!; e < outStart[u + 1]!; e++) inFrom[fill[outTo[e]!]!++] = u;
-  // visit: 1 = some successor's row changed, 2 = own out-edges grew (merge every successor).
-  const visit = new Uint8Array(nodeCount), changed = new Uint8Array(nodeCount);
-  for (let u = 0; u < nodeCount; u++) if (grown[u] === 1) visit[u] = 2;
+  const changed = new Uint8Array(nodeCount);
   for (let i = nodeCount - 1; i >= 0; i--) {
     if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
     const u = order[i]!;
-    const how = visit[u]!;
-    if (how === 0) continue;
+    const all = grown[u] === 1;
     const row = u * S;
     let any = false;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
       const v = outTo[e]!;
-      if (how === 1 && changed[v] === 0) continue;
+      if (!all && changed[v] === 0) continue;
       const vRow = v * S;
       for (let s = 0; s < S; s++) {
         const x = minPos[vRow + s]!;
         if (x < minPos[row + s]!) { minPos[row + s] = x; any = true; }
       }
     }
-    if (!any) continue;
-    changed[u] = 1;
-    for (let e = inStart[u]!; e < inStart[u + 1]!; e++) {
-      const p = inFrom[e]!;
-      if (visit[p] === 0) visit[p] = 1;
-    }
+    if (any) changed[u] = 1;
   }
   return changed;
 }
