@@ -121,8 +121,6 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // Txns whose reachability answers may differ from the last round (null: all of them).
   let recheck: Uint8Array | null = null;
   const tbl = splitTable(opts.level);
-  // The known edges into a .n node (SI: RW; PC: RW and WW), appended as known grows.
-  const rwFrom = new GrowableInt32(), rwTo = new GrowableInt32();
   let rounds = 0;
   const stopBelow = opts.stopBelowFraction ?? 0;
   let stopNow = false;
@@ -188,7 +186,6 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
     const g1 = graph();
 
-    collectIntoN(known, tableKnown, tbl, rwFrom, rwTo);
     let reach: Reach | null, kernel: WasmReach | null;
     try {
       if (table === null) {
@@ -199,8 +196,12 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
-      kernel = table.kernelScan(pg, tbl, active, recheck, rwFrom.length, rwFrom.view(), rwTo.view());
-      reach = kernel === null ? table.reach(rwFrom.length, rwFrom.view(), rwTo.view()) : null;
+      // The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and
+      // WW), read in place from the known columns: "does u reach t.n?" goes through them. Edges
+      // into t.n from a .n node (PC's WW) are left out, which only under-approximates (safe).
+      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN };
+      kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
+      reach = kernel === null ? table.reach(known.length, known.from.view(), known.to.view(), rwOnly) : null;
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
@@ -386,20 +387,6 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
     if ((recheck[pg.ceTo[e]!]! & 1) !== 0 || (recheck[pg.ceFrom[e]!]! & 2) !== 0) return true;
   }
   return false;
-}
-
-/**
- * Appends the known edges `since ..` with a split edge from a .d node into a .n node (SI: RW;
- * PC: RW and WW) to two columns: reach.ts answers "does u reach t.n?" through them. Edges into
- * t.n from a .n node (PC's WW) are left out, which only under-approximates (safe for pruning).
- */
-function collectIntoN(known: Polygraph['known'], since: number, tbl: SplitTable, rwFrom: GrowableInt32, rwTo: GrowableInt32): void {
-  const { from, to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) {
-    if (tbl.intoN[kind[i]!] === 0) continue;
-    rwFrom.push(from[i]!);
-    rwTo.push(to[i]!);
-  }
 }
 
 /** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */

@@ -158,17 +158,19 @@ export class ReachTable {
    * RW edges; null when the JS scan must run (JS passes, or no room for the scan).
    */
   kernelScan(pg: ConstraintColumns, tbl: { count: Int8Array; x: Int8Array; y: Int8Array }, active: Uint8Array, recheck: Uint8Array | null,
-    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): WasmReach | null {
+    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): WasmReach | null {
     if (this.kernel === null) return null;
-    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, this.sess, this.pos);
+    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, rwOnly, this.sess, this.pos);
     return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
   }
 
-  /** Queries over the current table, given the known RW edges (SI; empty for SER). */
-  reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): Reach {
-    const { S, sess, pos } = this;
-    const minPos = process.env['XCOPY'] ? this.minPos.slice() : this.minPos;
-    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, sess, pos);
+  /**
+   * Queries over the current table, given the known RW edges (SI; empty for SER): edges
+   * 0 .. rwCount-1 of the columns, or with `rwOnly` those of them whose kind it marks.
+   */
+  reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): Reach {
+    const { S, sess, pos, minPos } = this;
+    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
     return {
       reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
       reachesN: (u, t) => {
@@ -299,17 +301,26 @@ function rowsOfBlock(
 }
 
 /**
+ * Which of a set of edges are RW edges (edges into a .n node): those with intoN[kind[i]] = 1
+ * (split.ts's SplitTable), so that pruning passes its known edges as they are.
+ */
+export interface RwFilter { kind: Int32Array; intoN: Uint8Array }
+
+/**
  * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
  * position (CSR; usually a handful per txn, so reachesN costs far less than a scan of all
  * sessions). Predecessors in untracked sessions are dropped: that only under-approximates.
  */
-function rwPredecessors(n: number, rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, sess: Int32Array, pos: Int32Array) {
+function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter | null, sess: Int32Array, pos: Int32Array) {
   const byTo = new Int32Array(n + 1);
-  for (let i = 0; i < rwCount; i++) byTo[rwTo[i]! + 1]!++;
+  if (only === null) for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
+  else for (let i = 0; i < count; i++) if (only.intoN[only.kind[i]!] === 1) byTo[rwTo[i]! + 1]!++;
   for (let t = 0; t < n; t++) byTo[t + 1]! += byTo[t]!;
+  const rwCount = byTo[n]!;
   const preds = new Int32Array(rwCount);
   const fill = byTo.slice(0, n);
-  for (let i = 0; i < rwCount; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  if (only === null) for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  else for (let i = 0; i < count; i++) if (only.intoN[only.kind[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
 
   const start = new Int32Array(n + 1);
   const outSess = new Int32Array(rwCount), outPos = new Int32Array(rwCount);
