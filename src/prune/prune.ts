@@ -131,6 +131,10 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // edge again).
   let lastG: SplitGraph | null = null;
   let lastGKnown = 0;
+  // Room for the split edges of every later graph (splitEdgesBound; 0 until the first round):
+  // the first extension reserves it and later ones extend that graph in place, so that two
+  // graphs are never alive at once (nothing else keeps an old one).
+  let splitCap = 0;
   for (;;) {
     let g: SplitGraph | null = null;
     // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
@@ -140,7 +144,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       g = lastG === null
         ? buildSplitGraph(pg.nodeCount, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges)
         : count === lastGKnown ? lastG
-        : extendSplitGraph(lastG, lastGKnown, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges);
+        : extendSplitGraph(lastG, lastGKnown, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges, splitCap);
       lastG = g; lastGKnown = count;
       return g;
     };
@@ -190,6 +194,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     try {
       if (table === null) {
         const splitEdgesMax = splitEdgesBound(pg, g1.outTo.length, tbl);
+        splitCap = splitEdgesMax;
         table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, splitEdgesMax, scanSize(pg, splitEdgesMax));
       } else {
         const changedRows = updateTable(table, g1);
