@@ -204,7 +204,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and
       // WW), read in place from the known columns: "does u reach t.n?" goes through them. Edges
       // into t.n from a .n node (PC's WW) are left out, which only under-approximates (safe).
-      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN };
+      // After the first round only the lists of txns that active constraints' edges leave.
+      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: rounds === 1 ? null : edgeSources(h.txnCount, pg, active) };
       kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
       reach = kernel === null ? table.reach(known.length, known.from.view(), known.to.view(), rwOnly) : null;
     } catch (err) {
@@ -392,6 +393,16 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
     if ((recheck[pg.ceTo[e]!]! & 1) !== 0 || (recheck[pg.ceFrom[e]!]! & 2) !== 0) return true;
   }
   return false;
+}
+
+/** wanted[a] = 1 for every source a of an edge of an active constraint (reachesN(., a) is asked only for those). */
+function edgeSources(n: number, pg: Polygraph, active: Uint8Array): Uint8Array {
+  const wanted = new Uint8Array(n);
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) wanted[pg.ceFrom[e]!] = 1;
+  }
+  return wanted;
 }
 
 /** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */

@@ -302,9 +302,15 @@ function rowsOfBlock(
 
 /**
  * Which of a set of edges are RW edges (edges into a .n node): those with intoN[kind[i]] = 1
- * (split.ts's SplitTable), so that pruning passes its known edges as they are.
+ * (split.ts's SplitTable), so that pruning passes its known edges as they are; with `wanted`,
+ * only those into a txn t with wanted[t] = 1 (the lists of the others are then left empty: a
+ * later round's scan asks reachesN(., t) only for the sources t of active constraints' edges).
  */
-export interface RwFilter { kind: Int32Array; intoN: Uint8Array }
+export interface RwFilter { kind: Int32Array; intoN: Uint8Array; wanted?: Uint8Array | null }
+
+function kept(only: RwFilter, i: number, rwTo: Int32Array): boolean {
+  return only.intoN[only.kind[i]!] === 1 && (only.wanted == null || only.wanted[rwTo[i]!] === 1);
+}
 
 /**
  * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
@@ -314,16 +320,18 @@ export interface RwFilter { kind: Int32Array; intoN: Uint8Array }
 function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter | null, sess: Int32Array, pos: Int32Array) {
   const byTo = new Int32Array(n + 1);
   if (only === null) for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
-  else for (let i = 0; i < count; i++) if (only.intoN[only.kind[i]!] === 1) byTo[rwTo[i]! + 1]!++;
+  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) byTo[rwTo[i]! + 1]!++;
   for (let t = 0; t < n; t++) byTo[t + 1]! += byTo[t]!;
   const rwCount = byTo[n]!;
   const preds = new Int32Array(rwCount);
   const fill = byTo.slice(0, n);
   if (only === null) for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
-  else for (let i = 0; i < count; i++) if (only.intoN[only.kind[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
 
   const start = new Int32Array(n + 1);
-  const outSess = new Int32Array(rwCount), outPos = new Int32Array(rwCount);
+  // The sessions are written over `preds` as it is read: entry m is written after preds[j] is
+  // read, and m <= j (each predecessor adds at most one entry), so nothing unread is lost.
+  const outSess = preds, outPos = new Int32Array(rwCount);
   const slotOf = new Int32Array(Math.max(1, sess.length === 0 ? 1 : maxOf(sess) + 1)).fill(-1);
   let m = 0;
   for (let t = 0; t < n; t++) {
