@@ -18,7 +18,7 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { buildSplitGraph, checksRwApart, extendSplitGraph, splitTable, topoOrder, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { backwardSpans, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
@@ -121,8 +121,6 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // Txns whose reachability answers may differ from the last round (null: all of them).
   let recheck: Uint8Array | null = null;
   const tbl = splitTable(opts.level);
-  // The known edges into a .n node (SI: RW; PC: RW and WW), appended as known grows.
-  const rwFrom = new GrowableInt32(), rwTo = new GrowableInt32();
   let rounds = 0;
   const stopBelow = opts.stopBelowFraction ?? 0;
   let stopNow = false;
@@ -133,6 +131,10 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // edge again).
   let lastG: SplitGraph | null = null;
   let lastGKnown = 0;
+  // Room for the split edges of every later graph (splitEdgesBound; 0 until the first round):
+  // the first extension reserves it and later ones extend that graph in place, so that two
+  // graphs are never alive at once (nothing else keeps an old one).
+  let splitCap = 0;
   for (;;) {
     let g: SplitGraph | null = null;
     // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
@@ -142,16 +144,21 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       g = lastG === null
         ? buildSplitGraph(pg.nodeCount, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges)
         : count === lastGKnown ? lastG
-        : extendSplitGraph(lastG, lastGKnown, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges);
+        : extendSplitGraph(lastG, lastGKnown, count, known.from.view(), known.to.view(), known.kind.view(), opts.level, withEdges, splitCap);
       lastG = g; lastGKnown = count;
       return g;
     };
-    // The last order still sorts the grown graph when every new split edge goes forward in it
-    // (then no cycle can have formed): the common case once few constraints are forced, and it
-    // saves a sort, and in the last round the graph too.
-    if (order === null || !stillSorted(order, known, orderKnown, tbl)) {
-      order = topoOrder(graph());
+    // The first graph is sorted; a grown one repairs the last order where new split edges go
+    // backward in it (none: the order still sorts it, and no cycle can have formed).
+    if (order === null) {
+      order = topoOrderSplit(graph());
       if (order === null) return out(true, rounds, null);
+    } else if (orderKnown < known.length) {
+      const spans = backwardSpans(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
+      if (spans !== null) {
+        order = repairTopoOrder(graph(), order, spans);
+        if (order === null) return out(true, rounds, null);
+      }
     }
     orderKnown = known.length;
     // Brings `t` from the known edges 0 .. tableKnown-1 to all of them (rows that can change only).
@@ -183,19 +190,24 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
     const g1 = graph();
 
-    collectIntoN(known, tableKnown, tbl, rwFrom, rwTo);
     let reach: Reach | null, kernel: WasmReach | null;
     try {
       if (table === null) {
         const splitEdgesMax = splitEdgesBound(pg, g1.outTo.length, tbl);
+        splitCap = splitEdgesMax;
         table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, splitEdgesMax, scanSize(pg, splitEdgesMax));
       } else {
         const changedRows = updateTable(table, g1);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
       }
       tableKnown = known.length;
-      kernel = table.kernelScan(pg, tbl, active, recheck, rwFrom.length, rwFrom.view(), rwTo.view());
-      reach = kernel === null ? table.reach(rwFrom.length, rwFrom.view(), rwTo.view()) : null;
+      // The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and
+      // WW), read in place from the known columns: "does u reach t.n?" goes through them. Edges
+      // into t.n from a .n node (PC's WW) are left out, which only under-approximates (safe).
+      // After the first round only the lists of txns that active constraints' edges leave.
+      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: rounds === 1 ? null : edgeSources(h.txnCount, pg, active) };
+      kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
+      reach = kernel === null ? table.reach(known.length, known.from.view(), known.to.view(), rwOnly) : null;
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
@@ -356,24 +368,6 @@ function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, gr
 }
 
 /**
- * Whether every split edge of the known edges `since ..` goes forward in `order`, a topological
- * order of the graph of the edges before them: then `order` sorts the whole graph.
- */
-function stillSorted(order: Int32Array, known: Polygraph['known'], since: number, tbl: SplitTable): boolean {
-  if (since === known.length) return true;
-  const rank = new Int32Array(order.length);
-  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  const { from, to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) {
-    const k = kind[i]!;
-    for (let p = 0; p < tbl.count[k]!; p++) {
-      if (rank[2 * from[i]! + tbl.x[2 * k + p]!]! >= rank[2 * to[i]! + tbl.y[2 * k + p]!]!) return false;
-    }
-  }
-  return true;
-}
-
-/**
  * Which txns' answers may have changed since the last round's table: bit 1 of `out[t]` when a
  * row of t.d or t.n changed (reachesD(2t | 2t+1, .) and reachesN(2t, .) read them), bit 2 when
  * t gained an RW predecessor (PC: or WW; reachesN(., t) reads the list of those).
@@ -401,18 +395,14 @@ function mayBeBlocked(pg: Polygraph, c: number, recheck: Uint8Array): boolean {
   return false;
 }
 
-/**
- * Appends the known edges `since ..` with a split edge from a .d node into a .n node (SI: RW;
- * PC: RW and WW) to two columns: reach.ts answers "does u reach t.n?" through them. Edges into
- * t.n from a .n node (PC's WW) are left out, which only under-approximates (safe for pruning).
- */
-function collectIntoN(known: Polygraph['known'], since: number, tbl: SplitTable, rwFrom: GrowableInt32, rwTo: GrowableInt32): void {
-  const { from, to, kind } = known.views();
-  for (let i = since; i < kind.length; i++) {
-    if (tbl.intoN[kind[i]!] === 0) continue;
-    rwFrom.push(from[i]!);
-    rwTo.push(to[i]!);
+/** wanted[a] = 1 for every source a of an edge of an active constraint (reachesN(., a) is asked only for those). */
+function edgeSources(n: number, pg: Polygraph, active: Uint8Array): Uint8Array {
+  const wanted = new Uint8Array(n);
+  for (let c = 0; c < pg.consCount; c++) {
+    if (active[c] !== 1) continue;
+    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) wanted[pg.ceFrom[e]!] = 1;
   }
+  return wanted;
 }
 
 /** PSI: does a known RW edge close a path of the (acyclic) known split graph? Exact. */

@@ -246,16 +246,14 @@ const ROWS: WatFunc = {
 
 /**
  * reach.ts's incremental update over order[lo .. hi-1], in reverse: visit[u] 1 (its out-edges
- * grew) merges every successor, 2 (a successor's row changed) only those whose row changed;
- * a changed row marks its unmarked predecessors (inStart / inFrom) with 2. (The encoding is
- * updateRows's with 1 and 2 swapped, so that `grown` is copied in as it is.) `visit` and
- * `changed` are one byte per node.
+ * grew) merges every successor, 0 only the successors whose row changed (`changed`, final for
+ * every later node), found by scanning u's out-edges. `visit` and `changed` are one byte per node.
  */
 const UPDATE: WatFunc = {
   name: 'update',
-  params: ['lo', 'hi', 'S', 'order', 'outStart', 'outTo', 'inStart', 'inFrom', 'tab', 'visit', 'changed'],
+  params: ['lo', 'hi', 'S', 'order', 'outStart', 'outTo', 'tab', 'visit', 'changed'],
   result: null,
-  locals: ['i', 'u', 'how', 'row', 'e', 'last', 'v', 'any', 'rb', 'p'],
+  locals: ['i', 'u', 'how', 'row', 'e', 'last', 'v', 'any', 'rb'],
   body: `
     local.get $S i32.const 2 i32.shl local.set $rb
     local.get $hi local.set $i
@@ -265,7 +263,7 @@ const UPDATE: WatFunc = {
       local.get $i i32.const 1 i32.sub local.tee $i
       i32.const 2 i32.shl local.get $order i32.add i32.load local.set $u
       block $next
-        local.get $visit local.get $u i32.add i32.load8_u local.tee $how i32.eqz br_if $next
+        local.get $visit local.get $u i32.add i32.load8_u local.set $how
         local.get $u local.get $rb i32.mul local.get $tab i32.add local.set $row
         i32.const 0 local.set $any
         local.get $u i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
@@ -276,7 +274,7 @@ const UPDATE: WatFunc = {
           local.get $e local.get $last i32.ge_s br_if $edgesDone
           block $skip
             local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.set $v
-            local.get $how i32.const 2 i32.eq
+            local.get $how i32.eqz
             local.get $changed local.get $v i32.add i32.load8_u i32.eqz
             i32.and br_if $skip
             local.get $row
@@ -291,19 +289,6 @@ const UPDATE: WatFunc = {
         end
         local.get $any i32.eqz br_if $next
         local.get $changed local.get $u i32.add i32.const 1 i32.store8
-        local.get $u i32.const 2 i32.shl local.get $inStart i32.add local.tee $e
-        i32.load offset=4 local.set $last
-        local.get $e i32.load local.set $e
-        block $predsDone
-        loop $pred
-          local.get $e local.get $last i32.ge_s br_if $predsDone
-          local.get $e i32.const 2 i32.shl local.get $inFrom i32.add i32.load local.get $visit i32.add local.tee $p
-          i32.load8_u i32.eqz
-          if local.get $p i32.const 2 i32.store8 end
-          local.get $e i32.const 1 i32.add local.set $e
-          br $pred
-        end
-        end
       end
       br $node
     end
@@ -510,72 +495,18 @@ const GATHER: WatFunc = {
     local.get $m`,
 };
 
-/**
- * The reverse adjacency (CSR: inStart, inFrom) of the N nodes and E edges at outStart / outTo,
- * predecessors in increasing order; `inStart` (N+1 Int32) must be zero, `fill` is N Int32 of scratch.
- */
-const REVERSE: WatFunc = {
-  name: 'reverse', params: ['N', 'E', 'outStart', 'outTo', 'inStart', 'inFrom', 'fill'], result: null, locals: ['i', 'u', 'e', 'last', 'a'],
-  body: `
-    block $counted
-    loop $count ;; inStart[v + 1] += 1 for every edge into v
-      local.get $i local.get $E i32.ge_s br_if $counted
-      local.get $i i32.const 2 i32.shl local.get $outTo i32.add i32.load
-      i32.const 2 i32.shl local.get $inStart i32.add local.tee $a
-      local.get $a i32.load offset=4 i32.const 1 i32.add i32.store offset=4
-      local.get $i i32.const 1 i32.add local.set $i
-      br $count
-    end
-    end
-    block $summed
-    loop $sum
-      local.get $u local.get $N i32.ge_s br_if $summed
-      local.get $u i32.const 2 i32.shl local.get $inStart i32.add local.tee $a
-      local.get $a i32.load offset=4 local.get $a i32.load i32.add i32.store offset=4
-      local.get $u i32.const 1 i32.add local.set $u
-      br $sum
-    end
-    end
-    local.get $fill local.get $inStart local.get $N i32.const 2 i32.shl memory.copy
-    i32.const 0 local.set $u
-    block $filled
-    loop $node
-      local.get $u local.get $N i32.ge_s br_if $filled
-      local.get $u i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
-      i32.load offset=4 local.set $last
-      local.get $e i32.load local.set $e
-      block $edgesDone
-      loop $edge
-        local.get $e local.get $last i32.ge_s br_if $edgesDone
-        ;; a = &fill[outTo[e]]; inFrom[*a] = u; *a += 1
-        local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load
-        i32.const 2 i32.shl local.get $fill i32.add local.tee $a
-        i32.load i32.const 2 i32.shl local.get $inFrom i32.add local.get $u i32.store
-        local.get $a local.get $a i32.load i32.const 1 i32.add i32.store
-        local.get $e i32.const 1 i32.add local.set $e
-        br $edge
-      end
-      end
-      local.get $u i32.const 1 i32.add local.set $u
-      br $node
-    end
-    end`,
-};
-
 interface Kernel {
   rows(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, sess: number, pos: number, tab: number,
     done: number, earliest: number, stamp: number): void;
-  update(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, inStart: number, inFrom: number, tab: number,
-    visit: number, changed: number): void;
+  update(lo: number, hi: number, S: number, order: number, outStart: number, outTo: number, tab: number, visit: number, changed: number): void;
   decide(lo: number, hi: number, active: number, recheck: number, edgeStart: number, ceFrom: number, ceTo: number, ceKind: number,
     count: number, x: number, y: number, psi: number, kRW: number, S: number, tab: number, sess: number, pos: number,
     rwStart: number, rwSess: number, rwPos: number, out: number): number;
-  reverse(N: number, E: number, outStart: number, outTo: number, inStart: number, inFrom: number, fill: number): void;
   gather(recs: number, n: number, edgeStart: number, ceFrom: number, ceTo: number, ceKind: number, ceKey: number,
     outE: number, outFrom: number, outTo: number, outKind: number, outKey: number): number;
 }
 
-const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REVERSE, REACHES_D, REACHES_N, BLOCKING, DECIDE, GATHER];
+const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, DECIDE, GATHER];
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -835,24 +766,19 @@ export class WasmReach {
     const orderAt = this.put(order, this.scratchAt);
     const startAt = this.put(g.outStart, align16(orderAt + 4 * N));
     const toAt = this.put(g.outTo, align16(startAt + 4 * (N + 1)));
-    const inStartAt = align16(toAt + 4 * E);
-    const inFromAt = align16(inStartAt + 4 * (N + 1));
-    const visitAt = align16(inFromAt + 4 * E);
+    const visitAt = align16(toAt + 4 * E);
     const changedAt = align16(visitAt + N);
-    const fillAt = align16(changedAt + N);
-    new Int32Array(buf, inStartAt, N + 1).fill(0);
-    this.k.reverse(N, E, startAt, toAt, inStartAt, inFromAt, fillAt);
     new Uint8Array(buf, visitAt, N).set(grown.subarray(0, N));
     const changed = new Uint8Array(buf, changedAt, N).fill(0);
     for (let hi = N; hi > 0; hi -= BLOCK) {
       checkDeadline(deadlineMs, 'prune');
-      this.k.update(Math.max(0, hi - BLOCK), hi, S, orderAt, startAt, toAt, inStartAt, inFromAt, 0, visitAt, changedAt);
+      this.k.update(Math.max(0, hi - BLOCK), hi, S, orderAt, startAt, toAt, 0, visitAt, changedAt);
     }
     return changed.slice();
   }
 }
 
-/** Bytes of a pass's area (order, CSR, and the larger scratch: the update's), padded. */
+/** Bytes of a pass's area (order, CSR, and the larger scratch: the full pass's or the update's), padded. */
 function passBytes(N: number, E: number, S: number): number {
-  return 4 * N + 4 * (N + 1) + 4 * E + 4 * (N + 1) + 4 * E + 2 * N + 4 * N + 8 * S + 9 * 16;
+  return 4 * N + 4 * (N + 1) + 4 * E + 2 * N + 8 * S + 9 * 16;
 }

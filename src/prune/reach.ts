@@ -69,9 +69,9 @@ export function trackedChains(chainLength: Int32Array, txnCount: number, cellsMa
  * is visited in reverse topological order of the new graph, so its successors are final when
  * it is visited, and its new row is min(old row, successors' new rows): the old row is made of
  * positions it really reaches (true in a subgraph), and the minimum over all successors
- * includes every new path. A node whose row changed marks its predecessors; nothing else is
- * touched. Cost: O(nodes + edges) for the scan and the reverse adjacency, plus O(S) per edge
- * out of a visited node, instead of O(S) per edge of the whole graph.
+ * includes every new path. A node whose row changed is marked, and a node whose out-edges did
+ * not grow merges only its marked successors (found by scanning its out-edges). Cost: O(nodes + edges) for the scan, plus O(S) per edge merged, instead of O(S) per
+ * edge of the whole graph.
  */
 export class ReachTable {
   private constructor(
@@ -130,7 +130,7 @@ export class ReachTable {
    * or null when it recomputed every row (then any row may have changed).
    * When many nodes grew, nearly every row changes (measured on fig8 30 %: 18,821 of 20,000
    * nodes grew after the first round and 19,669 rows changed), and the full pass, which merges
-   * each Dep edge once per txn instead of twice and needs no reverse adjacency, is cheaper.
+   * each Dep edge once per txn instead of twice, is cheaper.
    */
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, grownCount: number, deadlineMs: number): Uint8Array | null {
     const full = grownCount * FULL_PASS_FRACTION > g.nodeCount;
@@ -158,17 +158,19 @@ export class ReachTable {
    * RW edges; null when the JS scan must run (JS passes, or no room for the scan).
    */
   kernelScan(pg: ConstraintColumns, tbl: { count: Int8Array; x: Int8Array; y: Int8Array }, active: Uint8Array, recheck: Uint8Array | null,
-    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): WasmReach | null {
+    rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): WasmReach | null {
     if (this.kernel === null) return null;
-    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, this.sess, this.pos);
+    const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, rwOnly, this.sess, this.pos);
     return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
   }
 
-  /** Queries over the current table, given the known RW edges (SI; empty for SER). */
-  reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array): Reach {
-    const { S, sess, pos } = this;
-    const minPos = process.env['XCOPY'] ? this.minPos.slice() : this.minPos;
-    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, sess, pos);
+  /**
+   * Queries over the current table, given the known RW edges (SI; empty for SER): edges
+   * 0 .. rwCount-1 of the columns, or with `rwOnly` those of them whose kind it marks.
+   */
+  reach(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): Reach {
+    const { S, sess, pos, minPos } = this;
+    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
     return {
       reachesD: (u, t) => sess[t]! >= 0 && minPos[u * S + sess[t]!]! <= pos[t]!,
       reachesN: (u, t) => {
@@ -182,43 +184,29 @@ export class ReachTable {
 
 /**
  * The JS incremental pass of `ReachTable.update` (the kernel's `update` does the same): the
- * nodes marked in `grown` merge every successor's row, the others only rows that changed.
- * Returns the changed rows (1 = changed).
+ * nodes marked in `grown` merge every successor, the others only the successors whose row
+ * changed, found by scanning their out-edges (cheaper than building the reverse adjacency to
+ * mark predecessors, and no 4-bytes-per-edge array). Returns the changed rows (1 = changed).
  */
 export function updateRows(g: SplitGraph, order: Int32Array, S: number, minPos: Int32Array, grown: Uint8Array, deadlineMs: number): Uint8Array {
   const { outStart, outTo, nodeCount } = g;
-  // Reverse adjacency: a changed row marks its predecessors.
-  const inStart = new Int32Array(nodeCount + 1);
-  for (let i = 0; i < outTo.length; i++) inStart[outTo[i]! + 1]!++;
-  for (let u = 0; u < nodeCount; u++) inStart[u + 1]! += inStart[u]!;
-  const inFrom = new Int32Array(outTo.length);
-  const fill = inStart.slice(0, nodeCount);
-  for (let u = 0; u < nodeCount; u++) for (let e = outStart[u]!; e < outStart[u + 1]!; e++) inFrom[fill[outTo[e]!]!++] = u;
-  // visit: 1 = some successor's row changed, 2 = own out-edges grew (merge every successor).
-  const visit = new Uint8Array(nodeCount), changed = new Uint8Array(nodeCount);
-  for (let u = 0; u < nodeCount; u++) if (grown[u] === 1) visit[u] = 2;
+  const changed = new Uint8Array(nodeCount);
   for (let i = nodeCount - 1; i >= 0; i--) {
     if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'prune');
     const u = order[i]!;
-    const how = visit[u]!;
-    if (how === 0) continue;
+    const all = grown[u] === 1;
     const row = u * S;
     let any = false;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
       const v = outTo[e]!;
-      if (how === 1 && changed[v] === 0) continue;
+      if (!all && changed[v] === 0) continue;
       const vRow = v * S;
       for (let s = 0; s < S; s++) {
         const x = minPos[vRow + s]!;
         if (x < minPos[row + s]!) { minPos[row + s] = x; any = true; }
       }
     }
-    if (!any) continue;
-    changed[u] = 1;
-    for (let e = inStart[u]!; e < inStart[u + 1]!; e++) {
-      const p = inFrom[e]!;
-      if (visit[p] === 0) visit[p] = 1;
-    }
+    if (any) changed[u] = 1;
   }
   return changed;
 }
@@ -313,20 +301,37 @@ function rowsOfBlock(
 }
 
 /**
+ * Which of a set of edges are RW edges (edges into a .n node): those with intoN[kind[i]] = 1
+ * (split.ts's SplitTable), so that pruning passes its known edges as they are; with `wanted`,
+ * only those into a txn t with wanted[t] = 1 (the lists of the others are then left empty: a
+ * later round's scan asks reachesN(., t) only for the sources t of active constraints' edges).
+ */
+export interface RwFilter { kind: Int32Array; intoN: Uint8Array; wanted?: Uint8Array | null }
+
+function kept(only: RwFilter, i: number, rwTo: Int32Array): boolean {
+  return only.intoN[only.kind[i]!] === 1 && (only.wanted == null || only.wanted[rwTo[i]!] === 1);
+}
+
+/**
  * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
  * position (CSR; usually a handful per txn, so reachesN costs far less than a scan of all
  * sessions). Predecessors in untracked sessions are dropped: that only under-approximates.
  */
-function rwPredecessors(n: number, rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, sess: Int32Array, pos: Int32Array) {
+function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter | null, sess: Int32Array, pos: Int32Array) {
   const byTo = new Int32Array(n + 1);
-  for (let i = 0; i < rwCount; i++) byTo[rwTo[i]! + 1]!++;
+  if (only === null) for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
+  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) byTo[rwTo[i]! + 1]!++;
   for (let t = 0; t < n; t++) byTo[t + 1]! += byTo[t]!;
+  const rwCount = byTo[n]!;
   const preds = new Int32Array(rwCount);
   const fill = byTo.slice(0, n);
-  for (let i = 0; i < rwCount; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  if (only === null) for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
 
   const start = new Int32Array(n + 1);
-  const outSess = new Int32Array(rwCount), outPos = new Int32Array(rwCount);
+  // The sessions are written over `preds` as it is read: entry m is written after preds[j] is
+  // read, and m <= j (each predecessor adds at most one entry), so nothing unread is lost.
+  const outSess = preds, outPos = new Int32Array(rwCount);
   const slotOf = new Int32Array(Math.max(1, sess.length === 0 ? 1 : maxOf(sess) + 1)).fill(-1);
   let m = 0;
   for (let t = 0; t < n; t++) {

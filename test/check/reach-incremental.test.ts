@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { validate } from '../../src/validate/validate.ts';
 import { buildPolygraph } from '../../src/graph/polygraph.ts';
 import { K_RW } from '../../src/graph/edges.ts';
-import { buildSplitGraph, topoOrder, type SplitGraph } from '../../src/graph/split.ts';
+import { buildSplitGraph, splitTable, topoOrder, type SplitGraph } from '../../src/graph/split.ts';
 import { REACH_CELLS_MAX, ReachTable } from '../../src/prune/reach.ts';
 import type { Level } from '../../src/result/types.ts';
 import { mulberry32, randInt, randomHistory, simulatedSiHistory } from '../support/gen.ts';
@@ -39,7 +39,7 @@ function rwColumns(from: number[], to: number[], kind: number[], level: Level): 
 }
 
 test('incremental pruning reachability equals a graph search after every batch of added edges', () => {
-  let checkedBatches = 0, incrementalBatches = 0;
+  let checkedBatches = 0, incrementalBatches = 0, filteredChecks = 0;
   for (let seed = 1; seed <= 60; seed++) {
     const rng = mulberry32(seed);
     const h = seed % 2 === 0
@@ -86,6 +86,10 @@ test('incremental pruning reachability equals a graph search after every batch o
         g = g2; order = order2;
         const rw = rwColumns(from, to, kind, level);
         const reach = table.reach(rw.f.length, rw.f, rw.t);
+        // The same lists read in place from every known edge, filtered by kind, some txns only
+        // (pruning's later rounds): the wanted txns' answers must not change.
+        const wanted = Uint8Array.from({ length: h.txnCount }, () => (rng() < 0.5 ? 1 : 0));
+        const filtered = table.reach(from.length, Int32Array.from(from), Int32Array.from(to), { kind: Int32Array.from(kind), intoN: splitTable(level).intoN, wanted });
         for (let u = 0; u < g.nodeCount; u++) {
           const seen = reachableFrom(g, u);
           for (let t = 0; t < h.txnCount; t++) {
@@ -93,6 +97,10 @@ test('incremental pruning reachability equals a graph search after every batch o
             assert.equal(reach.reachesD(u, t), seen[2 * t] === 1, `seed ${seed} ${level}: reachesD(${u}, ${t})`);
             // reachesN(t.n, t) is never asked (pruning asks from .d nodes) and answers false.
             if (level === 'si' && u !== 2 * t + 1) assert.equal(reach.reachesN(u, t), seen[2 * t + 1] === 1, `seed ${seed} ${level}: reachesN(${u}, ${t})`);
+            if (level === 'si' && u !== 2 * t + 1 && wanted[t] === 1) {
+              assert.equal(filtered.reachesN(u, t), seen[2 * t + 1] === 1, `seed ${seed} ${level}: filtered reachesN(${u}, ${t})`);
+              filteredChecks++;
+            }
           }
         }
         checkedBatches++;
@@ -102,4 +110,5 @@ test('incremental pruning reachability equals a graph search after every batch o
   // Both paths of update ran, often.
   assert.ok(checkedBatches > 200, `only ${checkedBatches} batches checked`);
   assert.ok(incrementalBatches > 50, `only ${incrementalBatches} batches took the incremental path`);
+  assert.ok(filteredChecks > 10000, `only ${filteredChecks} filtered reachesN answers checked`);
 });

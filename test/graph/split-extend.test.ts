@@ -50,6 +50,33 @@ test('extending a split graph with new edges gives the rebuilt graph exactly (2,
   assert.ok(nonEmptyGrowth > 1500, `only ${nonEmptyGrowth} extensions added edges`);
 });
 
+test('extending in place (with a capacity) gives the rebuilt graph exactly too (2,000 seeded cases, every level)', () => {
+  let inPlace = 0;
+  for (let seed = 1; seed <= 2000; seed++) {
+    const r = rng(seed + 10_000);
+    const n = 1 + Math.floor(r() * 40);
+    const total = Math.floor(r() * 200);
+    const from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total);
+    for (let i = 0; i < total; i++) { from[i] = Math.floor(r() * n); to[i] = Math.floor(r() * n); kind[i] = Math.floor(r() * 5); }
+    const level = LEVELS[seed % LEVELS.length]!;
+    const withEdges = r() < 0.5;
+    const cuts = [Math.floor(r() * (total + 1))];
+    const steps = 1 + Math.floor(r() * 4);
+    for (let s = 0; s < steps; s++) cuts.push(cuts[cuts.length - 1]! + Math.floor(r() * (total - cuts[cuts.length - 1]! + 1)));
+    cuts[cuts.length - 1] = total;
+    // Sometimes too little room (a copy), mostly enough for every later graph (in place).
+    const capacity = r() < 0.2 ? 1 + Math.floor(r() * 50) : 2 * total + 1;
+    let g = buildSplitGraph(n, cuts[0]!, from, to, kind, level, withEdges);
+    for (let s = 1; s < cuts.length; s++) {
+      const buffer = g.outTo.buffer, before = g.outTo.length;
+      g = extendSplitGraph(g, cuts[s - 1]!, cuts[s]!, from, to, kind, level, withEdges, capacity);
+      if (g.outTo.buffer === buffer && g.outTo.length > before) inPlace++;
+      same(g, buildSplitGraph(n, cuts[s]!, from, to, kind, level, withEdges), `seed ${seed} ${level} cut ${s} capacity ${capacity}`);
+    }
+  }
+  assert.ok(inPlace > 1500, `only ${inPlace} extensions that added edges were made in place`);
+});
+
 test('extendSplitGraph refuses a range that goes backwards and a graph built with the other edge-id setting', () => {
   const from = Int32Array.of(0, 1), to = Int32Array.of(1, 0), kind = Int32Array.of(0, 1);
   const g = buildSplitGraph(2, 2, from, to, kind, 'ser', false);

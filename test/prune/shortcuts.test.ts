@@ -14,9 +14,9 @@ import assert from 'node:assert/strict';
 
 import { validate } from '../../src/validate/validate.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, topoOrder, usesRealTime } from '../../src/graph/split.ts';
+import { buildSplitGraph, checksRwApart, closingQuery, topoOrder, usesRealTime } from '../../src/graph/split.ts';
 import { closingRw } from '../../src/graph/forbidden.ts';
-import { pruneConstraints, type PruneOutcome } from '../../src/prune/prune.ts';
+import { addSide, pruneConstraints, type PruneOutcome } from '../../src/prune/prune.ts';
 import { solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
 import { mulberry32, randomHistory, simulatedSiHistory } from '../support/gen.ts';
@@ -109,4 +109,73 @@ test('the topological order pruning returns sorts the final known graph, and cyc
     }
   }
   assert.ok(cases > 1000 && cyclic > 50 && multiRound > 100, `${cases} cases, ${cyclic} cyclic, ${multiRound} with several rounds`);
+});
+
+/**
+ * Pruning as PolySI states it, for SI: each round, a breadth-first search of the known split
+ * graph as it was at the round's start decides every active constraint in order (a side is
+ * impossible when one of its edges closes a cycle; the other is forced; both impossible ends
+ * the round). Returns the final active flags, or null when the known graph became cyclic.
+ */
+function naivePruneSi(pg: Polygraph): Uint8Array | null {
+  const active = new Uint8Array(pg.consCount).fill(1);
+  const known = pg.known;
+  for (;;) {
+    const k = known.views();
+    const g = buildSplitGraph(pg.nodeCount, known.length, k.from, k.to, k.kind, 'si');
+    if (topoOrder(g) === null) return null;
+    const reaches = (start: number, target: number): boolean => {
+      const seen = new Uint8Array(g.nodeCount);
+      const stack = [start];
+      seen[start] = 1;
+      while (stack.length > 0) {
+        const x = stack.pop()!;
+        if (x === target) return true;
+        for (let e = g.outStart[x]!; e < g.outStart[x + 1]!; e++) if (seen[g.outTo[e]!] === 0) { seen[g.outTo[e]!] = 1; stack.push(g.outTo[e]!); }
+      }
+      return false;
+    };
+    const impossible = (slot: number): boolean => {
+      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
+        const q = closingQuery(pg.ceFrom[e]!, pg.ceTo[e]!, pg.ceKind[e]!, 'si');
+        if (q.targets.some((t) => reaches(q.start, t))) return true;
+      }
+      return false;
+    };
+    let decided = 0;
+    for (let c = 0; c < pg.consCount; c++) {
+      if (active[c] !== 1) continue;
+      const either = impossible(2 * c), or = impossible(2 * c + 1);
+      if (!either && !or) continue;
+      addSide(pg, either ? 2 * c + 1 : 2 * c, known);
+      active[c] = 0;
+      decided++;
+      if (either && or) break;
+    }
+    if (decided === 0) return active;
+  }
+}
+
+test('SI pruning to the fixpoint decides exactly what rounds of graph searches decide (RW lists, repaired orders, incremental tables)', () => {
+  let cases = 0, multiRound = 0, decidedLater = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const rng = mulberry32(5000 + seed);
+    const h = seed % 2 === 0
+      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 4, bug: seed % 3 === 0 ? 'mixed' : 'none' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    const pg = buildPolygraph(v);
+    const expected = naivePruneSi(buildPolygraph(v));
+    const p = pruneConstraints(h, pg, { level: 'si', roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
+    if (expected === null) {
+      assert.ok(p.cyclic, `seed ${seed}: the graph searches found a cycle, pruning did not`);
+      continue;
+    }
+    assert.ok(!p.cyclic, `seed ${seed}: pruning found a cycle, the graph searches did not`);
+    assert.deepEqual(p.active, expected, `seed ${seed}: active constraints differ`);
+    cases++;
+    if (p.rounds > 2) { multiRound++; decidedLater += p.activeCount < pg.consCount ? 1 : 0; }
+  }
+  assert.ok(cases > 100 && multiRound > 30, `${cases} cases, ${multiRound} with three rounds or more`);
 });
