@@ -15,6 +15,13 @@
  * graphs". Inserting x->y with ord[y] < ord[x]: a forward search from y over nodes with
  * ord < ord[x] (reaching x means a cycle), a backward search from x over nodes with
  * ord > ord[y], then the union of the two sets' positions is reassigned, backward set first.
+ * The backward search runs under a budget of ord[x] - ord[y] nodes: past it (a wide region
+ * with many predecessors of x in it), the forward set is moved instead to just after x and the
+ * other nodes of the region move down, keeping their order (Marchetti-Spaccamela et al.'s
+ * shift): one sequential pass over the region, cheaper than a search through every in-edge of
+ * a large backward set (fig8 30 %: 168,000 backward nodes visited by 357 insertions, 300,000
+ * positions shifted). Both leave a topological order: nothing outside the forward set reachable
+ * from it lies in the region (such a node would be in the forward set, or be x: a cycle).
  * Removing an edge never invalidates a topological order, so unassign only deactivates.
  * On a cycle, a 0-1 BFS (fixed edges cost 0, conditional edges 1) over the affected region
  * picks a cycle with the fewest conditional edges, which gives the shortest conflict clause.
@@ -29,6 +36,9 @@ import { GrowableInt32 as IntBuffer } from '../util/growable.ts';
 function condCode(c: number): number {
   return -(c + 1);
 }
+
+/** The backward search may visit 1/2^this of the region before the shift is used instead. */
+const SHIFT_RATIO_LOG2 = 3;
 
 export class AcyclicityTheory implements Theory {
   private readonly n: number;
@@ -103,9 +113,16 @@ export class AcyclicityTheory implements Theory {
   /** Caller ids of the fixed cycle found by initialize, if any (else ids come from cycleCodes). */
   private fixedCycle: number[] | null = null;
 
-  constructor(nodeCount: number) {
+  /**
+   * How an insertion against the order reorders: 'auto' (Pearce-Kelly unless the backward search
+   * outgrows the region, then the shift), or always one of them ('pk', 'shift': for tests).
+   */
+  private readonly reorder: 'auto' | 'pk' | 'shift';
+
+  constructor(nodeCount: number, opts: { reorder?: 'auto' | 'pk' | 'shift' } = {}) {
     if (!Number.isInteger(nodeCount) || nodeCount < 0) throw new RangeError(`bad node count ${nodeCount}`);
     this.n = nodeCount;
+    this.reorder = opts.reorder ?? 'auto';
   }
 
   addFixedEdge(from: number, to: number, id: number): void {
@@ -416,13 +433,18 @@ export class AcyclicityTheory implements Theory {
       }
     }
 
-    // Backward search from x over positions > lb (cannot meet the forward set: no cycle).
+    if (this.reorder === 'shift') return this.shift(c, lb, ub, nF);
+    // Backward search from x over positions > lb (cannot meet the forward set: no cycle), with
+    // a budget of an eighth of the region's width (unbounded for 'pk'): a backward node costs a
+    // scan of its in-edges and a place in a sort, a shifted position four array accesses.
+    const budget = this.reorder === 'pk' ? 0x7fffffff : (ub - lb) >> SHIFT_RATIO_LOG2;
     const epochB = this.nextEpoch();
     const listB = this.listB;
     let nB = 0;
     listB[nB++] = x;
     mark[x] = epochB;
     for (let i = 0; i < nB; i++) {
+      if (nB > budget) return this.shift(c, lb, ub, nF);
       const u = listB[i]!;
       for (let k = inStart[u]!, end = inStart[u + 1]!; k < end; k++) {
         const w = inFrom[k]!;
@@ -459,6 +481,40 @@ export class AcyclicityTheory implements Theory {
       const node = k < nB ? listB[k]! : listF[k - nB]!;
       ord[node] = pos;
       nodeAt[pos] = node;
+    }
+    this.activate(c);
+    return true;
+  }
+
+  /**
+   * The other reordering for inserting c = x->y against the order (no cycle, the forward set in
+   * `listF[0 .. nF-1]`): over positions lb = ord[y] .. ub = ord[x], the nodes not in the forward set move
+   * down in their order (x last of them), then the forward set follows in its order.
+   */
+  private shift(c: number, lb: number, ub: number, nF: number): boolean {
+    const ord = this.ord;
+    const nodeAt = this.nodeAt;
+    const mark = this.mark;
+    const listF = this.listF;
+    // A fresh stamp (the backward search, if any, may have reset the marks).
+    const epochF = this.nextEpoch();
+    for (let i = 0; i < nF; i++) mark[listF[i]!] = epochF;
+    const moved = this.listB;
+    let w = lb;
+    let m = 0;
+    for (let p = lb; p <= ub; p++) {
+      const v = nodeAt[p]!;
+      if (mark[v] === epochF) {
+        moved[m++] = v;
+      } else {
+        nodeAt[w] = v;
+        ord[v] = w++;
+      }
+    }
+    for (let i = 0; i < m; i++) {
+      const v = moved[i]!;
+      nodeAt[w] = v;
+      ord[v] = w++;
     }
     this.activate(c);
     return true;
