@@ -184,22 +184,7 @@ export function buildPolygraph(
       if (last !== INIT_TXN) known.push(last, w, K_WW, key);
       for (let r = lastHead; r !== -1; r = next[r]!) if (readTxn[r] !== w) known.push(readTxn[r]!, w, K_RW, key);
     }
-    for (let x = 0; x < nFree; x++) {
-      if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
-      const fx = free[x]!;
-      const hx = headStamp[fx] === key ? head[fx]! : -1;
-      for (let y = x + 1; y < nFree; y++) {
-        const fy = free[y]!;
-        const hy = headStamp[fy] === key ? head[fy]! : -1;
-        const lo = fx < fy, a = lo ? fx : fy, b = lo ? fy : fx, ha = lo ? hx : hy, hb = lo ? hy : hx;
-        out.record(a, b, key);
-        out.edge(a, b, K_WW);
-        for (let r = ha; r !== -1; r = next[r]!) if (readTxn[r] !== b) out.edge(readTxn[r]!, b, K_RW);
-        out.side();
-        out.edge(b, a, K_WW);
-        for (let r = hb; r !== -1; r = next[r]!) if (readTxn[r] !== a) out.edge(readTxn[r]!, a, K_RW);
-      }
-    }
+    if (nFree > 1) out.pairs(key, free, nFree, head, headStamp, next, readTxn, deadlineMs);
   }
   onKeys?.(nKeys, nKeys);
   byKeyMemo.delete(v);
@@ -304,7 +289,6 @@ class ConstraintWriter {
   private kind: Uint8Array;
   private key: Int32Array;
   private edges = 0;
-  private curKey = -1;
 
   constructor(private readonly n: number, recordsMax: number, edgesMax: number) {
     this.recA = new Int32Array(recordsMax);
@@ -316,34 +300,53 @@ class ConstraintWriter {
     this.key = new Int32Array(edgesMax);
   }
 
-  /** A new record for writers a < b on `key`; its either edges follow. */
-  record(a: number, b: number, key: number): void {
-    const r = this.records++;
-    this.recA[r] = a;
-    this.recB[r] = b;
-    this.recEdge[2 * r] = this.edges;
-    this.curKey = key;
-  }
-
-  /** The current record's or edges follow. */
-  side(): void {
-    this.recEdge[2 * this.records - 1] = this.edges;
-  }
-
-  edge(from: number, to: number, kind: number): void {
-    const i = this.edges++;
-    this.from[i] = from;
-    this.to[i] = to;
-    this.kind[i] = kind;
-    this.key[i] = this.curKey;
+  /**
+   * One record per pair of the `nFree` free writers of `key` (`free[0 .. nFree-1]`), writers
+   * a < b: its either side (WW a->b, then RW r->b from each reader r of a other than b), then its
+   * or side (the same with a and b swapped). A reader list of writer w starts at `head[w]` when
+   * `headStamp[w] === key` and follows `next`. One loop writing the columns directly: a call
+   * per edge (fig8 30 %: 409,020 edges) stays slow for long in a fresh process.
+   */
+  pairs(key: number, free: Int32Array, nFree: number, head: Int32Array, headStamp: Int32Array, next: Int32Array, readTxn: Int32Array, deadlineMs: number): void {
+    const recA = this.recA, recB = this.recB, recEdge = this.recEdge;
+    const from = this.from, to = this.to, kind = this.kind, keyOf = this.key;
+    let r = this.records, e = this.edges;
+    for (let x = 0; x < nFree; x++) {
+      if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
+      const fx = free[x]!;
+      const hx = headStamp[fx] === key ? head[fx]! : -1;
+      for (let y = x + 1; y < nFree; y++) {
+        const fy = free[y]!;
+        const hy = headStamp[fy] === key ? head[fy]! : -1;
+        const lo = fx < fy, a = lo ? fx : fy, b = lo ? fy : fx, ha = lo ? hx : hy, hb = lo ? hy : hx;
+        recA[r] = a; recB[r] = b; recEdge[2 * r] = e;
+        from[e] = a; to[e] = b; kind[e] = K_WW; keyOf[e] = key; e++;
+        for (let j = ha; j !== -1; j = next[j]!) {
+          const t = readTxn[j]!;
+          if (t !== b) { from[e] = t; to[e] = b; kind[e] = K_RW; keyOf[e] = key; e++; }
+        }
+        recEdge[2 * r + 1] = e;
+        from[e] = b; to[e] = a; kind[e] = K_WW; keyOf[e] = key; e++;
+        for (let j = hb; j !== -1; j = next[j]!) {
+          const t = readTxn[j]!;
+          if (t !== a) { from[e] = t; to[e] = a; kind[e] = K_RW; keyOf[e] = key; e++; }
+        }
+        r++;
+      }
+    }
+    this.records = r;
+    this.edges = e;
   }
 
   /**
    * The records that repeat an earlier record's pair of writers: `isRepeat[r]` = 1 for them, and
-   * `repeats` maps each first record (the pair's leader) to its repeats in arrival order; null
-   * if every pair is distinct.
+   * each first record (the pair's leader) heads a list of its repeats in arrival order
+   * (`firstRepeat[leader]`, then `nextRepeat[r]`, -1 ending it); null if every pair is distinct.
+   * Typed arrays, not a Map of arrays: finish() walks every record, and fig8 30 % has 157,281
+   * records of which 208 repeat (a Map lookup and an empty array per record cost it ~50 ms in a
+   * fresh process).
    */
-  private repeats(): { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null {
+  private repeats(): { isRepeat: Uint8Array; count: number; firstRepeat: Int32Array; nextRepeat: Int32Array } | null {
     const r = this.records, n = this.n, recA = this.recA, recB = this.recB;
     const start = new Int32Array(n + 1);
     for (let i = 0; i < r; i++) start[recA[i]! + 1]!++;
@@ -353,18 +356,25 @@ class ConstraintWriter {
     for (let i = 0; i < r; i++) byA[fill[recA[i]!]!++] = i;
     // Within a's group records keep arrival order: the first with a given b is its leader.
     const stamp = new Int32Array(n).fill(-1), firstOf = new Int32Array(n);
-    let out: { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null = null;
+    let isRepeat: Uint8Array | null = null, firstRepeat: Int32Array | null = null, nextRepeat: Int32Array | null = null, lastRepeat: Int32Array | null = null;
+    let count = 0;
     for (let a = 0; a < n; a++) {
       for (let j = start[a]!; j < start[a + 1]!; j++) {
         const i = byA[j]!, b = recB[i]!;
         if (stamp[b] !== a) { stamp[b] = a; firstOf[b] = i; continue; }
-        out ??= { isRepeat: new Uint8Array(r), repeats: new Map() };
-        out.isRepeat[i] = 1;
-        const leader = firstOf[b]!, list = out.repeats.get(leader);
-        if (list === undefined) out.repeats.set(leader, [i]); else list.push(i);
+        if (isRepeat === null) {
+          isRepeat = new Uint8Array(r);
+          firstRepeat = new Int32Array(r).fill(-1); nextRepeat = new Int32Array(r).fill(-1); lastRepeat = new Int32Array(r);
+        }
+        isRepeat[i] = 1;
+        count++;
+        // Records of one group come in arrival order, so appending keeps each list in that order.
+        const leader = firstOf[b]!;
+        if (firstRepeat![leader] === -1) firstRepeat![leader] = i; else nextRepeat![lastRepeat![leader]!] = i;
+        lastRepeat![leader] = i;
       }
     }
-    return out;
+    return isRepeat === null ? null : { isRepeat, count, firstRepeat: firstRepeat!, nextRepeat: nextRepeat! };
   }
 
   finish() {
@@ -384,33 +394,33 @@ class ConstraintWriter {
     // Constraints are the leaders in arrival order; each side's edges are the leader's, then its
     // repeats' in arrival order. As runs of the edge buffers (`runSrc`, `runLen`), merged when
     // adjacent: with few repeats, a handful of long runs, copied with memcpy.
-    const { isRepeat, repeats } = rep;
-    const consCount = r - isRepeat.reduce((x, y) => x + y, 0);
+    const { isRepeat, firstRepeat, nextRepeat } = rep;
+    const consCount = r - rep.count;
     const consA = new Int32Array(consCount), consB = new Int32Array(consCount);
     const edgeStart = new Int32Array(2 * consCount + 1);
+    // Each record side is one run; adjacent runs merge (the open run is runFrom .. runTo).
     const runSrc = new GrowableInt32(), runLen = new GrowableInt32();
-    const run = (from: number, to: number): void => {
-      if (to === from) return;
-      const last = runSrc.length - 1;
-      if (last >= 0 && runSrc.get(last) + runLen.get(last) === from) runLen.set(last, runLen.get(last) + to - from);
-      else { runSrc.push(from); runLen.push(to - from); }
-    };
+    let runFrom = 0, runTo = 0;
     let c = 0, at = 0;
     for (let i = 0; i < r; i++) {
       if (isRepeat[i] === 1) continue;
       consA[c] = this.recA[i]!; consB[c] = this.recB[i]!;
-      const more = repeats.get(i) ?? [];
       for (let side = 0; side < 2; side++) {
         edgeStart[2 * c + side] = at;
-        run(recEdge[2 * i + side]!, recEdge[2 * i + side + 1]!);
-        at += recEdge[2 * i + side + 1]! - recEdge[2 * i + side]!;
-        for (const d of more) {
-          run(recEdge[2 * d + side]!, recEdge[2 * d + side + 1]!);
-          at += recEdge[2 * d + side + 1]! - recEdge[2 * d + side]!;
+        for (let d = i; d !== -1; d = d === i ? firstRepeat[i]! : nextRepeat[d]!) {
+          const from = recEdge[2 * d + side]!, to = recEdge[2 * d + side + 1]!;
+          if (to === from) continue;
+          if (from !== runTo) {
+            if (runTo !== runFrom) { runSrc.push(runFrom); runLen.push(runTo - runFrom); }
+            runFrom = from;
+          }
+          runTo = to;
+          at += to - from;
         }
       }
       c++;
     }
+    if (runTo !== runFrom) { runSrc.push(runFrom); runLen.push(runTo - runFrom); }
     edgeStart[2 * consCount] = at;
     if (c !== consCount || at !== m) throw new Error('internal error: coalescing lost constraints or edges');
     // One column at a time, dropping each old column as its replacement is made: one extra alive.
