@@ -29,17 +29,20 @@ export class WriterIndex {
     // Most histories write each value once in all (generators and databases use unique values):
     // a value's sole writer answers a lookup with one probe. Only values written more than once
     // (to different keys, or a duplicate to reject) go into the sorted index.
+    // Columns in locals: these loops run once per check, mostly before V8 optimises them, and a
+    // property load per element is a bytecode each in the interpreter.
+    const opKind = h.opKind, opValue = h.opValue, opCount = h.opCount;
     let bound = 1; // above every value id written
-    for (let op = 0; op < h.opCount; op++) {
-      const kind = h.opKind[op];
-      if ((kind === OP_WRITE || kind === OP_APPEND) && h.opValue[op]! >= bound) bound = h.opValue[op]! + 1;
+    for (let op = 0; op < opCount; op++) {
+      const kind = opKind[op];
+      if ((kind === OP_WRITE || kind === OP_APPEND) && opValue[op]! >= bound) bound = opValue[op]! + 1;
     }
     const sole = new Int32Array(bound).fill(-1);
     let several = 0;
-    for (let op = 0; op < h.opCount; op++) {
-      const kind = h.opKind[op];
+    for (let op = 0; op < opCount; op++) {
+      const kind = opKind[op];
       if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
-      const v = h.opValue[op]!;
+      const v = opValue[op]!;
       if (v === INITIAL_VALUE) {
         throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
           `${describeOp(h, op)} writes the initial value of key ${h.keyLabels[h.opKey[op]!]}; ` +
@@ -50,24 +53,24 @@ export class WriterIndex {
       else { several += s >= 0 ? 2 : 1; sole[v] = -2; }
     }
     const writes = new Int32Array(several);
-    for (let op = 0, i = 0; op < h.opCount && i < several; op++) {
-      const kind = h.opKind[op];
-      if ((kind === OP_WRITE || kind === OP_APPEND) && sole[h.opValue[op]!] === -2) writes[i++] = op;
+    for (let op = 0, i = 0; op < opCount && i < several; op++) {
+      const kind = opKind[op];
+      if ((kind === OP_WRITE || kind === OP_APPEND) && sole[opValue[op]!] === -2) writes[i++] = op;
     }
     const byValue = countingSort(writes, bound, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
-    const m = several;
-    for (let i = 0; i < m; i++) keyStart[h.opKey[sorted[i]!]! + 1]!++;
+    const m = several, opKey = h.opKey;
+    for (let i = 0; i < m; i++) keyStart[opKey[sorted[i]!]! + 1]!++;
     for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
     const values = new Int32Array(m);
     for (let i = 0; i < m; i++) {
       const op = sorted[i]!;
-      values[i] = h.opValue[op]!;
+      values[i] = opValue[op]!;
       if (i > 0) {
         const prev = sorted[i - 1]!;
-        if (h.opKey[prev] === h.opKey[op] && values[i - 1] === values[i]) {
+        if (opKey[prev] === opKey[op] && values[i - 1] === values[i]) {
           // Stable sorts keep equal pairs in op order: prev is the earlier write.
           throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
             `value ${valueLabel(h, values[i]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
