@@ -392,52 +392,69 @@ class ConstraintWriter {
       };
     }
     // Constraints are the leaders in arrival order; each side's edges are the leader's, then its
-    // repeats' in arrival order. As runs of the edge buffers (`runSrc`, `runLen`), merged when
-    // adjacent: with few repeats, a handful of long runs, copied with memcpy.
+    // repeats' in arrival order. Done in place, in the buffers: no second set of columns (10^6
+    // txns: 322 MB of edge columns and 128 MB of record columns were copied, the old ones left
+    // as garbage into pruning). As runs of the edge buffers, merged when adjacent in both places
+    // and of the same kind (a leader's or a repeat's): with few repeats, a handful of long runs.
+    // Every leader run moves right or stays (a record's edges are preceded, in the result, by
+    // all the edges that preceded them, less the repeats' that came before, plus at least as
+    // many repeats' edges, whose leaders came before too): the repeats' edges (few) are set
+    // aside, the leader runs copied from the last to the first (copyWithin, which handles the
+    // overlap; each lands past the sources of those not yet copied), then the repeats' put back.
     const { isRepeat, firstRepeat, nextRepeat } = rep;
     const consCount = r - rep.count;
-    const consA = new Int32Array(consCount), consB = new Int32Array(consCount);
-    const edgeStart = new Int32Array(2 * consCount + 1);
-    // Each record side is one run; adjacent runs merge (the open run is runFrom .. runTo).
-    const runSrc = new GrowableInt32(), runLen = new GrowableInt32();
-    let runFrom = 0, runTo = 0;
+    const runSrc = new GrowableInt32(), runDst = new GrowableInt32(), runLen = new GrowableInt32(), runRep = new GrowableInt32();
+    const recA = this.recA, recB = this.recB;
     let c = 0, at = 0;
     for (let i = 0; i < r; i++) {
       if (isRepeat[i] === 1) continue;
-      consA[c] = this.recA[i]!; consB[c] = this.recB[i]!;
+      recA[c] = recA[i]!; recB[c] = recB[i]!;
+      // Read before writing: edgeStart is written over recEdge (2c + 1 <= 2i + 1; repeats d > i).
+      const e0 = recEdge[2 * i]!, e1 = recEdge[2 * i + 1]!, e2 = recEdge[2 * i + 2]!;
       for (let side = 0; side < 2; side++) {
-        edgeStart[2 * c + side] = at;
+        recEdge[2 * c + side] = at;
         for (let d = i; d !== -1; d = d === i ? firstRepeat[i]! : nextRepeat[d]!) {
-          const from = recEdge[2 * d + side]!, to = recEdge[2 * d + side + 1]!;
+          const from = d === i ? (side === 0 ? e0 : e1) : recEdge[2 * d + side]!;
+          const to = d === i ? (side === 0 ? e1 : e2) : recEdge[2 * d + side + 1]!;
           if (to === from) continue;
-          if (from !== runTo) {
-            if (runTo !== runFrom) { runSrc.push(runFrom); runLen.push(runTo - runFrom); }
-            runFrom = from;
-          }
-          runTo = to;
+          const kind = d === i ? 0 : 1, last = runSrc.length - 1;
+          if (last >= 0 && runRep.get(last) === kind && runSrc.get(last) + runLen.get(last) === from) runLen.set(last, runLen.get(last) + to - from);
+          else { runSrc.push(from); runDst.push(at); runLen.push(to - from); runRep.push(kind); }
           at += to - from;
         }
       }
       c++;
     }
-    if (runTo !== runFrom) { runSrc.push(runFrom); runLen.push(runTo - runFrom); }
-    edgeStart[2 * consCount] = at;
+    recEdge[2 * consCount] = at;
     if (c !== consCount || at !== m) throw new Error('internal error: coalescing lost constraints or edges');
-    // One column at a time, dropping each old column as its replacement is made: one extra alive.
-    const src = runSrc.view(), len = runLen.view();
-    const moved = <T extends Int32Array | Uint8Array>(old: T, out: T): T => {
-      for (let j = 0, to = 0; j < src.length; to += len[j]!, j++) out.set(old.subarray(src[j]!, src[j]! + len[j]!), to);
-      return out;
+    const src = runSrc.view(), dst = runDst.view(), len = runLen.view(), isRep = runRep.view();
+    let saved = 0;
+    for (let j = 0; j < src.length; j++) if (isRep[j] === 1) saved += len[j]!;
+    const from = this.from, to = this.to, kind = this.kind, key = this.key;
+    const sFrom = new Int32Array(saved), sTo = new Int32Array(saved), sKind = new Uint8Array(saved), sKey = new Int32Array(saved);
+    for (let j = 0, o = 0; j < src.length; j++) {
+      if (isRep[j] !== 1) continue;
+      const a = src[j]!, b = a + len[j]!;
+      sFrom.set(from.subarray(a, b), o); sTo.set(to.subarray(a, b), o); sKind.set(kind.subarray(a, b), o); sKey.set(key.subarray(a, b), o);
+      o += len[j]!;
+    }
+    for (let j = src.length - 1; j >= 0; j--) {
+      if (isRep[j] === 1) continue;
+      const a = src[j]!, b = a + len[j]!, t = dst[j]!;
+      if (t < a) throw new Error('internal error: coalescing would move a leader\'s edges left');
+      if (t === a) continue;
+      from.copyWithin(t, a, b); to.copyWithin(t, a, b); kind.copyWithin(t, a, b); key.copyWithin(t, a, b);
+    }
+    for (let j = 0, o = 0; j < src.length; j++) {
+      if (isRep[j] !== 1) continue;
+      const t = dst[j]!, l = len[j]!;
+      from.set(sFrom.subarray(o, o + l), t); to.set(sTo.subarray(o, o + l), t); kind.set(sKind.subarray(o, o + l), t); key.set(sKey.subarray(o, o + l), t);
+      o += l;
+    }
+    return {
+      consCount, consA: fit(recA, consCount), consB: fit(recB, consCount), edgeStart: fit(recEdge, 2 * consCount + 1),
+      ceFrom: fit(from, m), ceTo: fit(to, m), ceKind: fit(kind, m), ceKey: fit(key, m),
     };
-    const ceFrom = moved(this.from, new Int32Array(m));
-    this.from = new Int32Array(0);
-    const ceTo = moved(this.to, new Int32Array(m));
-    this.to = new Int32Array(0);
-    const ceKind = moved(this.kind, new Uint8Array(m));
-    this.kind = new Uint8Array(0);
-    const ceKey = moved(this.key, new Int32Array(m));
-    this.key = new Int32Array(0);
-    return { consCount, consA, consB, edgeStart, ceFrom, ceTo, ceKind, ceKey };
   }
 }
 
