@@ -216,40 +216,71 @@ function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array
   if (known.nodeCount !== 2 * pg.nodeCount) throw new Error('internal error: the known split graph has the wrong size');
   const { count: cnt, x: X, y: Y } = flatPairs(level);
   const N = known.nodeCount;
+  // The chosen side of each active constraint, as its edge slot (-1: inactive).
+  const slots = new Int32Array(pg.consCount).fill(-1);
+  for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) slots[c] = 2 * c + (choose(varOf[c]!) ? 0 : 1);
+  const cStart = chosenOutCounts(pg, slots, cnt, X, N);
+  const cTo = chosenOutEdges(pg, slots, cnt, X, Y, cStart, N);
+  const indeg = new Int32Array(N);
+  addInDegrees(indeg, known.outTo);
+  addInDegrees(indeg, cTo);
+  return kahnBoth(N, known.outStart, known.outTo, cStart, cTo, indeg) === N;
+}
+
+// One loop (nest) per function below: the model check runs once per solve, mostly before V8
+// optimises it, and an on-stack replacement compiles the whole function that holds the loop.
+
+/** CSR starts of the chosen sides' split edges by tail (prefix sums done). */
+function chosenOutCounts(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, N: number): Int32Array {
   const cStart = new Int32Array(N + 1);
-  const side = (c: number): number => 2 * c + (choose(varOf[c]!) ? 0 : 1);
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const slot = side(c);
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-      const k2 = pg.ceKind[e]!;
-      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * pg.ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
+  const { edgeStart, ceFrom, ceKind } = pg;
+  for (let c = 0; c < slots.length; c++) {
+    const slot = slots[c]!;
+    if (slot < 0) continue;
+    for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
+      const k2 = ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
     }
   }
-  for (let u = 0; u < N; u++) cStart[u + 1]! += cStart[u]!;
+  prefixSums(cStart, N);
+  return cStart;
+}
+
+function prefixSums(a: Int32Array, N: number): void {
+  for (let u = 0; u < N; u++) a[u + 1]! += a[u]!;
+}
+
+/** The chosen sides' split edges' heads, in the CSR of `cStart`. */
+function chosenOutEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, cStart: Int32Array, N: number): Int32Array {
   const cTo = new Int32Array(cStart[N]!);
   const fill = cStart.slice(0, N);
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const slot = side(c);
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-      const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k2 = pg.ceKind[e]!;
+  const { edgeStart, ceFrom, ceTo, ceKind } = pg;
+  for (let c = 0; c < slots.length; c++) {
+    const slot = slots[c]!;
+    if (slot < 0) continue;
+    for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
+      const a = ceFrom[e]!, b = ceTo[e]!, k2 = ceKind[e]!;
       for (let p = 0; p < cnt[k2]!; p++) cTo[fill[2 * a + X[2 * k2 + p]!]!++] = 2 * b + Y[2 * k2 + p]!;
     }
   }
-  const indeg = new Int32Array(N);
-  const { outStart, outTo } = known;
-  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
-  for (let i = 0; i < cTo.length; i++) indeg[cTo[i]!]!++;
+  return cTo;
+}
+
+function addInDegrees(indeg: Int32Array, to: Int32Array): void {
+  for (let i = 0; i < to.length; i++) indeg[to[i]!]!++;
+}
+
+/** Kahn's algorithm over two CSR graphs on the same N nodes; returns how many nodes it sorted. */
+function kahnBoth(N: number, aStart: Int32Array, aTo: Int32Array, bStart: Int32Array, bTo: Int32Array, indeg: Int32Array): number {
   const queue = new Int32Array(N);
   let tail = 0;
   for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
   for (let head = 0; head < tail; head++) {
     const u = queue[head]!;
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) queue[tail++] = outTo[e]!;
-    for (let e = cStart[u]!; e < cStart[u + 1]!; e++) if (--indeg[cTo[e]!]! === 0) queue[tail++] = cTo[e]!;
+    for (let e = aStart[u]!; e < aStart[u + 1]!; e++) if (--indeg[aTo[e]!]! === 0) queue[tail++] = aTo[e]!;
+    for (let e = bStart[u]!; e < bStart[u + 1]!; e++) if (--indeg[bTo[e]!]! === 0) queue[tail++] = bTo[e]!;
   }
-  return tail === N;
+  return tail;
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */

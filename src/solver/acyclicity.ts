@@ -178,32 +178,10 @@ export class AcyclicityTheory implements Theory {
     const fixFrom = gather(this.fixFromB!, this.fixChunks!, 0);
     const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
     const fixId = gather(this.fixIdB!, this.fixChunks!, 2);
-    const m = fixFrom.length;
 
-    // Fixed out-CSR and in-CSR by counting sort.
-    const outStart = new Int32Array(n + 1);
-    const inStart = new Int32Array(n + 1);
-    for (let e = 0; e < m; e++) {
-      outStart[fixFrom[e]! + 1]++;
-      inStart[fixTo[e]! + 1]++;
-    }
-    for (let u = 0; u < n; u++) {
-      outStart[u + 1] += outStart[u]!;
-      inStart[u + 1] += inStart[u]!;
-    }
-    const outTo = new Int32Array(m);
-    const outId = new Int32Array(m);
-    const inFrom = new Int32Array(m);
-    const outFill = outStart.slice(0, n);
-    const inFill = inStart.slice(0, n);
-    for (let e = 0; e < m; e++) {
-      const u = fixFrom[e]!;
-      const v = fixTo[e]!;
-      const f = outFill[u]++;
-      outTo[f] = v;
-      outId[f] = fixId[e]!;
-      inFrom[inFill[v]++] = u;
-    }
+    // Fixed out-CSR and in-CSR by counting sort (one loop per helper: this runs once per solve,
+    // mostly before V8 optimises it, and an on-stack replacement compiles the whole function).
+    const { outStart, inStart, outTo, outId, inFrom } = fixedCsr(n, fixFrom, fixTo, fixId);
     this.outStart = outStart;
     this.outTo = outTo;
     this.outId = outId;
@@ -216,21 +194,8 @@ export class AcyclicityTheory implements Theory {
     const cLit = gather(this.condLitB!, this.condChunks!, 2);
     const cId = gather(this.condIdB!, this.condChunks!, 3);
     const cn = cFrom.length;
-    let maxLit = -1;
-    for (let i = 0; i < cn; i++) if (cLit[i]! > maxLit) maxLit = cLit[i]!;
-    const litStart = new Int32Array(maxLit + 2);
-    for (let i = 0; i < cn; i++) litStart[cLit[i]! + 1]++;
-    for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
-    const litFill = litStart.slice(0, maxLit + 1);
-    const condFrom = new Int32Array(cn), condTo = new Int32Array(cn), condLit = new Int32Array(cn), condId = new Int32Array(cn);
-    for (let i = 0; i < cn; i++) {
-      const l = cLit[i]!;
-      const c = litFill[l]++;
-      condFrom[c] = cFrom[i]!;
-      condTo[c] = cTo[i]!;
-      condLit[c] = l;
-      condId[c] = cId[i]!;
-    }
+    const maxLit = maxOf(cLit);
+    const { litStart, condFrom, condTo, condLit, condId } = byLiteral(maxLit, cFrom, cTo, cLit, cId);
     this.condFrom = condFrom;
     this.condTo = condTo;
     this.condLit = condLit;
@@ -258,14 +223,9 @@ export class AcyclicityTheory implements Theory {
     // in time or session order), else the lexicographically smallest topological order (Kahn
     // with a min-heap), which keeps nodes near their numbers. Why: Pearce–Kelly's searches are
     // bounded by position gaps, so an order that scatters nearby nodes makes every search long.
-    let identity = true;
-    for (let e = 0; e < m && identity; e++) identity = fixFrom[e]! < fixTo[e]!;
     let placed = 0;
-    if (identity) {
-      for (let v = 0; v < n; v++) {
-        this.ord[v] = v;
-        this.nodeAt[v] = v;
-      }
+    if (allForwards(fixFrom, fixTo)) {
+      identityOrder(this.ord, this.nodeAt);
       placed = n;
     } else {
       const indeg = this.ordsF; // scratch: remaining in-degrees
@@ -601,6 +561,88 @@ export class AcyclicityTheory implements Theory {
       }
     }
     return clause;
+  }
+}
+
+/** Fixed edges as CSR by tail (`outStart`, `outTo`, `outId`) and by head (`inStart`, `inFrom`). */
+function fixedCsr(n: number, fixFrom: Int32Array, fixTo: Int32Array, fixId: Int32Array) {
+  const m = fixFrom.length;
+  const outStart = new Int32Array(n + 1);
+  const inStart = new Int32Array(n + 1);
+  countEnds(outStart, inStart, fixFrom, fixTo);
+  prefixSums2(outStart, inStart, n);
+  const outTo = new Int32Array(m);
+  const outId = new Int32Array(m);
+  const inFrom = new Int32Array(m);
+  fillCsr(outStart.slice(0, n), inStart.slice(0, n), fixFrom, fixTo, fixId, outTo, outId, inFrom);
+  return { outStart, inStart, outTo, outId, inFrom };
+}
+
+function countEnds(outStart: Int32Array, inStart: Int32Array, from: Int32Array, to: Int32Array): void {
+  for (let e = 0; e < from.length; e++) {
+    outStart[from[e]! + 1]++;
+    inStart[to[e]! + 1]++;
+  }
+}
+
+function prefixSums2(a: Int32Array, b: Int32Array, n: number): void {
+  for (let u = 0; u < n; u++) {
+    a[u + 1] += a[u]!;
+    b[u + 1] += b[u]!;
+  }
+}
+
+function fillCsr(
+  outFill: Int32Array, inFill: Int32Array, from: Int32Array, to: Int32Array, id: Int32Array, outTo: Int32Array, outId: Int32Array, inFrom: Int32Array,
+): void {
+  for (let e = 0; e < from.length; e++) {
+    const u = from[e]!;
+    const v = to[e]!;
+    const f = outFill[u]++;
+    outTo[f] = v;
+    outId[f] = id[e]!;
+    inFrom[inFill[v]++] = u;
+  }
+}
+
+function maxOf(a: Int32Array): number {
+  let max = -1;
+  for (let i = 0; i < a.length; i++) if (a[i]! > max) max = a[i]!;
+  return max;
+}
+
+/** Conditional edges renumbered in literal order, with `litStart` (CSR by literal). */
+function byLiteral(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int32Array, cId: Int32Array) {
+  const cn = cFrom.length;
+  const litStart = new Int32Array(maxLit + 2);
+  countLits(litStart, cLit);
+  for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
+  const litFill = litStart.slice(0, maxLit + 1);
+  const condFrom = new Int32Array(cn), condTo = new Int32Array(cn), condLit = new Int32Array(cn), condId = new Int32Array(cn);
+  for (let i = 0; i < cn; i++) {
+    const l = cLit[i]!;
+    const c = litFill[l]++;
+    condFrom[c] = cFrom[i]!;
+    condTo[c] = cTo[i]!;
+    condLit[c] = l;
+    condId[c] = cId[i]!;
+  }
+  return { litStart, condFrom, condTo, condLit, condId };
+}
+
+function countLits(litStart: Int32Array, lit: Int32Array): void {
+  for (let i = 0; i < lit.length; i++) litStart[lit[i]! + 1]++;
+}
+
+function allForwards(from: Int32Array, to: Int32Array): boolean {
+  for (let e = 0; e < from.length; e++) if (from[e]! >= to[e]!) return false;
+  return true;
+}
+
+function identityOrder(ord: Int32Array, nodeAt: Int32Array): void {
+  for (let v = 0; v < ord.length; v++) {
+    ord[v] = v;
+    nodeAt[v] = v;
   }
 }
 
