@@ -135,19 +135,14 @@ export function buildPolygraph(
   const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
   addSessionOrder(v, known);
   if (realTime) addRealTimeOrder(v, known);
-  for (let i = 0; i < v.reads.count; i++) {
-    const w = v.reads.writer[i]!;
-    if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);
-  }
+  addWriteRead(v, known);
 
   // readers of (key, writer) as linked lists over by-key read positions: head[writer] valid
   // while headStamp[writer] === key; a list runs from the latest read to the earliest.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
   const next = new Int32Array(readTxn.length);
   const inChain = new Int32Array(n).fill(-1);
-  let widest = 0;
-  for (let key = 0; key < nKeys; key++) widest = Math.max(widest, writeStart[key + 1]! - writeStart[key]!);
-  const free = new Int32Array(widest);
+  const free = new Int32Array(widestBucket(writeStart, nKeys));
   const out = new ConstraintWriter(n, count.pairs, count.edges);
 
   for (let key = 0; key < nKeys; key++) {
@@ -189,6 +184,25 @@ export function buildPolygraph(
   onKeys?.(nKeys, nKeys);
   byKeyMemo.delete(v);
   return { nodeCount: n, known, ...out.finish() };
+}
+
+// One loop per helper (here and in groupByKey): construction runs once per check, mostly before
+// V8 optimises it, and an on-stack replacement compiles the whole function holding the loop.
+
+/** WR: an edge from each resolved read's writer to its reader (none from the initial state). */
+function addWriteRead(v: Validated, known: EdgeList): void {
+  const { count, writer, txn, key } = v.reads;
+  for (let i = 0; i < count; i++) {
+    const w = writer[i]!;
+    if (w !== INIT_TXN) known.push(w, txn[i]!, K_WR, key[i]!);
+  }
+}
+
+/** The most entries of one bucket of a CSR with `n` buckets. */
+function widestBucket(start: Int32Array, n: number): number {
+  let widest = 0;
+  for (let k = 0; k < n; k++) widest = Math.max(widest, start[k + 1]! - start[k]!);
+  return widest;
 }
 
 /**
@@ -243,27 +257,42 @@ interface ByKey { readStart: Int32Array; readWriter: Int32Array; readTxn: Int32A
 function groupByKey(nKeys: number, v: Validated): ByKey {
   const memo = byKeyMemo.get(v);
   if (memo !== undefined) return memo;
-  const rKey = v.reads.key, rWriter = v.reads.writer, rTxn = v.reads.txn, reads = v.reads.count;
-  const readStart = new Int32Array(nKeys + 1);
-  for (let i = 0; i < reads; i++) readStart[rKey[i]! + 1]!++;
-  for (let k = 0; k < nKeys; k++) readStart[k + 1]! += readStart[k]!;
+  const rKey = v.reads.key, reads = v.reads.count;
+  const readStart = bucketStarts(rKey, reads, nKeys);
   const readWriter = new Int32Array(reads), readTxn = new Int32Array(reads);
-  const rf = readStart.slice(0, nKeys);
-  for (let i = 0; i < reads; i++) {
-    const at = rf[rKey[i]!]!++;
-    readWriter[at] = rWriter[i]!;
-    readTxn[at] = rTxn[i]!;
-  }
-
-  const writeStart = new Int32Array(nKeys + 1);
-  for (let i = 0; i < v.writes.count; i++) writeStart[v.writes.key[i]! + 1]!++;
-  for (let k = 0; k < nKeys; k++) writeStart[k + 1]! += writeStart[k]!;
+  scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn);
+  const writeStart = bucketStarts(v.writes.key, v.writes.count, nKeys);
   const writeTxn = new Int32Array(v.writes.count);
-  const wf = writeStart.slice(0, nKeys);
-  for (let i = 0; i < v.writes.count; i++) writeTxn[wf[v.writes.key[i]!]!++] = v.writes.txn[i]!;
+  scatter(writeStart.slice(0, nKeys), v.writes.key, v.writes.txn, v.writes.count, writeTxn);
   const out = { readStart, readWriter, readTxn, writeStart, writeTxn };
   byKeyMemo.set(v, out);
   return out;
+}
+
+/** CSR starts of `count` items bucketed by `keyOf[i]` in [0, n) (prefix sums done). */
+function bucketStarts(keyOf: Int32Array, count: number, n: number): Int32Array {
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < count; i++) start[keyOf[i]! + 1]!++;
+  prefixSums(start, n);
+  return start;
+}
+
+function prefixSums(a: Int32Array, n: number): void {
+  for (let k = 0; k < n; k++) a[k + 1]! += a[k]!;
+}
+
+/** Stable scatter of the reads' writer and reader txns into their key buckets (`fill`: bucket starts, advanced). */
+function scatterReads(fill: Int32Array, key: Int32Array, writer: Int32Array, txn: Int32Array, count: number, outWriter: Int32Array, outTxn: Int32Array): void {
+  for (let i = 0; i < count; i++) {
+    const at = fill[key[i]!]!++;
+    outWriter[at] = writer[i]!;
+    outTxn[at] = txn[i]!;
+  }
+}
+
+/** Stable scatter of `value[i]` into bucket `key[i]` (`fill`: bucket starts, advanced). */
+function scatter(fill: Int32Array, key: Int32Array, value: Int32Array, count: number, out: Int32Array): void {
+  for (let i = 0; i < count; i++) out[fill[key[i]!]!++] = value[i]!;
 }
 
 /**
