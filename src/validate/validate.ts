@@ -327,14 +327,36 @@ export function resolveRead(
   return wt;
 }
 
+/**
+ * The final writes of included txns, in txn and program order. Counted first, then written into
+ * arrays of that size: no push call per write (fig8 30 %: 56,000 writes, three pushes each, ~20
+ * ms in a fresh process) and no trimming copy.
+ */
 function collectWrites(h: History, included: Uint8Array, isFinal: Uint8Array): WriteTable {
-  const txn = new GrowableInt32(), key = new GrowableInt32(), opArr = new GrowableInt32();
-  for (let t = 0; t < h.txnCount; t++) {
+  const count = countFinalWrites(h.txnOpStart, h.txnCount, included, isFinal);
+  const txn = new Int32Array(count), key = new Int32Array(count), opArr = new Int32Array(count);
+  fillFinalWrites(h.txnOpStart, h.txnCount, h.opKey, included, isFinal, txn, key, opArr);
+  return { count, txn, key, op: opArr };
+}
+
+function countFinalWrites(txnOpStart: Int32Array, txnCount: number, included: Uint8Array, isFinal: Uint8Array): number {
+  let count = 0;
+  for (let t = 0; t < txnCount; t++) {
     if (included[t] !== 1) continue;
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-      if (isFinal[op] === 1) { txn.push(t); key.push(h.opKey[op]!); opArr.push(op); }
+    for (let op = txnOpStart[t]!; op < txnOpStart[t + 1]!; op++) count += isFinal[op]!;
+  }
+  return count;
+}
+
+function fillFinalWrites(
+  txnOpStart: Int32Array, txnCount: number, opKey: Int32Array, included: Uint8Array, isFinal: Uint8Array, txn: Int32Array, key: Int32Array, opArr: Int32Array,
+): void {
+  let i = 0;
+  for (let t = 0; t < txnCount; t++) {
+    if (included[t] !== 1) continue;
+    for (let op = txnOpStart[t]!; op < txnOpStart[t + 1]!; op++) {
+      if (isFinal[op] === 1) { txn[i] = t; key[i] = opKey[op]!; opArr[i] = op; i++; }
     }
   }
-  return { count: txn.length, txn: txn.toArray(), key: key.toArray(), op: opArr.toArray() };
 }
 
