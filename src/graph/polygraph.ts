@@ -290,6 +290,11 @@ function scatterReads(fill: Int32Array, key: Int32Array, writer: Int32Array, txn
   }
 }
 
+/** Stable scatter of the indices 0 .. count-1 into bucket `key[i]` (`fill`: bucket starts, advanced). */
+function scatterIndex(fill: Int32Array, key: Int32Array, count: number, out: Int32Array): void {
+  for (let i = 0; i < count; i++) out[fill[key[i]!]!++] = i;
+}
+
 /** Stable scatter of `value[i]` into bucket `key[i]` (`fill`: bucket starts, advanced). */
 function scatter(fill: Int32Array, key: Int32Array, value: Int32Array, count: number, out: Int32Array): void {
   for (let i = 0; i < count; i++) out[fill[key[i]!]!++] = value[i]!;
@@ -377,12 +382,10 @@ class ConstraintWriter {
    */
   private repeats(): { isRepeat: Uint8Array; count: number; firstRepeat: Int32Array; nextRepeat: Int32Array } | null {
     const r = this.records, n = this.n, recA = this.recA, recB = this.recB;
-    const start = new Int32Array(n + 1);
-    for (let i = 0; i < r; i++) start[recA[i]! + 1]!++;
-    for (let a = 0; a < n; a++) start[a + 1]! += start[a]!;
+    // One stable counting sort of the records by first writer (one loop per helper).
+    const start = bucketStarts(recA, r, n);
     const byA = new Int32Array(r);
-    const fill = start.slice(0, n);
-    for (let i = 0; i < r; i++) byA[fill[recA[i]!]!++] = i;
+    scatterIndex(start.slice(0, n), recA, r, byA);
     // Within a's group records keep arrival order: the first with a given b is its leader.
     const stamp = new Int32Array(n).fill(-1), firstOf = new Int32Array(n);
     let isRepeat: Uint8Array | null = null, firstRepeat: Int32Array | null = null, nextRepeat: Int32Array | null = null, lastRepeat: Int32Array | null = null;

@@ -90,7 +90,43 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
   // At most one resolved read per external read (register or list): sized once, trimmed at the end.
   const cap = ext.count;
   const rTxn = new Int32Array(cap), rKey = new Int32Array(cap), rOp = new Int32Array(cap), rWriter = new Int32Array(cap);
+  const out: ResolvedReads = { txn: rTxn, key: rKey, op: rOp, writer: rWriter };
+  let r = resolveRegisterReads(h, ext, included, writerOf, isFinal, add, deadlineMs, out);
+  // List reads come after the register reads (and their anomalies after theirs).
+  const lists = hasLists ? resolveLists(h, included, ext, writerOf, add) : noListFacts();
+  if (r + lists.reads.count > cap) throw new Error('internal error: more resolved reads than external reads');
+  rTxn.set(lists.reads.txn, r); rKey.set(lists.reads.key, r); rOp.set(lists.reads.op, r); rWriter.set(lists.reads.writer, r);
+  r += lists.reads.count;
+
+  checkDeadline(deadlineMs, 'validate');
+  const writes = collectWrites(h, included, isFinal);
+  let includedCount = 0;
+  for (let t = 0; t < h.txnCount; t++) includedCount += included[t]!;
+  return {
+    history: h,
+    included,
+    includedCount,
+    reads: { count: r, txn: rTxn.slice(0, r), key: rKey.slice(0, r), op: rOp.slice(0, r), writer: rWriter.slice(0, r) },
+    writes,
+    lists,
+    anomalies,
+  };
+}
+
+/** Where resolved reads go (sized for every external read). */
+interface ResolvedReads { txn: Int32Array; key: Int32Array; op: Int32Array; writer: Int32Array }
+
+/**
+ * Resolves the included txns' external register reads into `out` from index 0, in read order;
+ * returns how many. Anomalies go to `add`. A function of its own: the loop runs once per check,
+ * and an on-stack replacement compiles the whole function that holds it.
+ */
+function resolveRegisterReads(
+  h: History, ext: ExternalReads, included: Uint8Array, writerOf: WriterIndex, isFinal: Uint8Array,
+  add: (a: NonCycleAnomaly) => void, deadlineMs: number, out: ResolvedReads,
+): number {
   let r = 0;
+  const rTxn = out.txn, rKey = out.key, rOp = out.op, rWriter = out.writer;
   const extTxn = ext.txn.view(), extOp = ext.op.view();
   const fast = soleFinalWriters(h, writerOf, isFinal), bound = writerOf.valueBound;
   const opKind = h.opKind, opKey = h.opKey, opValue = h.opValue, txnStatus = h.txnStatus;
@@ -122,25 +158,7 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
     if (writer === null) continue;
     rTxn[r] = t; rKey[r] = key; rOp[r] = op; rWriter[r] = writer; r++;
   }
-  // List reads come after the register reads (and their anomalies after theirs).
-  const lists = hasLists ? resolveLists(h, included, ext, writerOf, add) : noListFacts();
-  if (r + lists.reads.count > cap) throw new Error('internal error: more resolved reads than external reads');
-  rTxn.set(lists.reads.txn, r); rKey.set(lists.reads.key, r); rOp.set(lists.reads.op, r); rWriter.set(lists.reads.writer, r);
-  r += lists.reads.count;
-
-  checkDeadline(deadlineMs, 'validate');
-  const writes = collectWrites(h, included, isFinal);
-  let includedCount = 0;
-  for (let t = 0; t < h.txnCount; t++) includedCount += included[t]!;
-  return {
-    history: h,
-    included,
-    includedCount,
-    reads: { count: r, txn: rTxn.slice(0, r), key: rKey.slice(0, r), op: rOp.slice(0, r), writer: rWriter.slice(0, r) },
-    writes,
-    lists,
-    anomalies,
-  };
+  return r;
 }
 
 /**
