@@ -135,19 +135,14 @@ export function buildPolygraph(
   const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
   addSessionOrder(v, known);
   if (realTime) addRealTimeOrder(v, known);
-  for (let i = 0; i < v.reads.count; i++) {
-    const w = v.reads.writer[i]!;
-    if (w !== INIT_TXN) known.push(w, v.reads.txn[i]!, K_WR, v.reads.key[i]!);
-  }
+  addWriteRead(v, known);
 
   // readers of (key, writer) as linked lists over by-key read positions: head[writer] valid
   // while headStamp[writer] === key; a list runs from the latest read to the earliest.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
   const next = new Int32Array(readTxn.length);
   const inChain = new Int32Array(n).fill(-1);
-  let widest = 0;
-  for (let key = 0; key < nKeys; key++) widest = Math.max(widest, writeStart[key + 1]! - writeStart[key]!);
-  const free = new Int32Array(widest);
+  const free = new Int32Array(widestBucket(writeStart, nKeys));
   const out = new ConstraintWriter(n, count.pairs, count.edges);
 
   for (let key = 0; key < nKeys; key++) {
@@ -184,26 +179,30 @@ export function buildPolygraph(
       if (last !== INIT_TXN) known.push(last, w, K_WW, key);
       for (let r = lastHead; r !== -1; r = next[r]!) if (readTxn[r] !== w) known.push(readTxn[r]!, w, K_RW, key);
     }
-    for (let x = 0; x < nFree; x++) {
-      if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
-      const fx = free[x]!;
-      const hx = headStamp[fx] === key ? head[fx]! : -1;
-      for (let y = x + 1; y < nFree; y++) {
-        const fy = free[y]!;
-        const hy = headStamp[fy] === key ? head[fy]! : -1;
-        const lo = fx < fy, a = lo ? fx : fy, b = lo ? fy : fx, ha = lo ? hx : hy, hb = lo ? hy : hx;
-        out.record(a, b, key);
-        out.edge(a, b, K_WW);
-        for (let r = ha; r !== -1; r = next[r]!) if (readTxn[r] !== b) out.edge(readTxn[r]!, b, K_RW);
-        out.side();
-        out.edge(b, a, K_WW);
-        for (let r = hb; r !== -1; r = next[r]!) if (readTxn[r] !== a) out.edge(readTxn[r]!, a, K_RW);
-      }
-    }
+    if (nFree > 1) out.pairs(key, free, nFree, head, headStamp, next, readTxn, deadlineMs);
   }
   onKeys?.(nKeys, nKeys);
   byKeyMemo.delete(v);
   return { nodeCount: n, known, ...out.finish() };
+}
+
+// One loop per helper (here and in groupByKey): construction runs once per check, mostly before
+// V8 optimises it, and an on-stack replacement compiles the whole function holding the loop.
+
+/** WR: an edge from each resolved read's writer to its reader (none from the initial state). */
+function addWriteRead(v: Validated, known: EdgeList): void {
+  const { count, writer, txn, key } = v.reads;
+  for (let i = 0; i < count; i++) {
+    const w = writer[i]!;
+    if (w !== INIT_TXN) known.push(w, txn[i]!, K_WR, key[i]!);
+  }
+}
+
+/** The most entries of one bucket of a CSR with `n` buckets. */
+function widestBucket(start: Int32Array, n: number): number {
+  let widest = 0;
+  for (let k = 0; k < n; k++) widest = Math.max(widest, start[k + 1]! - start[k]!);
+  return widest;
 }
 
 /**
@@ -258,27 +257,47 @@ interface ByKey { readStart: Int32Array; readWriter: Int32Array; readTxn: Int32A
 function groupByKey(nKeys: number, v: Validated): ByKey {
   const memo = byKeyMemo.get(v);
   if (memo !== undefined) return memo;
-  const rKey = v.reads.key, rWriter = v.reads.writer, rTxn = v.reads.txn, reads = v.reads.count;
-  const readStart = new Int32Array(nKeys + 1);
-  for (let i = 0; i < reads; i++) readStart[rKey[i]! + 1]!++;
-  for (let k = 0; k < nKeys; k++) readStart[k + 1]! += readStart[k]!;
+  const rKey = v.reads.key, reads = v.reads.count;
+  const readStart = bucketStarts(rKey, reads, nKeys);
   const readWriter = new Int32Array(reads), readTxn = new Int32Array(reads);
-  const rf = readStart.slice(0, nKeys);
-  for (let i = 0; i < reads; i++) {
-    const at = rf[rKey[i]!]!++;
-    readWriter[at] = rWriter[i]!;
-    readTxn[at] = rTxn[i]!;
-  }
-
-  const writeStart = new Int32Array(nKeys + 1);
-  for (let i = 0; i < v.writes.count; i++) writeStart[v.writes.key[i]! + 1]!++;
-  for (let k = 0; k < nKeys; k++) writeStart[k + 1]! += writeStart[k]!;
+  scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn);
+  const writeStart = bucketStarts(v.writes.key, v.writes.count, nKeys);
   const writeTxn = new Int32Array(v.writes.count);
-  const wf = writeStart.slice(0, nKeys);
-  for (let i = 0; i < v.writes.count; i++) writeTxn[wf[v.writes.key[i]!]!++] = v.writes.txn[i]!;
+  scatter(writeStart.slice(0, nKeys), v.writes.key, v.writes.txn, v.writes.count, writeTxn);
   const out = { readStart, readWriter, readTxn, writeStart, writeTxn };
   byKeyMemo.set(v, out);
   return out;
+}
+
+/** CSR starts of `count` items bucketed by `keyOf[i]` in [0, n) (prefix sums done). */
+function bucketStarts(keyOf: Int32Array, count: number, n: number): Int32Array {
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < count; i++) start[keyOf[i]! + 1]!++;
+  prefixSums(start, n);
+  return start;
+}
+
+function prefixSums(a: Int32Array, n: number): void {
+  for (let k = 0; k < n; k++) a[k + 1]! += a[k]!;
+}
+
+/** Stable scatter of the reads' writer and reader txns into their key buckets (`fill`: bucket starts, advanced). */
+function scatterReads(fill: Int32Array, key: Int32Array, writer: Int32Array, txn: Int32Array, count: number, outWriter: Int32Array, outTxn: Int32Array): void {
+  for (let i = 0; i < count; i++) {
+    const at = fill[key[i]!]!++;
+    outWriter[at] = writer[i]!;
+    outTxn[at] = txn[i]!;
+  }
+}
+
+/** Stable scatter of the indices 0 .. count-1 into bucket `key[i]` (`fill`: bucket starts, advanced). */
+function scatterIndex(fill: Int32Array, key: Int32Array, count: number, out: Int32Array): void {
+  for (let i = 0; i < count; i++) out[fill[key[i]!]!++] = i;
+}
+
+/** Stable scatter of `value[i]` into bucket `key[i]` (`fill`: bucket starts, advanced). */
+function scatter(fill: Int32Array, key: Int32Array, value: Int32Array, count: number, out: Int32Array): void {
+  for (let i = 0; i < count; i++) out[fill[key[i]!]!++] = value[i]!;
 }
 
 /**
@@ -304,7 +323,6 @@ class ConstraintWriter {
   private kind: Uint8Array;
   private key: Int32Array;
   private edges = 0;
-  private curKey = -1;
 
   constructor(private readonly n: number, recordsMax: number, edgesMax: number) {
     this.recA = new Int32Array(recordsMax);
@@ -316,55 +334,79 @@ class ConstraintWriter {
     this.key = new Int32Array(edgesMax);
   }
 
-  /** A new record for writers a < b on `key`; its either edges follow. */
-  record(a: number, b: number, key: number): void {
-    const r = this.records++;
-    this.recA[r] = a;
-    this.recB[r] = b;
-    this.recEdge[2 * r] = this.edges;
-    this.curKey = key;
-  }
-
-  /** The current record's or edges follow. */
-  side(): void {
-    this.recEdge[2 * this.records - 1] = this.edges;
-  }
-
-  edge(from: number, to: number, kind: number): void {
-    const i = this.edges++;
-    this.from[i] = from;
-    this.to[i] = to;
-    this.kind[i] = kind;
-    this.key[i] = this.curKey;
+  /**
+   * One record per pair of the `nFree` free writers of `key` (`free[0 .. nFree-1]`), writers
+   * a < b: its either side (WW a->b, then RW r->b from each reader r of a other than b), then its
+   * or side (the same with a and b swapped). A reader list of writer w starts at `head[w]` when
+   * `headStamp[w] === key` and follows `next`. One loop writing the columns directly: a call
+   * per edge (fig8 30 %: 409,020 edges) stays slow for long in a fresh process.
+   */
+  pairs(key: number, free: Int32Array, nFree: number, head: Int32Array, headStamp: Int32Array, next: Int32Array, readTxn: Int32Array, deadlineMs: number): void {
+    const recA = this.recA, recB = this.recB, recEdge = this.recEdge;
+    const from = this.from, to = this.to, kind = this.kind, keyOf = this.key;
+    let r = this.records, e = this.edges;
+    for (let x = 0; x < nFree; x++) {
+      if ((x & 255) === 0) checkDeadline(deadlineMs, 'construct');
+      const fx = free[x]!;
+      const hx = headStamp[fx] === key ? head[fx]! : -1;
+      for (let y = x + 1; y < nFree; y++) {
+        const fy = free[y]!;
+        const hy = headStamp[fy] === key ? head[fy]! : -1;
+        const lo = fx < fy, a = lo ? fx : fy, b = lo ? fy : fx, ha = lo ? hx : hy, hb = lo ? hy : hx;
+        recA[r] = a; recB[r] = b; recEdge[2 * r] = e;
+        from[e] = a; to[e] = b; kind[e] = K_WW; keyOf[e] = key; e++;
+        for (let j = ha; j !== -1; j = next[j]!) {
+          const t = readTxn[j]!;
+          if (t !== b) { from[e] = t; to[e] = b; kind[e] = K_RW; keyOf[e] = key; e++; }
+        }
+        recEdge[2 * r + 1] = e;
+        from[e] = b; to[e] = a; kind[e] = K_WW; keyOf[e] = key; e++;
+        for (let j = hb; j !== -1; j = next[j]!) {
+          const t = readTxn[j]!;
+          if (t !== a) { from[e] = t; to[e] = a; kind[e] = K_RW; keyOf[e] = key; e++; }
+        }
+        r++;
+      }
+    }
+    this.records = r;
+    this.edges = e;
   }
 
   /**
    * The records that repeat an earlier record's pair of writers: `isRepeat[r]` = 1 for them, and
-   * `repeats` maps each first record (the pair's leader) to its repeats in arrival order; null
-   * if every pair is distinct.
+   * each first record (the pair's leader) heads a list of its repeats in arrival order
+   * (`firstRepeat[leader]`, then `nextRepeat[r]`, -1 ending it); null if every pair is distinct.
+   * Typed arrays, not a Map of arrays: finish() walks every record, and fig8 30 % has 157,281
+   * records of which 208 repeat (a Map lookup and an empty array per record cost it ~50 ms in a
+   * fresh process).
    */
-  private repeats(): { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null {
+  private repeats(): { isRepeat: Uint8Array; count: number; firstRepeat: Int32Array; nextRepeat: Int32Array } | null {
     const r = this.records, n = this.n, recA = this.recA, recB = this.recB;
-    const start = new Int32Array(n + 1);
-    for (let i = 0; i < r; i++) start[recA[i]! + 1]!++;
-    for (let a = 0; a < n; a++) start[a + 1]! += start[a]!;
+    // One stable counting sort of the records by first writer (one loop per helper).
+    const start = bucketStarts(recA, r, n);
     const byA = new Int32Array(r);
-    const fill = start.slice(0, n);
-    for (let i = 0; i < r; i++) byA[fill[recA[i]!]!++] = i;
+    scatterIndex(start.slice(0, n), recA, r, byA);
     // Within a's group records keep arrival order: the first with a given b is its leader.
     const stamp = new Int32Array(n).fill(-1), firstOf = new Int32Array(n);
-    let out: { isRepeat: Uint8Array; repeats: Map<number, number[]> } | null = null;
+    let isRepeat: Uint8Array | null = null, firstRepeat: Int32Array | null = null, nextRepeat: Int32Array | null = null, lastRepeat: Int32Array | null = null;
+    let count = 0;
     for (let a = 0; a < n; a++) {
       for (let j = start[a]!; j < start[a + 1]!; j++) {
         const i = byA[j]!, b = recB[i]!;
         if (stamp[b] !== a) { stamp[b] = a; firstOf[b] = i; continue; }
-        out ??= { isRepeat: new Uint8Array(r), repeats: new Map() };
-        out.isRepeat[i] = 1;
-        const leader = firstOf[b]!, list = out.repeats.get(leader);
-        if (list === undefined) out.repeats.set(leader, [i]); else list.push(i);
+        if (isRepeat === null) {
+          isRepeat = new Uint8Array(r);
+          firstRepeat = new Int32Array(r).fill(-1); nextRepeat = new Int32Array(r).fill(-1); lastRepeat = new Int32Array(r);
+        }
+        isRepeat[i] = 1;
+        count++;
+        // Records of one group come in arrival order, so appending keeps each list in that order.
+        const leader = firstOf[b]!;
+        if (firstRepeat![leader] === -1) firstRepeat![leader] = i; else nextRepeat![lastRepeat![leader]!] = i;
+        lastRepeat![leader] = i;
       }
     }
-    return out;
+    return isRepeat === null ? null : { isRepeat, count, firstRepeat: firstRepeat!, nextRepeat: nextRepeat! };
   }
 
   finish() {
@@ -382,52 +424,69 @@ class ConstraintWriter {
       };
     }
     // Constraints are the leaders in arrival order; each side's edges are the leader's, then its
-    // repeats' in arrival order. As runs of the edge buffers (`runSrc`, `runLen`), merged when
-    // adjacent: with few repeats, a handful of long runs, copied with memcpy.
-    const { isRepeat, repeats } = rep;
-    const consCount = r - isRepeat.reduce((x, y) => x + y, 0);
-    const consA = new Int32Array(consCount), consB = new Int32Array(consCount);
-    const edgeStart = new Int32Array(2 * consCount + 1);
-    const runSrc = new GrowableInt32(), runLen = new GrowableInt32();
-    const run = (from: number, to: number): void => {
-      if (to === from) return;
-      const last = runSrc.length - 1;
-      if (last >= 0 && runSrc.get(last) + runLen.get(last) === from) runLen.set(last, runLen.get(last) + to - from);
-      else { runSrc.push(from); runLen.push(to - from); }
-    };
+    // repeats' in arrival order. Done in place, in the buffers: no second set of columns (10^6
+    // txns: 322 MB of edge columns and 128 MB of record columns were copied, the old ones left
+    // as garbage into pruning). As runs of the edge buffers, merged when adjacent in both places
+    // and of the same kind (a leader's or a repeat's): with few repeats, a handful of long runs.
+    // Every leader run moves right or stays (a record's edges are preceded, in the result, by
+    // all the edges that preceded them, less the repeats' that came before, plus at least as
+    // many repeats' edges, whose leaders came before too): the repeats' edges (few) are set
+    // aside, the leader runs copied from the last to the first (copyWithin, which handles the
+    // overlap; each lands past the sources of those not yet copied), then the repeats' put back.
+    const { isRepeat, firstRepeat, nextRepeat } = rep;
+    const consCount = r - rep.count;
+    const runSrc = new GrowableInt32(), runDst = new GrowableInt32(), runLen = new GrowableInt32(), runRep = new GrowableInt32();
+    const recA = this.recA, recB = this.recB;
     let c = 0, at = 0;
     for (let i = 0; i < r; i++) {
       if (isRepeat[i] === 1) continue;
-      consA[c] = this.recA[i]!; consB[c] = this.recB[i]!;
-      const more = repeats.get(i) ?? [];
+      recA[c] = recA[i]!; recB[c] = recB[i]!;
+      // Read before writing: edgeStart is written over recEdge (2c + 1 <= 2i + 1; repeats d > i).
+      const e0 = recEdge[2 * i]!, e1 = recEdge[2 * i + 1]!, e2 = recEdge[2 * i + 2]!;
       for (let side = 0; side < 2; side++) {
-        edgeStart[2 * c + side] = at;
-        run(recEdge[2 * i + side]!, recEdge[2 * i + side + 1]!);
-        at += recEdge[2 * i + side + 1]! - recEdge[2 * i + side]!;
-        for (const d of more) {
-          run(recEdge[2 * d + side]!, recEdge[2 * d + side + 1]!);
-          at += recEdge[2 * d + side + 1]! - recEdge[2 * d + side]!;
+        recEdge[2 * c + side] = at;
+        for (let d = i; d !== -1; d = d === i ? firstRepeat[i]! : nextRepeat[d]!) {
+          const from = d === i ? (side === 0 ? e0 : e1) : recEdge[2 * d + side]!;
+          const to = d === i ? (side === 0 ? e1 : e2) : recEdge[2 * d + side + 1]!;
+          if (to === from) continue;
+          const kind = d === i ? 0 : 1, last = runSrc.length - 1;
+          if (last >= 0 && runRep.get(last) === kind && runSrc.get(last) + runLen.get(last) === from) runLen.set(last, runLen.get(last) + to - from);
+          else { runSrc.push(from); runDst.push(at); runLen.push(to - from); runRep.push(kind); }
+          at += to - from;
         }
       }
       c++;
     }
-    edgeStart[2 * consCount] = at;
+    recEdge[2 * consCount] = at;
     if (c !== consCount || at !== m) throw new Error('internal error: coalescing lost constraints or edges');
-    // One column at a time, dropping each old column as its replacement is made: one extra alive.
-    const src = runSrc.view(), len = runLen.view();
-    const moved = <T extends Int32Array | Uint8Array>(old: T, out: T): T => {
-      for (let j = 0, to = 0; j < src.length; to += len[j]!, j++) out.set(old.subarray(src[j]!, src[j]! + len[j]!), to);
-      return out;
+    const src = runSrc.view(), dst = runDst.view(), len = runLen.view(), isRep = runRep.view();
+    let saved = 0;
+    for (let j = 0; j < src.length; j++) if (isRep[j] === 1) saved += len[j]!;
+    const from = this.from, to = this.to, kind = this.kind, key = this.key;
+    const sFrom = new Int32Array(saved), sTo = new Int32Array(saved), sKind = new Uint8Array(saved), sKey = new Int32Array(saved);
+    for (let j = 0, o = 0; j < src.length; j++) {
+      if (isRep[j] !== 1) continue;
+      const a = src[j]!, b = a + len[j]!;
+      sFrom.set(from.subarray(a, b), o); sTo.set(to.subarray(a, b), o); sKind.set(kind.subarray(a, b), o); sKey.set(key.subarray(a, b), o);
+      o += len[j]!;
+    }
+    for (let j = src.length - 1; j >= 0; j--) {
+      if (isRep[j] === 1) continue;
+      const a = src[j]!, b = a + len[j]!, t = dst[j]!;
+      if (t < a) throw new Error('internal error: coalescing would move a leader\'s edges left');
+      if (t === a) continue;
+      from.copyWithin(t, a, b); to.copyWithin(t, a, b); kind.copyWithin(t, a, b); key.copyWithin(t, a, b);
+    }
+    for (let j = 0, o = 0; j < src.length; j++) {
+      if (isRep[j] !== 1) continue;
+      const t = dst[j]!, l = len[j]!;
+      from.set(sFrom.subarray(o, o + l), t); to.set(sTo.subarray(o, o + l), t); kind.set(sKind.subarray(o, o + l), t); key.set(sKey.subarray(o, o + l), t);
+      o += l;
+    }
+    return {
+      consCount, consA: fit(recA, consCount), consB: fit(recB, consCount), edgeStart: fit(recEdge, 2 * consCount + 1),
+      ceFrom: fit(from, m), ceTo: fit(to, m), ceKind: fit(kind, m), ceKey: fit(key, m),
     };
-    const ceFrom = moved(this.from, new Int32Array(m));
-    this.from = new Int32Array(0);
-    const ceTo = moved(this.to, new Int32Array(m));
-    this.to = new Int32Array(0);
-    const ceKind = moved(this.kind, new Uint8Array(m));
-    this.kind = new Uint8Array(0);
-    const ceKey = moved(this.key, new Int32Array(m));
-    this.key = new Int32Array(0);
-    return { consCount, consA, consB, edgeStart, ceFrom, ceTo, ceKind, ceKey };
   }
 }
 

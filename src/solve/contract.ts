@@ -89,23 +89,58 @@ export function contract(
   const pairs = flatPairs(level);
   const inE = endpoints(pg, active, pairs);
   // Every txn whose .d may be in E' needs a chain (an endpoint without one: not exact, give up).
-  for (let u = 0; u < N; u++) if (inE[u] === 1 && sess[u >> 1]! < 0) return null;
+  if (!allChained(inE, sess)) return null;
   const into = lastIntoN(pg, pairs, inE, table);
   if (into === null) return null;
-  for (let t = 0; t < n; t++) for (let j = into.start[t]!; j < into.end[t]!; j++) inE[2 * into.pred[j]!] = 1;
+  markPredecessors(inE, into, n);
   const next = nextOnChain(inE, table);
   // Number E' in topological order: then every H edge goes from a smaller to a larger number.
+  const nodeOf = numbering(inE, order, N);
+  const splitOf = inverse(nodeOf);
+  checkDeadline(deadlineMs, 'solve');
+  const { from, to } = contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
+  assertForwards(from, to);
+  return { nodeCount: splitOf.length, splitOf, nodeOf, from, to };
+}
+
+// One loop per function below: each runs once per solve, mostly before V8 optimises it, and an
+// on-stack replacement compiles the whole function that holds the loop (fig8 30 %, fresh
+// process: contract's own loops took as long as the contracted edges).
+
+/** True when every node of `inE` is the .d or .n of a txn on a chain. */
+function allChained(inE: Uint8Array, sess: Int32Array): boolean {
+  for (let u = 0; u < inE.length; u++) if (inE[u] === 1 && sess[u >> 1]! < 0) return false;
+  return true;
+}
+
+/** Adds to E the .d of every c_s(t) (see the header). */
+function markPredecessors(inE: Uint8Array, into: { start: Int32Array; end: Int32Array; pred: Int32Array }, n: number): void {
+  const { start, end, pred } = into;
+  for (let t = 0; t < n; t++) for (let j = start[t]!; j < end[t]!; j++) inE[2 * pred[j]!] = 1;
+}
+
+/** `nodeOf[u]`: u's rank among the nodes of E' in `order`, -1 for nodes not in E'. */
+function numbering(inE: Uint8Array, order: Int32Array, N: number): Int32Array {
   const nodeOf = new Int32Array(N).fill(-1);
   let count = 0;
   for (let i = 0; i < N; i++) if (inE[order[i]!] === 1) nodeOf[order[i]!] = count++;
+  return nodeOf;
+}
+
+/** `splitOf[i]`: the node numbered i by `nodeOf`. */
+function inverse(nodeOf: Int32Array): Int32Array {
+  let count = 0;
+  for (let u = 0; u < nodeOf.length; u++) if (nodeOf[u]! >= 0) count++;
   const splitOf = new Int32Array(count);
-  for (let u = 0; u < N; u++) if (nodeOf[u]! >= 0) splitOf[nodeOf[u]!] = u;
-  checkDeadline(deadlineMs, 'solve');
-  const { from, to } = contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
+  for (let u = 0; u < nodeOf.length; u++) if (nodeOf[u]! >= 0) splitOf[nodeOf[u]!] = u;
+  return splitOf;
+}
+
+/** Stage-boundary assertion: every H edge goes forwards in its numbering. */
+function assertForwards(from: Int32Array, to: Int32Array): void {
   for (let e = 0; e < from.length; e++) {
     if (from[e]! >= to[e]!) throw new Error('internal error: a contracted edge goes backwards in the known graph\'s topological order');
   }
-  return { nodeCount: count, splitOf, nodeOf, from, to };
 }
 
 /** Split pairs per kind, flat: `count[k]`, then (x, y) at 2k and 2k+1 (at most two per kind). */
@@ -198,17 +233,22 @@ function contractedEdges(
   splitOf: Int32Array, nodeOf: Int32Array, table: ReachTable, next: ReturnType<typeof nextOnChain>, into: NonNullable<ReturnType<typeof lastIntoN>>,
   deadlineMs: number,
 ): { from: Int32Array; to: Int32Array } {
-  const { S, sess, pos, minPos } = table;
+  const { S, pos, minPos } = table;
   const { at, base, len } = next;
   const from = new GrowableInt32(4 * splitOf.length), to = new GrowableInt32(4 * splitOf.length);
-  const target = new Int32Array(S), targetKey = new Int32Array(S), kept = new Int32Array(S);
+  // The kept targets of the current node: H number, chain, position and reach row.
+  const keptKey = new Int32Array(S), keptCol = new Int32Array(S), keptPos = new Int32Array(S), keptRow = new Int32Array(S);
   for (let i = 0; i < splitOf.length; i++) {
     // O(S) per node, with thousands of chains seconds in all: the deadline is honoured here.
     if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'solve');
     const u = splitOf[i]!, row = u * S;
-    // (a): the first txn of D reachable on each chain, sorted by H number (a topological order)
-    // by insertion as they come (a handful of chains; no comparator calls).
-    let m = 0;
+    // (a) and (b) in one pass over the chains: the first txn w of D reachable on each chain is a
+    // target; it is kept unless another target reaches it. Taken in chain order, a target that
+    // a kept one reaches is dropped, and one that reaches kept ones replaces them. The result is
+    // the same set as taking them in topological order and dropping those an earlier kept one
+    // reaches: a target reached by another is reached by one no target reaches (G is acyclic
+    // and reachability transitive), and that one is kept.
+    let kc = 0;
     for (let s = 0; s < S; s++) {
       const p = minPos[row + s]!;
       if (p >= len[s]!) continue; // INF included
@@ -216,21 +256,29 @@ function contractedEdges(
       // u = x.d on its own chain: x itself is at minPos; the chain's Dep edges lead on to the next.
       if (w >= 0 && 2 * w === u) w = p + 1 < len[s]! ? at[base[s]! + p + 1]! : -1;
       if (w < 0) continue;
-      const key = nodeOf[2 * w]!;
-      let j = m++;
-      while (j > 0 && targetKey[j - 1]! > key) { target[j] = target[j - 1]!; targetKey[j] = targetKey[j - 1]!; j--; }
-      target[j] = w; targetKey[j] = key;
-    }
-    // (b): a target is implied when an earlier kept target reaches it (only an earlier one can).
-    let kc = 0;
-    for (let j = 0; j < m; j++) {
-      const w = target[j]!, col = sess[w]!, pw = pos[w]!;
+      const pw = pos[w]!;
       let implied = false;
-      for (let q = 0; q < kc; q++) if (minPos[kept[q]! + col]! <= pw) { implied = true; break; }
+      for (let q = 0; q < kc; q++) if (minPos[keptRow[q]! + s]! <= pw) { implied = true; break; }
       if (implied) continue;
-      kept[kc++] = 2 * w * S;
-      from.push(i); to.push(targetKey[j]!);
+      const wRow = 2 * w * S;
+      let q2 = 0;
+      for (let q = 0; q < kc; q++) {
+        if (minPos[wRow + keptCol[q]!]! <= keptPos[q]!) continue; // w reaches it: dropped
+        keptKey[q2] = keptKey[q]!; keptCol[q2] = keptCol[q]!; keptPos[q2] = keptPos[q]!; keptRow[q2] = keptRow[q]!;
+        q2++;
+      }
+      kc = q2;
+      keptKey[kc] = nodeOf[2 * w]!; keptCol[kc] = s; keptPos[kc] = pw; keptRow[kc] = wRow;
+      kc++;
     }
+    // Emitted by H number (as before: the edge order does not matter for H, but stays the same).
+    for (let j = 1; j < kc; j++) {
+      const key = keptKey[j]!;
+      let q = j;
+      while (q > 0 && keptKey[q - 1]! > key) { keptKey[q] = keptKey[q - 1]!; q--; }
+      keptKey[q] = key;
+    }
+    for (let j = 0; j < kc; j++) { from.push(i); to.push(keptKey[j]!); }
     // (c)
     if ((u & 1) === 1) {
       const t = u >> 1;

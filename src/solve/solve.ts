@@ -121,9 +121,8 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     // a search that follows its phases inserts no edge against the order (each such insertion is
     // a Pearce-Kelly search; 250k txns: 0.87 s of a 2.8 s solve with no conflict at all).
     const perm = phaseConsistentOrder(h.nodeCount, h.from, h.to, cond.from, cond.to, cond.lit, phase);
-    const renumber = (a: Int32Array): Int32Array => (perm === null ? a : a.map((u) => perm[u]!));
-    theory.addFixedEdges(renumber(h.from), renumber(h.to), new Int32Array(h.from.length).fill(-1));
-    theory.addConditionalEdges(renumber(cond.from), renumber(cond.to), cond.lit, cond.id);
+    theory.addFixedEdges(renumbered(h.from, perm), renumbered(h.to, perm), new Int32Array(h.from.length).fill(-1));
+    theory.addConditionalEdges(renumbered(cond.from, perm), renumbered(cond.to, perm), cond.lit, cond.id);
   } else {
     theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   }
@@ -217,40 +216,71 @@ function chosenGraphAcyclic(pg: Polygraph, active: Uint8Array, varOf: Int32Array
   if (known.nodeCount !== 2 * pg.nodeCount) throw new Error('internal error: the known split graph has the wrong size');
   const { count: cnt, x: X, y: Y } = flatPairs(level);
   const N = known.nodeCount;
+  // The chosen side of each active constraint, as its edge slot (-1: inactive).
+  const slots = new Int32Array(pg.consCount).fill(-1);
+  for (let c = 0; c < pg.consCount; c++) if (active[c] === 1) slots[c] = 2 * c + (choose(varOf[c]!) ? 0 : 1);
+  const cStart = chosenOutCounts(pg, slots, cnt, X, N);
+  const cTo = chosenOutEdges(pg, slots, cnt, X, Y, cStart, N);
+  const indeg = new Int32Array(N);
+  addInDegrees(indeg, known.outTo);
+  addInDegrees(indeg, cTo);
+  return kahnBoth(N, known.outStart, known.outTo, cStart, cTo, indeg) === N;
+}
+
+// One loop (nest) per function below: the model check runs once per solve, mostly before V8
+// optimises it, and an on-stack replacement compiles the whole function that holds the loop.
+
+/** CSR starts of the chosen sides' split edges by tail (prefix sums done). */
+function chosenOutCounts(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, N: number): Int32Array {
   const cStart = new Int32Array(N + 1);
-  const side = (c: number): number => 2 * c + (choose(varOf[c]!) ? 0 : 1);
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const slot = side(c);
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-      const k2 = pg.ceKind[e]!;
-      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * pg.ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
+  const { edgeStart, ceFrom, ceKind } = pg;
+  for (let c = 0; c < slots.length; c++) {
+    const slot = slots[c]!;
+    if (slot < 0) continue;
+    for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
+      const k2 = ceKind[e]!;
+      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
     }
   }
-  for (let u = 0; u < N; u++) cStart[u + 1]! += cStart[u]!;
+  prefixSums(cStart, N);
+  return cStart;
+}
+
+function prefixSums(a: Int32Array, N: number): void {
+  for (let u = 0; u < N; u++) a[u + 1]! += a[u]!;
+}
+
+/** The chosen sides' split edges' heads, in the CSR of `cStart`. */
+function chosenOutEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, cStart: Int32Array, N: number): Int32Array {
   const cTo = new Int32Array(cStart[N]!);
   const fill = cStart.slice(0, N);
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
-    const slot = side(c);
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-      const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k2 = pg.ceKind[e]!;
+  const { edgeStart, ceFrom, ceTo, ceKind } = pg;
+  for (let c = 0; c < slots.length; c++) {
+    const slot = slots[c]!;
+    if (slot < 0) continue;
+    for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
+      const a = ceFrom[e]!, b = ceTo[e]!, k2 = ceKind[e]!;
       for (let p = 0; p < cnt[k2]!; p++) cTo[fill[2 * a + X[2 * k2 + p]!]!++] = 2 * b + Y[2 * k2 + p]!;
     }
   }
-  const indeg = new Int32Array(N);
-  const { outStart, outTo } = known;
-  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
-  for (let i = 0; i < cTo.length; i++) indeg[cTo[i]!]!++;
+  return cTo;
+}
+
+function addInDegrees(indeg: Int32Array, to: Int32Array): void {
+  for (let i = 0; i < to.length; i++) indeg[to[i]!]!++;
+}
+
+/** Kahn's algorithm over two CSR graphs on the same N nodes; returns how many nodes it sorted. */
+function kahnBoth(N: number, aStart: Int32Array, aTo: Int32Array, bStart: Int32Array, bTo: Int32Array, indeg: Int32Array): number {
   const queue = new Int32Array(N);
   let tail = 0;
   for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
   for (let head = 0; head < tail; head++) {
     const u = queue[head]!;
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) queue[tail++] = outTo[e]!;
-    for (let e = cStart[u]!; e < cStart[u + 1]!; e++) if (--indeg[cTo[e]!]! === 0) queue[tail++] = cTo[e]!;
+    for (let e = aStart[u]!; e < aStart[u + 1]!; e++) if (--indeg[aTo[e]!]! === 0) queue[tail++] = aTo[e]!;
+    for (let e = bStart[u]!; e < bStart[u + 1]!; e++) if (--indeg[bTo[e]!]! === 0) queue[tail++] = bTo[e]!;
   }
-  return tail === N;
+  return tail;
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */
@@ -330,17 +360,23 @@ function conditionalSplitEdges(pg: Polygraph, varOf: Int32Array, pairs: FlatPair
 function phaseConsistentOrder(
   N: number, fixFrom: Int32Array, fixTo: Int32Array, from: Int32Array, to: Int32Array, lit: Int32Array, phase: Uint8Array,
 ): Int32Array | null {
-  const chosen = (i: number): boolean => (phase[lit[i]! >> 1]! ^ (lit[i]! & 1)) === 1;
+  // Which conditional edges the phases make true, once (the passes below read it three times).
+  const chosen = new Uint8Array(from.length);
   let forward = true;
-  for (let i = 0; i < from.length && forward; i++) if (chosen(i) && from[i]! >= to[i]!) forward = false;
+  for (let i = 0; i < from.length; i++) {
+    const l = lit[i]!;
+    if ((phase[l >> 1]! ^ (l & 1)) !== 1) continue;
+    chosen[i] = 1;
+    if (from[i]! >= to[i]!) forward = false;
+  }
   if (forward) return null;
   const outStart = new Int32Array(N + 1);
   for (let e = 0; e < fixFrom.length; e++) outStart[fixFrom[e]! + 1]!++;
-  for (let i = 0; i < from.length; i++) if (chosen(i)) outStart[from[i]! + 1]!++;
+  for (let i = 0; i < from.length; i++) if (chosen[i] === 1) outStart[from[i]! + 1]!++;
   for (let u = 0; u < N; u++) outStart[u + 1]! += outStart[u]!;
   const outTo = new Int32Array(outStart[N]!), fill = outStart.slice(0, N), indeg = new Int32Array(N);
   for (let e = 0; e < fixFrom.length; e++) { outTo[fill[fixFrom[e]!]!++] = fixTo[e]!; indeg[fixTo[e]!]!++; }
-  for (let i = 0; i < from.length; i++) if (chosen(i)) { outTo[fill[from[i]!]!++] = to[i]!; indeg[to[i]!]!++; }
+  for (let i = 0; i < from.length; i++) if (chosen[i] === 1) { outTo[fill[from[i]!]!++] = to[i]!; indeg[to[i]!]!++; }
   const ready = new IntMinHeap(N);
   for (let u = 0; u < N; u++) if (indeg[u] === 0) ready.push(u);
   const perm = new Int32Array(N);
@@ -351,6 +387,14 @@ function phaseConsistentOrder(
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) ready.push(outTo[e]!);
   }
   return placed === N ? perm : null;
+}
+
+/** `a` with every node u replaced by `perm[u]` (a new array), or `a` itself when `perm` is null. */
+function renumbered(a: Int32Array, perm: Int32Array | null): Int32Array {
+  if (perm === null) return a;
+  const out = new Int32Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = perm[a[i]!]!;
+  return out;
 }
 
 /**

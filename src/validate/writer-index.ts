@@ -29,45 +29,28 @@ export class WriterIndex {
     // Most histories write each value once in all (generators and databases use unique values):
     // a value's sole writer answers a lookup with one probe. Only values written more than once
     // (to different keys, or a duplicate to reject) go into the sorted index.
-    let bound = 1; // above every value id written
-    for (let op = 0; op < h.opCount; op++) {
-      const kind = h.opKind[op];
-      if ((kind === OP_WRITE || kind === OP_APPEND) && h.opValue[op]! >= bound) bound = h.opValue[op]! + 1;
-    }
+    // One loop per helper: these run once per check, mostly before V8 optimises them (an
+    // on-stack replacement compiles the whole function holding the loop), with the columns
+    // in locals (a property load per element is a bytecode each in the interpreter).
+    const opKind = h.opKind, opValue = h.opValue;
+    const bound = valueBound(opKind, opValue, h.opCount);
     const sole = new Int32Array(bound).fill(-1);
-    let several = 0;
-    for (let op = 0; op < h.opCount; op++) {
-      const kind = h.opKind[op];
-      if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
-      const v = h.opValue[op]!;
-      if (v === INITIAL_VALUE) {
-        throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-          `${describeOp(h, op)} writes the initial value of key ${h.keyLabels[h.opKey[op]!]}; ` +
-          'the checker needs every written value to differ from the initial one');
-      }
-      const s = sole[v]!;
-      if (s === -1) sole[v] = op;
-      else { several += s >= 0 ? 2 : 1; sole[v] = -2; }
-    }
-    const writes = new Int32Array(several);
-    for (let op = 0, i = 0; op < h.opCount && i < several; op++) {
-      const kind = h.opKind[op];
-      if ((kind === OP_WRITE || kind === OP_APPEND) && sole[h.opValue[op]!] === -2) writes[i++] = op;
-    }
+    const several = soleWriters(h, sole);
+    const writes = writesOfShared(opKind, opValue, h.opCount, sole, several);
     const byValue = countingSort(writes, bound, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
-    const m = several;
-    for (let i = 0; i < m; i++) keyStart[h.opKey[sorted[i]!]! + 1]!++;
+    const m = several, opKey = h.opKey;
+    for (let i = 0; i < m; i++) keyStart[opKey[sorted[i]!]! + 1]!++;
     for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
     const values = new Int32Array(m);
     for (let i = 0; i < m; i++) {
       const op = sorted[i]!;
-      values[i] = h.opValue[op]!;
+      values[i] = opValue[op]!;
       if (i > 0) {
         const prev = sorted[i - 1]!;
-        if (h.opKey[prev] === h.opKey[op] && values[i - 1] === values[i]) {
+        if (opKey[prev] === opKey[op] && values[i - 1] === values[i]) {
           // Stable sorts keep equal pairs in op order: prev is the earlier write.
           throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
             `value ${valueLabel(h, values[i]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
@@ -105,6 +88,49 @@ export class WriterIndex {
   get valueBound(): number {
     return this.sole.length;
   }
+}
+
+/** Above every value id written (at least 1). */
+function valueBound(opKind: Uint8Array, opValue: Int32Array, opCount: number): number {
+  let bound = 1;
+  for (let op = 0; op < opCount; op++) {
+    const kind = opKind[op];
+    if ((kind === OP_WRITE || kind === OP_APPEND) && opValue[op]! >= bound) bound = opValue[op]! + 1;
+  }
+  return bound;
+}
+
+/**
+ * Fills `sole` (all -1 on entry): per value, its only writing op, or -2 when several wrote it.
+ * Returns how many writes are of values written several times. Rejects writes of the initial value.
+ */
+function soleWriters(h: History, sole: Int32Array): number {
+  const opKind = h.opKind, opValue = h.opValue, opCount = h.opCount;
+  let several = 0;
+  for (let op = 0; op < opCount; op++) {
+    const kind = opKind[op];
+    if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
+    const v = opValue[op]!;
+    if (v === INITIAL_VALUE) {
+      throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
+        `${describeOp(h, op)} writes the initial value of key ${h.keyLabels[h.opKey[op]!]}; ` +
+        'the checker needs every written value to differ from the initial one');
+    }
+    const s = sole[v]!;
+    if (s === -1) sole[v] = op;
+    else { several += s >= 0 ? 2 : 1; sole[v] = -2; }
+  }
+  return several;
+}
+
+/** The `several` writing ops (in op order) of values written more than once. */
+function writesOfShared(opKind: Uint8Array, opValue: Int32Array, opCount: number, sole: Int32Array, several: number): Int32Array {
+  const writes = new Int32Array(several);
+  for (let op = 0, i = 0; op < opCount && i < several; op++) {
+    const kind = opKind[op];
+    if ((kind === OP_WRITE || kind === OP_APPEND) && sole[opValue[op]!] === -2) writes[i++] = op;
+  }
+  return writes;
 }
 
 /** Stable counting sort of `items` by `keyOf[item]` in [0, range). */

@@ -44,8 +44,10 @@ function randomCond(rng: () => number, n: number, nVars: number, count: number):
   return edges;
 }
 
-function buildTheory(n: number, fixed: FixedEdge[], cond: CondEdge[]): AcyclicityTheory {
-  const th = new AcyclicityTheory(n);
+type Reorder = 'auto' | 'pk' | 'shift';
+
+function buildTheory(n: number, fixed: FixedEdge[], cond: CondEdge[], reorder: Reorder = 'auto'): AcyclicityTheory {
+  const th = new AcyclicityTheory(n, { reorder });
   for (const e of fixed) th.addFixedEdge(e.from, e.to, e.id);
   for (const e of cond) th.addConditionalEdge(e.from, e.to, e.lit, e.id);
   return th;
@@ -140,17 +142,21 @@ test('initialize reports a cycle among the fixed edges, or null', { timeout: TIM
   assert.ok(cyclic > 0 && cyclic < cases);
 });
 
-test('theory alone: random assign/unassign sequences vs brute force, order stays topological', { timeout: TIMEOUT_MS }, () => {
+// Each reordering on its own ('pk': Pearce-Kelly, 'shift': the forward set moved past x), and
+// 'auto' on larger graphs, where both happen (the backward search's budget is 1/64 of the
+// region: 0 below 64 nodes, so small graphs only shift).
+for (const [reorder, nMin, nMax, fixedMax, condMax] of [['pk', 3, 8, 8, 14], ['shift', 3, 8, 8, 14], ['auto', 3, 8, 8, 14], ['auto', 150, 400, 300, 200]] as const) {
+test(`theory alone (${reorder}, ${nMin}-${nMax} nodes): random assign/unassign sequences vs brute force, order stays topological`, { timeout: TIMEOUT_MS }, () => {
   const rng = mulberry32(777);
-  const cases = scaled(3000);
+  const cases = scaled(nMax > 8 ? 300 : 3000);
   let conflicts = 0;
   let steps = 0;
   for (let t = 0; t < cases; t++) {
-    const n = randInt(rng, 3, 8);
+    const n = randInt(rng, nMin, nMax);
     const nVars = randInt(rng, 1, 6);
-    const fixed = randomFixed(rng, n, randInt(rng, 0, 8), false);
-    const cond = randomCond(rng, n, nVars, randInt(rng, 1, 14));
-    const th = buildTheory(n, fixed, cond);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, fixedMax), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, condMax));
+    const th = buildTheory(n, fixed, cond, reorder);
     assert.equal(th.initialize(), null);
     const stack: Lit[] = [];
     for (let step = 0; step < 30; step++) {
@@ -191,6 +197,7 @@ test('theory alone: random assign/unassign sequences vs brute force, order stays
   }
   assert.ok(conflicts > steps / 20, `conflicts=${conflicts} of ${steps} assignments`);
 });
+}
 
 test('conflict cycles use the fewest conditional edges available', { timeout: TIMEOUT_MS }, () => {
   // 0 -> 1 -> 2 -> 3 by fixed edges, and a conditional shortcut 0 -> 3 (lit a); closing edge 3 -> 0 (lit b).
