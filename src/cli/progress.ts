@@ -12,6 +12,7 @@
  */
 
 import { stderrIsTTY } from './stdio.ts';
+import { now as clock } from '../util/clock.ts';
 
 /** Where progress goes (stderr). */
 export interface ProgressSink {
@@ -56,7 +57,7 @@ export class Progress {
   private lastCounterMs = Number.NEGATIVE_INFINITY;
 
   /** `now`: the clock in milliseconds (tests pass their own). */
-  constructor(private readonly io: ProgressSink | null, private readonly now: () => number = () => performance.now()) {
+  constructor(private readonly io: ProgressSink | null, private readonly now: () => number = clock) {
     this.t0 = now();
   }
 

@@ -1,7 +1,8 @@
 /**
  * What a single small check loads and how it writes (issue 10, start-up): the CLI writes stdout
  * with fs.writeSync (src/cli/stdio.ts) and reads a regular file synchronously
- * (src/formats/io-read.ts), so Node's net, tty and fs/promises modules are never loaded by
+ * (src/formats/io-read.ts) and times stages with process.hrtime (src/util/clock.ts), so Node's
+ * net, tty, fs/promises and perf_hooks modules are never loaded by
  * `polysi check FILE`; the output must still be complete and in order when the descriptor is
  * non-blocking (EAGAIN) or closed (EPIPE). Spawns bin/polysi.cjs over the built dist/.
  */
@@ -39,7 +40,7 @@ test('a single check of a small file loads neither net, tty nor fs/promises, and
   const r = modulesLoaded(['check', VIOLATION]);
   assert.equal(r.code, 1, r.out);
   assert.match(r.out, /VIOLATION/);
-  for (const m of ['NativeModule net', 'NativeModule tty', 'NativeModule fs/promises']) assert.ok(!r.loaded.includes(m), `${m} was loaded`);
+  for (const m of ['NativeModule net', 'NativeModule tty', 'NativeModule fs/promises', 'NativeModule perf_hooks']) assert.ok(!r.loaded.includes(m), `${m} was loaded`);
   // The same check with progress forced on writes stderr through the same path.
   const p = spawnSync(process.execPath, [BIN, 'check', VIOLATION], { encoding: 'utf8', env: { ...ENV, POLYSI_PROGRESS: '1' } });
   assert.equal(p.status, 1);
