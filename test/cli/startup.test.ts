@@ -48,6 +48,13 @@ test('a single check of a small file loads neither net, tty nor fs/promises, and
   assert.match(p.stderr, /^polysi: \[\d+\.\d s\] read .*violation\.jsonl \(jsonl\): 72 transactions/m);
 });
 
+test('the CLI bundle is ASCII (V8 holds it as a one-byte string) and has no comments', { skip: built() }, () => {
+  const src = readFileSync(join(ROOT, 'dist', 'polysi.cjs'), 'latin1');
+  assert.match(src, /^[\x00-\x7f]*$/);
+  // The stamp line is the bundle's only comment line (whitespace minified).
+  assert.equal(src.split('\n').filter((l) => l.startsWith('//')).length, 1);
+});
+
 test('output to a non-blocking stdout that fills up is complete and in order (EAGAIN)', { skip: built() }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
   try {
