@@ -24,15 +24,17 @@ const BUNDLE = join(__dirname, '..', 'dist', 'polysi.cjs');
 
 /**
  * Lazier tier-up to V8's optimizing compiler for a run that is likely short (a small history):
- * TurboFan is triggered after 16 times more executed bytecode than V8's default (66 KiB in
+ * TurboFan is triggered after 32 times more executed bytecode than V8's default (66 KiB in
  * Node 20), so functions hot only for a few milliseconds stay in the interpreter and baseline
  * code instead of being compiled, deoptimized and recompiled. On the 360-transaction histories
- * this cuts the CPU of a check by a quarter; on fig8 it costs ~18 %, so the CLI restores the
- * default as soon as it knows the input is not small (src/cli/tiering.ts calls the hook below).
+ * this cuts the CPU of a check by a quarter (x16 did; x32 saves another 3-5 ms there, most of it
+ * while parsing, and 7 % on a 500 KB history); on fig8 x16 cost ~18 % when measured, so the CLI
+ * restores the default as soon as it knows the input is not small (src/cli/tiering.ts calls the
+ * hook below).
  * V8 matches a code cache to its flags: the cache is made under the same flag (scripts/code-cache.mjs).
  * A user's own --interrupt-budget (node option or NODE_OPTIONS) is left alone.
  */
-const LAZY_TIER_UP = '--interrupt-budget=1081344';
+const LAZY_TIER_UP = '--interrupt-budget=2162688';
 const DEFAULT_TIER_UP = '--interrupt-budget=67584';
 const TIER_UP_HOOK = Symbol.for('polysi.eagerTierUp');
 
