@@ -76,8 +76,8 @@ test('early-stopped pruning decides a subset of what the fixpoint decides, the s
   assert.ok(violations > 10, `only ${violations} violations`);
 });
 
-test('pruning stopped once few constraints are left decides what the fixpoint decides, the same way, and the verdict is unchanged', () => {
-  let cases = 0, stoppedEarly = 0, violations = 0, solved = 0;
+test('pruning stopped once few constraints are left (with or without a table for the solver) decides what the fixpoint decides, the same way, and the verdict is unchanged', () => {
+  let cases = 0, stoppedEarly = 0, violations = 0, solved = 0, withTable = 0;
   for (let seed = 1; seed <= 300; seed++) {
     const rng = mulberry32(5000 + seed);
     const h = seed % 2 === 0
@@ -92,8 +92,14 @@ test('pruning stopped once few constraints are left decides what the fixpoint de
       const pgEarly = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
       const base = pgFull.known.length;
       const full = pruneConstraints(h, pgFull, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
-      const early = pruneConstraints(h, pgEarly, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive });
+      // (contractMinTxns: the checker's small histories get no table after an early stop.)
+      const contractMinTxns = stopAtActive === 2 ? Number.POSITIVE_INFINITY : 0;
+      const early = pruneConstraints(h, pgEarly, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive, contractMinTxns });
       const at = `seed ${seed} ${level} stopAtActive ${stopAtActive}`;
+      if (early.rounds < full.rounds && !early.cyclic && early.activeCount > 0) {
+        if (contractMinTxns > 0) assert.equal(early.reach, null, `${at}: a table below contractMinTxns`);
+        else if (early.reach !== null) withTable++;
+      }
       assert.ok(early.rounds <= full.rounds, at);
       if (early.rounds < full.rounds) stoppedEarly++;
       if (early.cyclic) assert.ok(full.cyclic, `${at}: early stop reported a cycle the fixpoint did not`);
@@ -117,6 +123,7 @@ test('pruning stopped once few constraints are left decides what the fixpoint de
   assert.ok(cases > 250, `only ${cases} cases`);
   assert.ok(stoppedEarly > 30, `the stop changed the rounds in only ${stoppedEarly} cases`);
   assert.ok(solved > 30, `the solver had constraints left in only ${solved} cases`);
+  assert.ok(withTable > 10, `an early stop handed the solver its table in only ${withTable} cases`);
   assert.ok(violations > 10, `only ${violations} violations`);
 });
 
