@@ -17,7 +17,9 @@ import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { usesRealTime, type SplitGraph } from '../graph/split.ts';
-import { CONTRACT_MIN_TXNS, pruneConstraints, PRUNE_STOP_AT_ACTIVE, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance } from '../prune/prune.ts';
+import {
+  CONTRACT_MIN_TXNS, pruneConstraints, PRUNE_STOP_AT_ACTIVE, PRUNE_STOP_AT_MIN_CONSTRAINTS, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance,
+} from '../prune/prune.ts';
 import { REACH_CELLS_MAX, type ReachTable } from '../prune/reach.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
@@ -245,8 +247,8 @@ function polygraphStages(
       reachCellsMax = Math.max(1, Math.min(reachCellsMax ?? REACH_CELLS_MAX, cells));
     }
     const p = pruneConstraints(h, pg, {
-      level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs, stopBelowFraction: PRUNE_STOP_BELOW_FRACTION, stopAtActive: PRUNE_STOP_AT_ACTIVE,
-      contractMinTxns: CONTRACT_MIN_TXNS,
+      level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs, stopBelowFraction: PRUNE_STOP_BELOW_FRACTION,
+      stopAtActive: pg.consCount >= PRUNE_STOP_AT_MIN_CONSTRAINTS ? PRUNE_STOP_AT_ACTIVE : 0, contractMinTxns: CONTRACT_MIN_TXNS,
       onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
       ...(reachCellsMax === undefined ? {} : { reachCellsMax }),
     });
