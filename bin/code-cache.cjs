@@ -14,6 +14,7 @@
 // (version.ts finds package.json from it, batch.ts the worker dist/batch-worker.mjs).
 // CommonJS, like bin/polysi.cjs: a plain `polysi` never starts Node's ESM loader.
 'use strict';
+const { isAscii } = require('node:buffer');
 const { readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
@@ -79,13 +80,23 @@ function runBundle(src, cachedData, bundle = BUNDLE) {
 }
 
 /**
+ * The bundle's text. The build makes it ASCII (scripts/build.mjs), which read as latin1 is the
+ * same string as read as UTF-8 without the decoding: ~0.5 ms less CPU at every start (1.0 against
+ * 1.5 ms for 550 KB in a fresh process). Any other byte is decoded as UTF-8, as before.
+ */
+function readSource(bundle) {
+  const bytes = readFileSync(bundle);
+  return isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.utf8Slice(0, bytes.length);
+}
+
+/**
  * The bundle run from its code cache, or null when there is no usable cache (see above).
  * `used` tells whether V8 took the cache (false: it was refused and the bundle compiled anyway).
  */
 function loadCached(bundle = BUNDLE) {
   let src, cache;
   try {
-    src = readFileSync(bundle, 'utf8');
+    src = readSource(bundle);
     cache = readFileSync(`${bundle}.cache`);
   } catch {
     return null; // not built (a checkout before `npm run build`, or a build without it)
@@ -100,4 +111,4 @@ function loadCached(bundle = BUNDLE) {
   return { exports, used: script.cachedDataRejected !== true };
 }
 
-module.exports = { BUNDLE, CACHE, STAMP, CACHE_MAGIC, cacheHeader, bundleId, runBundle, loadCached, lazyTierUp, LAZY_TIER_UP, TIER_UP_HOOK };
+module.exports = { BUNDLE, CACHE, STAMP, CACHE_MAGIC, cacheHeader, bundleId, readSource, runBundle, loadCached, lazyTierUp, LAZY_TIER_UP, TIER_UP_HOOK };

@@ -55,6 +55,21 @@ test('the CLI bundle is ASCII (V8 holds it as a one-byte string) and has no comm
   assert.equal(src.split('\n').filter((l) => l.startsWith('//')).length, 1);
 });
 
+test('the loader reads the ASCII bundle as latin1, and any other text as UTF-8, to the same string', async () => {
+  const { readSource } = (await import(join(ROOT, 'bin', 'code-cache.cjs') as string)) as { readSource(path: string): string };
+  const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
+  try {
+    for (const text of ['//polysi-cli x\nconst a = "plain";\n', '//polysi-cli x\nconst a = "\u2014 caf\u00e9 \u{1f600}";\n']) {
+      const f = join(dir, 'bundle.cjs');
+      writeFileSync(f, text, 'utf8');
+      assert.equal(readSource(f), readFileSync(f, 'utf8'));
+      assert.equal(readSource(f), text);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('output to a non-blocking stdout that fills up is complete and in order (EAGAIN)', { skip: built() }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
   try {
