@@ -24,9 +24,23 @@ function die(err) {
 }
 process.on('uncaughtException', die);
 process.on('unhandledRejection', die);
-process.stdout.on('error', (err) => {
+function onStdoutError(err) {
   if (err.code === 'EPIPE') process.exit(2);
   die(err);
+}
+// process.stdout is a stream built on first use, which loads Node's stream and net modules (2-4 ms
+// of a small check): the CLI writes with fs.writeSync (src/cli/stdio.ts), so the handler is
+// attached when something first asks for the stream, not here.
+const stdoutGetter = Object.getOwnPropertyDescriptor(process, 'stdout');
+Object.defineProperty(process, 'stdout', {
+  configurable: true,
+  enumerable: true,
+  get() {
+    Object.defineProperty(process, 'stdout', stdoutGetter);
+    const stdout = process.stdout;
+    stdout.on('error', onStdoutError);
+    return stdout;
+  },
 });
 
 /**

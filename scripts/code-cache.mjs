@@ -7,14 +7,13 @@
 // the V8 flags of a plain `polysi` (V8 refuses a cache made under other flags).
 // Takes: dist/polysi.cjs. Gives: dist/polysi.cjs.cache, or exit 1 with why.
 import { writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import codeCache from '../bin/code-cache.cjs';
 
-const { BUNDLE, CACHE, bundleId, cacheHeader, runBundle, lazyTierUp } = codeCache;
+const { BUNDLE, CACHE, bundleId, cacheHeader, readSource, runBundle, lazyTierUp } = codeCache;
 
 const warm = (name) => fileURLToPath(new URL(`./warm/${name}`, import.meta.url));
-const src = readFileSync(BUNDLE, 'utf8');
+const src = readSource(BUNDLE);
 const id = bundleId(src);
 if (id === null) {
   console.error(`code-cache: ${BUNDLE} has no build stamp`);

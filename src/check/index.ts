@@ -17,7 +17,9 @@ import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { usesRealTime, type SplitGraph } from '../graph/split.ts';
-import { pruneConstraints, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance } from '../prune/prune.ts';
+import {
+  CONTRACT_MIN_TXNS, pruneConstraints, PRUNE_STOP_AT_ACTIVE, PRUNE_STOP_AT_MIN_CONSTRAINTS, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance,
+} from '../prune/prune.ts';
 import { REACH_CELLS_MAX, type ReachTable } from '../prune/reach.ts';
 import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
 import {
@@ -28,6 +30,7 @@ import {
 } from '../result/types.ts';
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
+import { now } from '../util/clock.ts';
 
 export * from '../result/types.ts';
 
@@ -154,7 +157,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
 function validationStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
 ): HeldValidation | null {
-  const t0 = performance.now();
+  const t0 = now();
   const times = result.timesMs;
   budget?.reserve('parse', 0);
   budget?.reserve('validate', STAGE_BYTES.validate(h.opCount, h.txnCount));
@@ -167,13 +170,13 @@ function validationStages(
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
-  times.validate = performance.now() - t0;
+  times.validate = now() - t0;
   if (v.anomalies.length > 0) {
     result.verdict = 'violation';
     result.decidedBy = 'validation';
     result.anomalies = v.anomalies;
     if (opts.explain === true) {
-      const t = performance.now();
+      const t = now();
       // Validation already bounds these (and they cost nothing to explain): only an explicit
       // maxAnomalies cuts the list further.
       result.anomalies = v.anomalies.slice(0, opts.maxAnomalies ?? v.anomalies.length)
@@ -182,7 +185,7 @@ function validationStages(
       result.anomaliesNotShown = v.anomalies.length - result.anomalies.length;
       result.anomalySearchComplete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
       result.truncated = result.anomaliesNotShown > 0;
-      times.explain = performance.now() - t;
+      times.explain = now() - t;
     }
     return null;
   }
@@ -202,7 +205,7 @@ function polygraphStages(
   held: HeldValidation,
 ): CheckResult {
   const times = result.timesMs;
-  let t1 = performance.now();
+  let t1 = now();
   progress({ stage: 'construct' });
   // Constraints are quadratic in the writers of one key: count them before building any.
   const count = countConstraints(held.get());
@@ -210,7 +213,7 @@ function polygraphStages(
   const consMax = opts.constraintsMax ?? CONSTRAINTS_MAX;
   const edgesMax = opts.constraintEdgesMax ?? CONSTRAINT_EDGES_MAX;
   if (count.pairs > consMax || count.edges > edgesMax) {
-    times.construct = performance.now() - t1;
+    times.construct = now() - t1;
     const hot = count.hotKey < 0 ? '' : `; the hottest key, ${h.keyLabels[count.hotKey]}, has ${count.hotWriters} writers ` +
       `(${count.hotPairs} pairs)`;
     return unknown(result, count.pairs > consMax
@@ -224,7 +227,7 @@ function polygraphStages(
   held.drop();
   result.constraints.before = pg.consCount;
   result.constraints.after = pg.consCount;
-  let t2 = performance.now();
+  let t2 = now();
   times.construct = t2 - t1;
 
   let active: Uint8Array = new Uint8Array(pg.consCount).fill(1);
@@ -245,6 +248,7 @@ function polygraphStages(
     }
     const p = pruneConstraints(h, pg, {
       level: opts.level, roundsMax: opts.pruneRoundsMax ?? PRUNE_ROUNDS_MAX, deadlineMs, stopBelowFraction: PRUNE_STOP_BELOW_FRACTION,
+      stopAtActive: pg.consCount >= PRUNE_STOP_AT_MIN_CONSTRAINTS ? PRUNE_STOP_AT_ACTIVE : 0, contractMinTxns: CONTRACT_MIN_TXNS,
       onRound: (round, left) => progress({ stage: 'prune', round, constraintsLeft: left }),
       ...(reachCellsMax === undefined ? {} : { reachCellsMax }),
     });
@@ -256,7 +260,7 @@ function polygraphStages(
     provenance = p.provenance;
     result.constraints.after = p.activeCount;
     result.constraints.pruneRounds = p.rounds;
-    t1 = performance.now();
+    t1 = now();
     times.prune = t1 - t2;
     if (p.cyclic) {
       result.verdict = 'violation';
@@ -282,7 +286,7 @@ function polygraphStages(
   }
   progress({ stage: 'solve', constraintsLeft: result.constraints.after });
   const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, reach, knownGraph, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
-  times.solve = performance.now() - t2;
+  times.solve = now() - t2;
   result.solver = s.stats;
   if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');
   result.decidedBy = s.result === 'sat' ? 'solver-sat' : 'solver-unsat';
@@ -310,9 +314,9 @@ const RU_ALLOWS: ReadonlySet<NonCycleAnomaly['name']> = new Set(['G1a', 'G1b']);
  */
 function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opts: CheckOptions, level: SaturationLevel): CheckResult {
   opts.onProgress?.({ stage: 'construct' });
-  const t0 = performance.now();
+  const t0 = now();
   const out = checkSaturationLevel(v, level);
-  result.timesMs.construct = performance.now() - t0;
+  result.timesMs.construct = now() - t0;
   result.decidedBy = 'saturation';
   if (out.verdict === 'unknown') return unknown(result, out.unknownReason ?? 'a limit was hit');
   if (out.verdict === 'valid') return result;
@@ -320,7 +324,7 @@ function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opt
   // Saturation finds one violation; further distinct ones are not searched for.
   result.anomalySearchComplete = false;
   if (opts.explain === true) opts.onProgress?.({ stage: 'explain' });
-  const t = performance.now();
+  const t = now();
   // Built even when not asked for: its cycle is the anomaly's, and its certificate guards the verdict.
   const cx = explainSaturation(v, out);
   const cycle = cx.cycle!.edges.map((id) => cx.edges[id]!).map((e) => ({ from: e.from, to: e.to, kind: e.kind, key: e.key }));
@@ -330,7 +334,7 @@ function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opt
     return unknown(result, 'internal error: the counterexample failed its independent check (see notes)');
   }
   result.anomalies = [{ type: 'cycle', edges: cycle, ...(opts.explain === true ? { explanation: cx } : {}) }];
-  if (opts.explain === true) result.timesMs.explain = performance.now() - t;
+  if (opts.explain === true) result.timesMs.explain = now() - t;
   return result;
 }
 
@@ -349,7 +353,7 @@ export function nothingCheckedNote(counts: CheckResult['counts']): string | null
 /** Replaces the single cycle anomaly by the explained ones (the first starts from the same cycle). */
 function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number, inp: Parameters<typeof explainCycles>[0], cycle: Dep[]): void {
   opts.onProgress?.({ stage: 'explain' });
-  const t = performance.now();
+  const t = now();
   const maxAnomalies = Math.max(1, opts.maxAnomalies ?? MAX_ANOMALIES_DEFAULT);
   const found = explainCycles(inp, cycle, {
     maxAnomalies,
@@ -359,7 +363,7 @@ function explainInto(result: CheckResult, opts: CheckOptions, deadlineMs: number
     ...(opts.explainMoreMs === undefined ? {} : { moreDeadlineMs: Date.now() + opts.explainMoreMs }),
     neighbours: opts.neighbours === true,
   });
-  result.timesMs.explain = performance.now() - t;
+  result.timesMs.explain = now() - t;
   if (found.failures.length > 0) {
     (result.notes ??= []).push(...found.failures.map((f) => `internal error: a counterexample failed its independent check and is not reported (${f})`));
   }

@@ -25,6 +25,7 @@ import { InputError } from '../history/errors.ts';
 import { implies, strongestOf } from '../result/lattice.ts';
 import { LEVEL_NAMES, type CheckOptions, type CheckResult, type LevelName } from '../result/types.ts';
 import { checkHistory, isImplementedLevel, notImplementedReason } from './index.ts';
+import { now } from '../util/clock.ts';
 
 export type LevelStatus = 'satisfied' | 'violated' | 'unknown' | 'not checked';
 
@@ -67,7 +68,7 @@ export interface LevelsOptions extends Omit<CheckOptions, 'level'> {
 export const LADDER_MAX_ANOMALIES_DEFAULT = 1;
 
 export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): LevelsResult {
-  const t0 = performance.now();
+  const t0 = now();
   const deadlineMs = opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs;
   const { onLevel, ...common } = opts;
   const rows = new Map<LevelName, LevelRow>(LEVEL_NAMES.map((l) => [l, {
@@ -123,7 +124,7 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
     strongest: strongestOf(all.filter((r) => r.status === 'satisfied').map((r) => r.level)),
     checked,
     counts: counts ?? emptyCounts(h),
-    timesMs: { parse: parseMs, total: performance.now() - t0 + parseMs },
+    timesMs: { parse: parseMs, total: now() - t0 + parseMs },
   };
 }
 

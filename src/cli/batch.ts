@@ -24,6 +24,7 @@ import { cobraFormat } from '../formats/cobra.ts';
 import { other, STATUS_EXIT, type CheckSettings, type Outcome, type OutcomeStatus } from './check-one.ts';
 import type { Job } from './batch-worker.ts';
 import type { Progress } from './progress.ts';
+import { now } from '../util/clock.ts';
 
 export interface BatchIo {
   stdout(s: string): void;
@@ -223,7 +224,7 @@ export function summaryTable(outcomes: readonly Outcome[], seconds: number, jobs
 
 /** The batch command: collect, check on the pool, print lines, the summary and the exit code. */
 export async function runBatch(paths: readonly string[], settings: CheckSettings, jobs: number, io: BatchIo, pr: Progress): Promise<number> {
-  const t0 = performance.now();
+  const t0 = now();
   const entries = await collect(paths, settings.format);
   // Candidates: what goes to the workers (a file whose format cannot be told is skipped there).
   const total = entries.filter((e) => e.skip === undefined).length;
@@ -239,7 +240,7 @@ export async function runBatch(paths: readonly string[], settings: CheckSettings
     const finished = seen - preSkipped;
     pr.counter(`${finished} of ${total} done (${violations} with a violation)`, finished === 1, finished === total);
   });
-  const table = summaryTable(outcomes, (performance.now() - t0) / 1000, threads);
+  const table = summaryTable(outcomes, (now() - t0) / 1000, threads);
   // With --json, stdout is only JSON Lines (one per history); the summary is for people.
   if (settings.json) io.stderr(table);
   else io.stdout(table);

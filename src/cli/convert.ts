@@ -24,7 +24,7 @@ import { FORMATS, readHistory } from '../formats/index.ts';
 import { diffHistories } from '../formats/io-diff.ts';
 import { checkOutputPath, OutputError, sameFile, TempFile } from './output.ts';
 import { injectedFault } from './fault.ts';
-import { formatBytes, progressTo, progressWanted } from './progress.ts';
+import { formatBytes, progressOnStderr, progressTo } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -103,7 +103,7 @@ export async function runConvert(args: string[], out: Out): Promise<number> {
       }
       await checkOutputPath(outPath);
     }
-    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const pr = progressTo(out, await progressOnStderr());
     const { history, format, notes } = await readHistory(inPath, values.format, pr.on ? { onProgress: pr.reading(inPath) } : {});
     pr.line(`read ${inPath} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; converting to ${target.name}`);
     for (const n of notes) out.stderr(`polysi convert: note (${format}): ${n}`);

@@ -11,12 +11,12 @@
  * are parsed (fault.ts), so tests can drive the internal-error path of the real CLI.
  */
 
-import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
 import { parseCommandArgs } from './args.ts';
 import { asOption, checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
-import { progressTo, progressWanted } from './progress.ts';
+import { progressOnStderr, progressTo } from './progress.ts';
+import { writeStd } from './stdio.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
 import {
@@ -25,6 +25,7 @@ import {
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
 import { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH, parseTimeoutJson, renderText, resultJson } from './render.ts';
+import { now } from '../util/clock.ts';
 
 export interface Io {
   stdout(s: string): void;
@@ -32,8 +33,9 @@ export interface Io {
 }
 
 const processIo: Io = {
-  stdout: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
-  stderr: (s) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`),
+  // fs.writeSync rather than process.stdout: the stream costs a small check 2-4 ms (stdio.ts).
+  stdout: (s) => writeStd(1, s.endsWith('\n') ? s : `${s}\n`),
+  stderr: (s) => writeStd(2, s.endsWith('\n') ? s : `${s}\n`),
 };
 
 export const EXIT_VALID = 0;
@@ -219,7 +221,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Several paths, or a directory that is not one history (Cobra logs): the batch (batch.ts).
   // One history keeps the single report below, exactly as before.
   // (batch.ts and node:worker_threads are loaded only for a batch: a single check starts faster.)
-  const st = positionals.length === 1 ? await statOrNull(positionals[0]!) : null;
+  const st = positionals.length === 1 ? statOrNull(positionals[0]!) : null;
   const batch = positionals.length > 1 || st?.isDirectory() === true ? await import('./batch.ts') : null;
   if (batch !== null && (positionals.length > 1 || await batch.isBatchDir(positionals[0]!, values.format))) {
     eagerTierUp();
@@ -232,7 +234,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
       return EXIT_INVALID;
     }
     injectedFault('check');
-    const pr = progressTo(io, progressWanted(process.stderr.isTTY));
+    const pr = progressTo(io, await progressOnStderr());
     return batch.runBatch(positionals, {
       format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
       explainMoreMs: EXPLAIN_MORE_MS_BATCH,
@@ -253,8 +255,8 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   }
   injectedFault('check');
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
-  const pr = progressTo(io, progressWanted(!values.json && process.stderr.isTTY));
-  const t0 = performance.now();
+  const pr = progressTo(io, await progressOnStderr(!values.json));
+  const t0 = now();
   // One deadline for the whole run: parsing included.
   const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   let read;
@@ -270,7 +272,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     return EXIT_UNKNOWN;
   }
   const { history, format, notes } = read;
-  const parseMs = performance.now() - t0;
+  const parseMs = now() - t0;
   pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations`);
   const onProgress = (e: ProgressEvent): void => {
     if (e.stage === 'construct') {
@@ -336,9 +338,10 @@ async function writeDrawings(
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;
 
-async function statOrNull(path: string): Promise<Stats | null> {
+/** Synchronous: node:fs/promises is not loaded by a single check (2-3 ms of a small one). */
+function statOrNull(path: string): Stats | null {
   try {
-    return await stat(path);
+    return statSync(path);
   } catch {
     return null; // missing or unreadable: readHistory says why
   }

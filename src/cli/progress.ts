@@ -11,6 +11,9 @@
  * and the last, so a fast run stays short and a slow one is never silent for long.
  */
 
+import { stderrIsTTY } from './stdio.ts';
+import { now as clock } from '../util/clock.ts';
+
 /** Where progress goes (stderr). */
 export interface ProgressSink {
   stderr(s: string): void;
@@ -24,6 +27,16 @@ export function progressWanted(isTTY: boolean | undefined): boolean {
   if (forced === '1') return true;
   if (forced === '0') return false;
   return isTTY === true;
+}
+
+/**
+ * `progressWanted` for stderr: whether it is a terminal is asked only when POLYSI_PROGRESS does
+ * not decide and `ttyCounts` (false for `check --json`, whose progress is off unless forced).
+ */
+export async function progressOnStderr(ttyCounts = true): Promise<boolean> {
+  const forced = process.env['POLYSI_PROGRESS'];
+  if (forced === '1' || forced === '0' || !ttyCounts) return progressWanted(false);
+  return progressWanted(await stderrIsTTY());
 }
 
 /** A byte count for people: 532 B, 12.4 KB, 500.0 MB, 1.2 GB (powers of 1024). */
@@ -44,7 +57,7 @@ export class Progress {
   private lastCounterMs = Number.NEGATIVE_INFINITY;
 
   /** `now`: the clock in milliseconds (tests pass their own). */
-  constructor(private readonly io: ProgressSink | null, private readonly now: () => number = () => performance.now()) {
+  constructor(private readonly io: ProgressSink | null, private readonly now: () => number = clock) {
     this.t0 = now();
   }
 

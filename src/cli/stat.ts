@@ -14,7 +14,7 @@ import { readHistory } from '../formats/index.ts';
 import { SCHEMA_VERSION } from './render.ts';
 import { parseCommandArgs } from './args.ts';
 import { injectedFault } from './fault.ts';
-import { progressTo, progressWanted } from './progress.ts';
+import { progressOnStderr, progressTo } from './progress.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -48,7 +48,7 @@ export async function runStat(args: string[], out: Out): Promise<number> {
   const path = positionals[0]!;
   injectedFault('stat');
   try {
-    const pr = progressTo(out, progressWanted(process.stderr.isTTY));
+    const pr = progressTo(out, await progressOnStderr());
     const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
     pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; counting`);
     const stats = historyStats(history, top);

@@ -12,7 +12,11 @@
  * never unbounded growth, never a crash.
  */
 
-import { open, stat, type FileHandle } from 'node:fs/promises';
+// Regular files are read with synchronous calls, in the same chunks: a single check has nothing
+// to do meanwhile, and node:fs/promises plus the thread pool cost a small check 3-5 ms (issue 10).
+// Pipes, FIFOs and devices (which can block for long) still go through fs.promises, read when used.
+import { closeSync, fstatSync, openSync, promises as fsp, readSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { InputError } from '../history/errors.ts';
 import { checkDeadline } from '../util/deadline.ts';
 
@@ -100,15 +104,19 @@ export class HistoryInput {
     if (path === '-') return HistoryInput.stdin(path, opts);
     let st;
     try {
-      st = await stat(path);
+      st = statSync(path);
     } catch (err) {
       throw ioError(path, err, 'open the input');
     }
     if (st.isDirectory()) return new HistoryInput(path, path, true, null, null, async () => {}, opts);
+    if (st.isFile()) {
+      const file = HistoryInput.regularFile(path, chunk, opts);
+      if (file !== null) return file;
+    }
     let fh: FileHandle;
     try {
       // A FIFO blocks here until a writer opens it, as with any reader.
-      fh = await open(path, 'r');
+      fh = await fsp.open(path, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENXIO' && STDIN_PATHS.has(path)) return HistoryInput.stdin(path, opts);
       throw ioError(path, err, 'open the input');
@@ -125,6 +133,46 @@ export class HistoryInput {
       return n === 0 ? null : buf.subarray(0, n);
     };
     return new HistoryInput(path, path, false, st.isFile() ? st.size : null, pull, () => fh.close(), opts);
+  }
+
+  /**
+   * A regular file, opened and read synchronously; null when what was opened is no longer a
+   * regular file (replaced since the stat): the caller then opens it as any other path.
+   */
+  private static regularFile(path: string, chunk: number, opts: ReadOptions): HistoryInput | null {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw ioError(path, err, 'open the input');
+    }
+    let st;
+    try {
+      st = fstatSync(fd);
+    } catch (err) {
+      closeSync(fd);
+      throw ioError(path, err, 'open the input');
+    }
+    if (!st.isFile()) {
+      closeSync(fd);
+      return null;
+    }
+    let open = true;
+    const pull: Pull = async () => {
+      const buf = Buffer.allocUnsafe(chunk);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, chunk, null);
+      } catch (err) {
+        throw ioError(path, err, 'read the file');
+      }
+      return n === 0 ? null : buf.subarray(0, n);
+    };
+    const release = async (): Promise<void> => {
+      if (open) closeSync(fd);
+      open = false;
+    };
+    return new HistoryInput(path, path, false, st.size, pull, release, opts);
   }
 
   /** Standard input, read through Node's stream (works for pipes, sockets, files and terminals). */

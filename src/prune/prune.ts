@@ -42,6 +42,16 @@ export interface PruneOptions {
    * which the solver decides for far less.
    */
   stopBelowFraction?: number;
+  /**
+   * Stop (without a note) after a round that leaves at most this many constraints active, as
+   * for stopBelowFraction. 0 (the default) never stops for this. Sound for any value, likewise.
+   */
+  stopAtActive?: number;
+  /**
+   * After an early stop, histories of fewer transactions get no table for the solver (see
+   * CONTRACT_MIN_TXNS). 0 (the default) always hands it over when it is exact.
+   */
+  contractMinTxns?: number;
 }
 
 /**
@@ -55,6 +65,34 @@ export interface PruneOptions {
  * compilation of the update code; the solver takes those few constraints for far less.
  */
 export const PRUNE_STOP_BELOW_FRACTION = 0.5;
+
+/**
+ * The checker's other early stop: a round leaving at most this many constraints ends pruning.
+ * The solver decides a few hundred for about a millisecond, while one more round costs a
+ * reachability update, a rescan and a sort, all cold code in a fresh process (issue 10, small
+ * histories): the 360-transaction valid history had round 1 leave 134 of 1,434 constraints and
+ * round 2 decide 46 of them for 3.0 ms CPU, against +1.2 ms for the solver to take 134 instead
+ * of 88 (+0.5 ms for the last table update). Large histories never get this low after round 1
+ * (fig8 30 %: 10,655).
+ */
+export const PRUNE_STOP_AT_ACTIVE = 256;
+
+/**
+ * The checker applies PRUNE_STOP_AT_ACTIVE only to polygraphs of at least this many constraints:
+ * below, a round costs microseconds, and pruning on keeps the violations it decides (and their
+ * explanations, e.g. the paper's Galera lost update, docs/explain.md) as they were.
+ */
+export const PRUNE_STOP_AT_MIN_CONSTRAINTS = 1024;
+
+/**
+ * The checker's contractMinTxns: below this many transactions an early stop hands the solver no
+ * reachability table (so it solves on the known graph uncontracted): bringing the table to the
+ * final graph cost the 360-transaction valid history 2.6 ms CPU in a fresh process, against
+ * 1.1 ms for the sort alone, and its solver took 5.6-6.4 ms uncontracted against 5.8-5.9
+ * contracted; on a 1,320-transaction one (500 KB) the table paid: solve 20 ms contracted,
+ * 24-34 ms not. Hence a bound well below the latter.
+ */
+export const CONTRACT_MIN_TXNS = 512;
 
 export interface PruneOutcome {
   /** 1 if constraint c is still undecided. */
@@ -123,6 +161,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   const tbl = splitTable(opts.level);
   let rounds = 0;
   const stopBelow = opts.stopBelowFraction ?? 0;
+  const stopAt = opts.stopAtActive ?? 0;
   let stopNow = false;
   // Known edges 0 .. orderKnown-1 are those `order` sorts.
   let orderKnown = 0;
@@ -174,8 +213,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // An early stop leaves constraints to the solver, which contracts the known graph with an
       // exact table (src/solve/contract.ts): one more reachability update (no scan) brings the
       // table to this final graph. It costs less than the solver saves on large graphs (125k:
-      // a pass ~0.3 s against a solve of 2.3 s uncontracted, 0.9 s contracted).
-      if (table === null || table.tracked < table.chains) return out(false, rounds, partial);
+      // a pass ~0.3 s against a solve of 2.3 s uncontracted, 0.9 s contracted). Not on a small
+      // history: there the update is cold code that costs more than contracting saves.
+      if (table === null || table.tracked < table.chains || h.txnCount < (opts.contractMinTxns ?? 0)) return out(false, rounds, partial);
       try {
         updateTable(table, graph());
         tableKnown = known.length;
@@ -225,7 +265,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     activeCount -= decided;
     opts.onRound?.(rounds, activeCount);
     // The next iteration still sorts the grown known graph (a forced side may close a cycle).
-    if (activeAtStart - activeCount < stopBelow * activeAtStart) stopNow = true;
+    if (activeAtStart - activeCount < stopBelow * activeAtStart || activeCount <= stopAt) stopNow = true;
     // Nothing forced: the table was brought up to date with this very graph at the round's start.
     if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table, g);
   }

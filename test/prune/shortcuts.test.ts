@@ -1,9 +1,10 @@
 /**
  * Shortcuts of the pruning stage (src/prune/prune.ts) against the unoptimised path: pruning to
  * the fixpoint with no early stop. Seeded random histories at every polygraph level.
- * - Early stop (`stopBelowFraction`): every constraint it decides, the fixpoint decides the
- *   same way (same known edges added, as a set), a cycle it reports the fixpoint reports too,
- *   and the solver, given what is left, reaches the fixpoint's verdict.
+ * - Early stop (`stopBelowFraction`, `stopAtActive`): every constraint it decides, the fixpoint
+ *   decides the same way (same known edges added, as a set), a cycle it reports the fixpoint
+ *   reports too, and the solver, given what is left (and the table and graph pruning hands it,
+ *   as the checker does), reaches the fixpoint's verdict.
  * - Reusing the last round's topological order when every new edge goes forward in it: the
  *   returned order sorts the final known split graph (checked edge by edge), and pruning calls
  *   the known graph cyclic exactly when a fresh sort fails (PSI: or a known RW edge closes).
@@ -23,10 +24,11 @@ import { mulberry32, randomHistory, simulatedSiHistory } from '../support/gen.ts
 
 const LEVELS: Level[] = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si'];
 
-function verdict(pg: Polygraph, p: PruneOutcome, level: Level): 'valid' | 'violation' {
+function verdict(pg: Polygraph, p: PruneOutcome, level: Level, withTable = false): 'valid' | 'violation' {
   if (p.cyclic) return 'violation';
   if (p.activeCount === 0) return 'valid';
-  const s = solveConstraints(pg, p.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: p.order });
+  const table = withTable ? { reach: p.reach, knownGraph: p.graph } : {};
+  const s = solveConstraints(pg, p.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: p.order, ...table });
   assert.notEqual(s.result, 'unknown');
   return s.result === 'sat' ? 'valid' : 'violation';
 }
@@ -71,6 +73,57 @@ test('early-stopped pruning decides a subset of what the fixpoint decides, the s
   }
   assert.ok(cases > 300, `only ${cases} cases`);
   assert.ok(stoppedEarly > 30, `early stop changed the rounds in only ${stoppedEarly} cases`);
+  assert.ok(violations > 10, `only ${violations} violations`);
+});
+
+test('pruning stopped once few constraints are left (with or without a table for the solver) decides what the fixpoint decides, the same way, and the verdict is unchanged', () => {
+  let cases = 0, stoppedEarly = 0, violations = 0, solved = 0, withTable = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const rng = mulberry32(5000 + seed);
+    const h = seed % 2 === 0
+      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    const level = LEVELS[seed % LEVELS.length]!;
+    // Infinity: always after the first round; 2: only when that few are left.
+    for (const stopAtActive of [Number.POSITIVE_INFINITY, 2]) {
+      const pgFull = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const pgEarly = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const base = pgFull.known.length;
+      const full = pruneConstraints(h, pgFull, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
+      // (contractMinTxns: the checker's small histories get no table after an early stop.)
+      const contractMinTxns = stopAtActive === 2 ? Number.POSITIVE_INFINITY : 0;
+      const early = pruneConstraints(h, pgEarly, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive, contractMinTxns });
+      const at = `seed ${seed} ${level} stopAtActive ${stopAtActive}`;
+      if (early.rounds < full.rounds && !early.cyclic && early.activeCount > 0) {
+        if (contractMinTxns > 0) assert.equal(early.reach, null, `${at}: a table below contractMinTxns`);
+        else if (early.reach !== null) withTable++;
+      }
+      assert.ok(early.rounds <= full.rounds, at);
+      if (early.rounds < full.rounds) stoppedEarly++;
+      if (early.cyclic) assert.ok(full.cyclic, `${at}: early stop reported a cycle the fixpoint did not`);
+      if (!early.cyclic && early.activeCount > 0) {
+        // Stopped with constraints left: at most stopAtActive after its last round.
+        assert.ok(early.activeCount <= stopAtActive || early.rounds === full.rounds, `${at}: ${early.activeCount} left`);
+        solved++;
+      }
+      if (!full.cyclic) {
+        for (let c = 0; c < pgFull.consCount; c++) if (early.active[c] === 0) assert.equal(full.active[c], 0, `${at}: constraint ${c}`);
+        const fullEdges = edgeSet(pgFull, base, pgFull.known.length);
+        for (const e of edgeSet(pgEarly, base, pgEarly.known.length)) assert.ok(fullEdges.has(e), `${at}: early stop forced ${e}`);
+      }
+      const want = verdict(pgFull, full, level);
+      if (want === 'violation') violations++;
+      assert.equal(verdict(pgEarly, early, level, true), want, `${at} (the solver with pruning's table)`);
+      assert.equal(verdict(pgEarly, early, level), want, at);
+      cases++;
+    }
+  }
+  assert.ok(cases > 250, `only ${cases} cases`);
+  assert.ok(stoppedEarly > 30, `the stop changed the rounds in only ${stoppedEarly} cases`);
+  assert.ok(solved > 30, `the solver had constraints left in only ${solved} cases`);
+  assert.ok(withTable > 10, `an early stop handed the solver its table in only ${withTable} cases`);
   assert.ok(violations > 10, `only ${violations} violations`);
 });
 
