@@ -10,10 +10,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { needs } from '../support/requirements.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'polysi.cjs');
@@ -23,7 +23,7 @@ const ENV = { ...process.env, POLYSI_PROGRESS: '0' };
 
 /** Node's built-in modules loaded by `node PRELOAD? BIN args` beyond those of an empty script. */
 function modulesLoaded(args: string[], env: NodeJS.ProcessEnv = ENV): { code: number | null; out: string; loaded: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
+  const dir = scratchDir('polysi-startup-');
   try {
     const list = join(dir, 'modules.txt');
     const pre = join(dir, 'pre.cjs');
@@ -57,7 +57,7 @@ test('the CLI bundle is ASCII (V8 holds it as a one-byte string) and has no comm
 
 test('the loader reads the ASCII bundle as latin1, and any other text as UTF-8, to the same string', async () => {
   const { readSource } = (await import(join(ROOT, 'bin', 'code-cache.cjs') as string)) as { readSource(path: string): string };
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
+  const dir = scratchDir('polysi-startup-');
   try {
     for (const text of ['//polysi-cli x\nconst a = "plain";\n', '//polysi-cli x\nconst a = "\u2014 caf\u00e9 \u{1f600}";\n']) {
       const f = join(dir, 'bundle.cjs');
@@ -71,7 +71,7 @@ test('the loader reads the ASCII bundle as latin1, and any other text as UTF-8, 
 });
 
 test('output to a non-blocking stdout that fills up is complete and in order (EAGAIN)', { skip: built() }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'polysi-startup-'));
+  const dir = scratchDir('polysi-startup-');
   try {
     // ~2 MB of JSON Lines written to stdout by `convert IN -`: far more than a pipe holds.
     // (PolySI text: op(key, value, session, txn), one write and one read per transaction.)
