@@ -9,7 +9,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { checkHistory, type CheckResult, type Level } from '../../src/check/index.ts';
+import { writeJsonl } from '../../src/formats/jsonl.ts';
 import { openDatabase } from '../../src/run/databases.ts';
 import type { IsolationLevel } from '../../src/run/types.ts';
 import { needs } from '../support/requirements.ts';
@@ -63,6 +67,18 @@ function isLostUpdate(a: CheckResult['anomalies'][number]): boolean {
   return e.type === 'cycle' && new Set(e.edges.map((x) => x.key)).size === 1 && e.edges.filter((x) => x.kind === 'RW').length === 1;
 }
 
+/** Writes a recorded history as JSON Lines under $POLYSI_TEST_KEEP (default: the temp directory); returns the path. */
+function keepHistory(run: RunResult, name: string): string {
+  const dir = process.env['POLYSI_TEST_KEEP'] ?? tmpdir();
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `polysi-failed-${name}-${process.pid}.jsonl`);
+  const text = writeJsonl(run.history);
+  writeFileSync(file, text);
+  // Under CI the file goes with the machine: the log keeps a copy.
+  if (process.env['CI'] !== undefined) process.stderr.write(`--- begin ${file}\n${text}--- end ${file}\n`);
+  return file;
+}
+
 function summary(run: RunResult): string {
   return `${run.committed} committed, ${run.aborted} aborted, ${run.unknown} unknown; codes ${JSON.stringify([...run.codes])}`;
 }
@@ -88,7 +104,13 @@ for (const c of CASES) {
           assert.equal(run.unknown, 0, `no connection was lost: ${summary(run)}`);
           const r = checkHistory(run.history, { level: c.level, pruning: true, explain: c.expect !== 'valid', timeoutMs: 60_000 });
           if (c.expect === 'valid') {
-            assert.equal(r.verdict, 'valid', `seed ${seed}: ${summary(run)}; anomalies ${JSON.stringify(r.anomalies.slice(0, 2))}`);
+            if (r.verdict !== 'valid') {
+              // A recorded history cannot be recorded again: keep it, with a second opinion
+              // (no pruning, the solver alone), so that the failure can be studied.
+              const file = keepHistory(run, `${c.db}-${c.isolation}-${workload}-seed${seed}`);
+              const solverOnly = checkHistory(run.history, { level: c.level, pruning: false, explain: false, timeoutMs: 60_000 }).verdict;
+              assert.fail(`seed ${seed}: ${r.verdict}, not valid (without pruning: ${solverOnly}); ${summary(run)}; anomalies ${JSON.stringify(r.anomalies.slice(0, 2))}; history kept in ${file}`);
+            }
             // Without conflicts a valid verdict would prove little: the database must have refused some.
             assert.ok(run.aborted > 0, `seed ${seed}: no transaction conflicted: ${summary(run)}`);
           } else {
