@@ -461,54 +461,123 @@ export class JsonlFastScanner {
     if (p < e && t[p] === 93) return p + 1; // []
     for (;;) {
       if (p >= e || t[p] !== 91) return BAIL;
-      p = str(t, ws(t, p + 1, e), e);
-      if (p === BAIL) return BAIL;
-      let kind: number;
-      if (is(t, strFrom, strTo, 'r')) kind = OP_READ;
-      else if (is(t, strFrom, strTo, 'w')) kind = OP_WRITE;
-      else if (is(t, strFrom, strTo, 'append')) kind = OP_APPEND;
-      else return BAIL;
-      const i = this.opCount;
-      if (i === this.kinds.length) this.growOps();
-      p = ws(t, p, e);
-      if (p >= e || t[p] !== 44) return BAIL;
-      p = ws(t, p + 1, e);
-      // The key: an integer, or a string (integer-looking strings are that integer).
-      if (p < e && t[p] === 34) {
-        p = str(t, p, e);
-        if (p === BAIL) return BAIL;
-        this.keyTag[i] = T_STR;
-        this.keyFrom[i] = strFrom;
-        this.keyTo[i] = strTo;
+      const q = this.plainOp(t, p, e);
+      if (q !== BAIL) {
+        p = q;
       } else {
-        p = int(t, p, e);
+        p = this.op(t, p, e);
         if (p === BAIL) return BAIL;
-        this.keyTag[i] = T_INT;
-        this.keyNum[i] = numValue;
       }
       p = ws(t, p, e);
-      if (p >= e || t[p] !== 44) return BAIL;
-      p = ws(t, p + 1, e);
-      if (p < e && t[p] === 91) { // a list: only as what a read returns
-        if (kind !== OP_READ) return BAIL;
-        kind = OP_READ_LIST;
-        p = this.list(t, p, e);
-        this.opValueTok[i] = this.listCount - 1;
-      } else {
-        p = this.value(t, p, e);
-        this.opValueTok[i] = this.valCount - 1;
-      }
-      if (p === BAIL) return BAIL;
-      p = ws(t, p, e);
-      if (p >= e || t[p] !== 93) return BAIL; // ']' closes the op
-      this.kinds[i] = kind;
-      this.opCount = i + 1;
-      p = ws(t, p + 1, e);
       if (p >= e) return BAIL;
       if (t[p] === 93) return p + 1; // ']' closes the ops
       if (t[p] !== 44) return BAIL;
       p = ws(t, p + 1, e);
     }
+  }
+
+  /**
+   * The op every recorder writes, `["r",K,null]`, `["r",K,V]` or `["w",K,V]` with K and V
+   * integers of 1-9 digits (so in [0, 2^31)) and no blanks, matched byte by byte at p (a '[');
+   * its end, or BAIL with nothing stored (the caller then runs `op` from the same '[', which
+   * takes every op this takes and stores the same tokens).
+   */
+  private plainOp(t: Uint8Array, p: number, e: number): number {
+    if (p + 8 > e || t[p + 1] !== 34 || t[p + 3] !== 34 || t[p + 4] !== 44) return BAIL;
+    const c = t[p + 2]!;
+    const kind = c === 114 ? OP_READ : c === 119 ? OP_WRITE : BAIL;
+    if (kind === BAIL) return BAIL;
+    // The key: 1-9 digits, no leading zero, then ','.
+    let q = p + 5;
+    let d = t[q]! - 48;
+    if (d < 0 || d > 9) return BAIL;
+    let k = d;
+    const kFrom = q++;
+    while (q < e) {
+      d = t[q]! - 48;
+      if (d < 0 || d > 9) break;
+      k = k * 10 + d;
+      q++;
+    }
+    if (q - kFrom > 9 || (t[kFrom] === 48 && q - kFrom > 1) || q + 2 > e || t[q] !== 44) return BAIL;
+    q++;
+    // The value: null, or 1-9 digits without a leading zero; then ']'.
+    let tag: number, x = 0;
+    if (t[q] === 110) {
+      if (q + 5 > e || t[q + 1] !== 117 || t[q + 2] !== 108 || t[q + 3] !== 108 || t[q + 4] !== 93) return BAIL;
+      tag = T_NULL;
+      q += 4;
+    } else {
+      const vFrom = q;
+      while (q < e) {
+        d = t[q]! - 48;
+        if (d < 0 || d > 9) break;
+        x = x * 10 + d;
+        q++;
+      }
+      if (q === vFrom || q - vFrom > 9 || (t[vFrom] === 48 && q - vFrom > 1) || q >= e || t[q] !== 93) return BAIL;
+      tag = T_INT;
+    }
+    const i = this.opCount;
+    if (i === this.kinds.length) this.growOps();
+    const v = this.valCount;
+    if (v === this.valTag.length) this.growValues();
+    this.keyTag[i] = T_INT;
+    this.keyNum[i] = k;
+    this.valTag[v] = tag;
+    this.valNum[v] = x;
+    this.opValueTok[i] = v;
+    this.valCount = v + 1;
+    this.kinds[i] = kind;
+    this.opCount = i + 1;
+    return q + 1;
+  }
+
+  /** One op `[kind, key, value]` at p (a '['), in any JSON spacing, as the next op; its end or BAIL. */
+  private op(t: Uint8Array, p: number, e: number): number {
+    p = str(t, ws(t, p + 1, e), e);
+    if (p === BAIL) return BAIL;
+    let kind: number;
+    if (is(t, strFrom, strTo, 'r')) kind = OP_READ;
+    else if (is(t, strFrom, strTo, 'w')) kind = OP_WRITE;
+    else if (is(t, strFrom, strTo, 'append')) kind = OP_APPEND;
+    else return BAIL;
+    const i = this.opCount;
+    if (i === this.kinds.length) this.growOps();
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 44) return BAIL;
+    p = ws(t, p + 1, e);
+    // The key: an integer, or a string (integer-looking strings are that integer).
+    if (p < e && t[p] === 34) {
+      p = str(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.keyTag[i] = T_STR;
+      this.keyFrom[i] = strFrom;
+      this.keyTo[i] = strTo;
+    } else {
+      p = int(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.keyTag[i] = T_INT;
+      this.keyNum[i] = numValue;
+    }
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 44) return BAIL;
+    p = ws(t, p + 1, e);
+    if (p < e && t[p] === 91) { // a list: only as what a read returns
+      if (kind !== OP_READ) return BAIL;
+      kind = OP_READ_LIST;
+      p = this.list(t, p, e);
+      this.opValueTok[i] = this.listCount - 1;
+    } else {
+      p = this.value(t, p, e);
+      this.opValueTok[i] = this.valCount - 1;
+    }
+    if (p === BAIL) return BAIL;
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 93) return BAIL; // ']' closes the op
+    this.kinds[i] = kind;
+    this.opCount = i + 1;
+    return p + 1;
   }
 
   /** A scalar value at p (null, a string, an integer) as the next value token; its end or BAIL. */
