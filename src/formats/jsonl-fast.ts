@@ -5,8 +5,8 @@
  * `false` (the line is not in the plain shape below: the caller parses it with JSON.parse,
  * the general path, which also produces every error message), or `true` with the transaction
  * in this object's fields (session and txn labels, status, times, error, and per op its kind
- * and where its key and value are in the line); `intern` then turns those into key and value
- * ids, in the order the general path interns them, for the caller to commit.
+ * and where its key and value are in the line); `commitOps` then interns those keys and values,
+ * in the order the general path interns them, and adds the ops to the caller's transaction.
  * Invariant: when `scan` returns true, the fields equal what the general path reads from the
  * same line; `scan` changes nothing outside this object, so a line it gives up on (say at a
  * second "ops" field, where JSON.parse keeps the last) reaches the general path untouched.
@@ -293,13 +293,8 @@ export class JsonlFastScanner {
   private listTokFrom = new Int32Array(16);
   private listTokTo = new Int32Array(16);
   private listCount = 0;
-  // Filled by intern(): per op its key id and value id (or list index); list i's element ids
-  // are listElems[listFrom[i] .. listTo[i]].
-  keyIds = new Int32Array(64);
-  valueIds = new Int32Array(64);
-  listElems = new Int32Array(64);
-  listFrom = new Int32Array(16);
-  listTo = new Int32Array(16);
+  /** commitOps's scratch: the element ids of one list read. */
+  private listElems = new Int32Array(64);
 
   private readonly sessions: ByteIds;
   private readonly prefixes: ByteIds;
@@ -410,38 +405,33 @@ export class JsonlFastScanner {
   }
 
   /**
-   * Interns the keys and values of the line `scan` accepted (same bytes `t`), filling keyIds,
-   * valueIds and listElems: per op the key, then the value or the list's elements, as the
-   * general path does (keys and values are separate id spaces, so each sees op order).
+   * Adds the ops of the line `scan` accepted (same bytes `t`) to txn, interning as it goes: per
+   * op the key, then the value or the list's elements, as the general path does (keys and values
+   * are separate id spaces, so each sees op order; the txn's own id is independent of both).
+   * One pass: the ids go straight to the builder instead of through per-line id arrays.
    */
-  intern(t: Uint8Array): void {
+  commitOps(t: Uint8Array, txn: number, line: number): void {
     const b = this.b;
-    if (this.keyIds.length < this.kinds.length) {
-      this.keyIds = new Int32Array(this.kinds.length);
-      this.valueIds = new Int32Array(this.kinds.length);
-    }
     if (this.listElems.length < this.valTag.length) this.listElems = new Int32Array(this.valTag.length);
-    if (this.listFrom.length < this.listTokFrom.length) {
-      this.listFrom = new Int32Array(this.listTokFrom.length);
-      this.listTo = new Int32Array(this.listTokFrom.length);
-    }
-    let elems = 0;
-    for (let i = 0; i < this.opCount; i++) {
-      if (this.keyTag[i] === T_INT) {
-        const k = this.keyNum[i]!;
-        this.keyIds[i] = k >= 0 && k <= INT31 ? b.intKey(k) : b.key(k);
+    const n = this.opCount;
+    const { kinds, keyTag, keyNum, opValueTok } = this;
+    for (let i = 0; i < n; i++) {
+      let key: number;
+      if (keyTag[i] === T_INT) {
+        const k = keyNum[i]!;
+        key = k >= 0 && k <= INT31 ? b.intKey(k) : b.key(k);
       } else {
         const k = ascii(t, this.keyFrom[i]!, this.keyTo[i]!);
-        this.keyIds[i] = b.key(CANONICAL_INT.test(k) ? intKey(k) : k);
+        key = b.key(CANONICAL_INT.test(k) ? intKey(k) : k);
       }
-      const tok = this.opValueTok[i]!;
-      if (this.kinds[i] === OP_READ_LIST) {
-        this.listFrom[tok] = elems;
-        for (let v = this.listTokFrom[tok]!; v < this.listTokTo[tok]!; v++) this.listElems[elems++] = this.valueId(t, v);
-        this.listTo[tok] = elems;
-        this.valueIds[i] = tok;
+      const tok = opValueTok[i]!;
+      const kind = kinds[i]!;
+      if (kind === OP_READ_LIST) {
+        let count = 0;
+        for (let v = this.listTokFrom[tok]!; v < this.listTokTo[tok]!; v++) this.listElems[count++] = this.valueId(t, v);
+        b.readListIds(txn, key, this.listElems, count, line);
       } else {
-        this.valueIds[i] = this.valueId(t, tok);
+        b.pushOp(txn, kind, key, this.valueId(t, tok), line);
       }
     }
   }
