@@ -351,42 +351,35 @@ export class JsonlFastScanner {
     p = ws(t, p + 1, e);
     if (p < e && t[p] === 125) return false; // {} lacks session and ops: the general path says so
     for (;;) {
-      p = str(t, p, e);
-      if (p === BAIL) return false;
-      const nameFrom = strFrom, nameTo = strTo;
-      p = ws(t, p, e);
+      const bit = field(t, p, e);
+      if (bit === 0) return false;
+      p = ws(t, fieldEnd, e);
       if (p >= e || t[p] !== 58) return false; // ':'
       p = ws(t, p + 1, e);
-      let bit: number;
-      if (is(t, nameFrom, nameTo, 'ops')) {
-        bit = F_OPS;
+      if (bit === F_OPS) {
         if ((seen & bit) !== 0) return false;
         p = this.ops(t, p, e);
-      } else if (is(t, nameFrom, nameTo, 'session')) {
-        bit = F_SESSION;
+      } else if (bit === F_SESSION) {
         p = name(t, p, e);
         if (p === BAIL) return false;
         this.sessTag = nameTag; this.sessFrom = strFrom; this.sessTo = strTo; this.sessNum = numValue;
-      } else if (is(t, nameFrom, nameTo, 'txn')) {
-        bit = F_TXN;
+      } else if (bit === F_TXN) {
         p = name(t, p, e);
         if (p === BAIL) return false;
         this.txnTag = nameTag; this.txnFrom = strFrom; this.txnTo = strTo; this.txnNum = numValue;
-      } else if (is(t, nameFrom, nameTo, 'status')) {
-        bit = F_STATUS;
+      } else if (bit === F_STATUS) {
         p = str(t, p, e);
         if (p === BAIL) return false;
         if (is(t, strFrom, strTo, 'committed')) this.status = TXN_COMMITTED;
         else if (is(t, strFrom, strTo, 'aborted')) this.status = TXN_ABORTED;
         else if (is(t, strFrom, strTo, 'unknown')) this.status = TXN_UNKNOWN;
         else return false;
-      } else if (is(t, nameFrom, nameTo, 'start')) { bit = F_START; p = num(t, p, e); this.start = numValue; }
-      else if (is(t, nameFrom, nameTo, 'end')) { bit = F_END; p = num(t, p, e); this.end = numValue; }
-      else if (is(t, nameFrom, nameTo, 'error')) {
-        bit = F_ERROR;
+      } else if (bit === F_START) { p = num(t, p, e); this.start = numValue; }
+      else if (bit === F_END) { p = num(t, p, e); this.end = numValue; }
+      else {
         p = str(t, p, e);
         if (p !== BAIL) this.error = ascii(t, strFrom, strTo);
-      } else return false;
+      }
       if (p === BAIL || (seen & bit) !== 0) return false;
       seen |= bit;
       p = ws(t, p, e);
@@ -636,6 +629,43 @@ export class JsonlFastScanner {
     this.valTag = tag; this.valNum = num;
     this.valFrom = grown(this.valFrom); this.valTo = grown(this.valTo);
   }
+}
+
+const bytesOf = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const W_SESSION = bytesOf('session'), W_TXN = bytesOf('txn'), W_STATUS = bytesOf('status'), W_OPS = bytesOf('ops');
+const W_START = bytesOf('start'), W_END = bytesOf('end'), W_ERROR = bytesOf('error');
+
+/** Where the field name `field` matched ends (after its closing quote). */
+let fieldEnd = 0;
+
+/**
+ * The field name at p, a string that is exactly one of the plain shape's seven names: its F_
+ * bit, with fieldEnd set; 0 for anything else (another name, an escape, no string). Dispatches
+ * on the name's first bytes and compares the rest, instead of scanning a string and comparing
+ * it with each name in turn.
+ */
+function field(t: Uint8Array, p: number, e: number): number {
+  if (p + 5 > e || t[p] !== 34) return 0; // the shortest, "ops", is 5 bytes
+  let bit: number, word: Uint8Array;
+  switch (t[p + 1]) {
+    case 115: // s
+      if (t[p + 2] === 101) { bit = F_SESSION; word = W_SESSION; }
+      else if (t[p + 4] === 114) { bit = F_START; word = W_START; }
+      else { bit = F_STATUS; word = W_STATUS; }
+      break;
+    case 116: bit = F_TXN; word = W_TXN; break; // t
+    case 111: bit = F_OPS; word = W_OPS; break; // o
+    case 101: // e
+      if (t[p + 2] === 110) { bit = F_END; word = W_END; }
+      else { bit = F_ERROR; word = W_ERROR; }
+      break;
+    default: return 0;
+  }
+  const n = word.length;
+  if (p + n + 2 > e || t[p + n + 1] !== 34) return 0;
+  for (let i = 1; i < n; i++) if (t[p + 1 + i] !== word[i]) return 0;
+  fieldEnd = p + n + 2;
+  return bit;
 }
 
 /** What `name` found: T_STR (strFrom / strTo) or T_INT (numValue). */
