@@ -30,6 +30,7 @@ import { GrowableFloat64 } from '../util/growable.ts';
 import { isCanonicalNumber, splitLabel } from '../history/labels.ts';
 import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type TxnStatus } from '../history/model.ts';
 import { CANONICAL_INT, intKey } from './io-int.ts';
+import { jsonNumber, numberValue } from './jsonl-num.ts';
 
 const BAIL = -1;
 const INT31 = 0x7fffffff;
@@ -37,7 +38,7 @@ const INT31 = 0x7fffffff;
 // Field bits (each field at most once).
 const F_SESSION = 1, F_TXN = 2, F_STATUS = 4, F_OPS = 8, F_START = 16, F_END = 32, F_ERROR = 64;
 
-/** Results of `str` / `int` / `num`, in module variables so the scanners allocate nothing. */
+/** Results of `str` / `int`, in module variables so the scanners allocate nothing. */
 let strFrom = 0, strTo = 0, numValue = 0;
 
 /** Skips JSON whitespace (a line holds no '\n'). */
@@ -80,69 +81,6 @@ function int(t: Uint8Array, p: number, e: number): number {
   if (p === from || p - from > 15 || (t[from] === 48 && p - from > 1)) return BAIL;
   numValue = neg ? 0 - v : v;
   return p;
-}
-
-/** 2^53: integers below it are exact doubles. */
-const TWO53 = 2 ** 53;
-
-/** Powers of ten exact as doubles (10^0 .. 10^22). */
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
-/**
- * Any JSON number at p (start / end times): sets numValue to the double JSON.parse gives;
- * returns the end or BAIL. With the digits as an integer M below 2^53 and a decimal exponent
- * within ±22, M and 10^|k| are both exact doubles, so one IEEE multiplication
- * or division rounds the exact value once, correctly (Clinger's fast path): the same double as
- * any correctly rounding reader. Other literals go through Number(), which rounds correctly.
- */
-function num(t: Uint8Array, p: number, e: number): number {
-  const from = p;
-  const neg = p < e && t[p] === 45;
-  if (neg) p++;
-  const intFrom = p;
-  let m = 0, k = 0;
-  while (p < e) {
-    const d = t[p]! - 48;
-    if (d < 0 || d > 9) break;
-    m = m * 10 + d;
-    p++;
-  }
-  if (p === intFrom || (t[intFrom] === 48 && p - intFrom > 1)) return BAIL;
-  if (p < e && t[p] === 46) { // fraction
-    const f = ++p;
-    while (p < e) {
-      const d = t[p]! - 48;
-      if (d < 0 || d > 9) break;
-      m = m * 10 + d;
-      k--;
-      p++;
-    }
-    if (p === f) return BAIL;
-  }
-  // Exact when the digits as an integer are below 2^53: the double accumulation above is then
-  // exact at every step (and when M >= 2^53 the computed m is >= 2^53 too, rounding being
-  // monotone). Recorders' times are mostly 16-17 digits (performance.now() in ms); those below
-  // 2^53 (up to 9007...) take this path instead of a string and Number().
-  let exact = m < TWO53;
-  if (p < e && (t[p] === 101 || t[p] === 69)) { // exponent
-    p++;
-    let eneg = false;
-    if (p < e && (t[p] === 43 || t[p] === 45)) eneg = t[p++] === 45;
-    const x = p;
-    let ex = 0;
-    while (p < e) {
-      const d = t[p]! - 48;
-      if (d < 0 || d > 9) break;
-      if (ex < 1e6) ex = ex * 10 + d;
-      p++;
-    }
-    if (p === x) return BAIL;
-    k += eneg ? -ex : ex;
-  }
-  if (exact && k >= -22 && k <= 22) numValue = k < 0 ? m / POW10[-k]! : m * POW10[k]!;
-  else { exact = false; numValue = Number(ascii(t, from, p)); }
-  if (exact && neg) numValue = -numValue;
-  return Number.isFinite(numValue) ? p : BAIL;
 }
 
 const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, from: number, to: number) => string;
@@ -374,8 +312,8 @@ export class JsonlFastScanner {
         else if (is(t, strFrom, strTo, 'aborted')) this.status = TXN_ABORTED;
         else if (is(t, strFrom, strTo, 'unknown')) this.status = TXN_UNKNOWN;
         else return false;
-      } else if (bit === F_START) { p = num(t, p, e); this.start = numValue; }
-      else if (bit === F_END) { p = num(t, p, e); this.end = numValue; }
+      } else if (bit === F_START) { p = jsonNumber(t, p, e); this.start = numberValue; }
+      else if (bit === F_END) { p = jsonNumber(t, p, e); this.end = numberValue; }
       else {
         p = str(t, p, e);
         if (p !== BAIL) this.error = ascii(t, strFrom, strTo);
