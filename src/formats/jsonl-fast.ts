@@ -5,8 +5,8 @@
  * `false` (the line is not in the plain shape below: the caller parses it with JSON.parse,
  * the general path, which also produces every error message), or `true` with the transaction
  * in this object's fields (session and txn labels, status, times, error, and per op its kind
- * and where its key and value are in the line); `intern` then turns those into key and value
- * ids, in the order the general path interns them, for the caller to commit.
+ * and where its key and value are in the line); `commitOps` then interns those keys and values,
+ * in the order the general path interns them, and adds the ops to the caller's transaction.
  * Invariant: when `scan` returns true, the fields equal what the general path reads from the
  * same line; `scan` changes nothing outside this object, so a line it gives up on (say at a
  * second "ops" field, where JSON.parse keeps the last) reaches the general path untouched.
@@ -30,6 +30,7 @@ import { GrowableFloat64 } from '../util/growable.ts';
 import { isCanonicalNumber, splitLabel } from '../history/labels.ts';
 import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type TxnStatus } from '../history/model.ts';
 import { CANONICAL_INT, intKey } from './io-int.ts';
+import { jsonNumber, numberValue } from './jsonl-num.ts';
 
 const BAIL = -1;
 const INT31 = 0x7fffffff;
@@ -37,7 +38,7 @@ const INT31 = 0x7fffffff;
 // Field bits (each field at most once).
 const F_SESSION = 1, F_TXN = 2, F_STATUS = 4, F_OPS = 8, F_START = 16, F_END = 32, F_ERROR = 64;
 
-/** Results of `str` / `int` / `num`, in module variables so the scanners allocate nothing. */
+/** Results of `str` / `int`, in module variables so the scanners allocate nothing. */
 let strFrom = 0, strTo = 0, numValue = 0;
 
 /** Skips JSON whitespace (a line holds no '\n'). */
@@ -80,69 +81,6 @@ function int(t: Uint8Array, p: number, e: number): number {
   if (p === from || p - from > 15 || (t[from] === 48 && p - from > 1)) return BAIL;
   numValue = neg ? 0 - v : v;
   return p;
-}
-
-/** 2^53: integers below it are exact doubles. */
-const TWO53 = 2 ** 53;
-
-/** Powers of ten exact as doubles (10^0 .. 10^22). */
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
-/**
- * Any JSON number at p (start / end times): sets numValue to the double JSON.parse gives;
- * returns the end or BAIL. With the digits as an integer M below 2^53 and a decimal exponent
- * within ±22, M and 10^|k| are both exact doubles, so one IEEE multiplication
- * or division rounds the exact value once, correctly (Clinger's fast path): the same double as
- * any correctly rounding reader. Other literals go through Number(), which rounds correctly.
- */
-function num(t: Uint8Array, p: number, e: number): number {
-  const from = p;
-  const neg = p < e && t[p] === 45;
-  if (neg) p++;
-  const intFrom = p;
-  let m = 0, k = 0;
-  while (p < e) {
-    const d = t[p]! - 48;
-    if (d < 0 || d > 9) break;
-    m = m * 10 + d;
-    p++;
-  }
-  if (p === intFrom || (t[intFrom] === 48 && p - intFrom > 1)) return BAIL;
-  if (p < e && t[p] === 46) { // fraction
-    const f = ++p;
-    while (p < e) {
-      const d = t[p]! - 48;
-      if (d < 0 || d > 9) break;
-      m = m * 10 + d;
-      k--;
-      p++;
-    }
-    if (p === f) return BAIL;
-  }
-  // Exact when the digits as an integer are below 2^53: the double accumulation above is then
-  // exact at every step (and when M >= 2^53 the computed m is >= 2^53 too, rounding being
-  // monotone). Recorders' times are mostly 16-17 digits (performance.now() in ms); those below
-  // 2^53 (up to 9007...) take this path instead of a string and Number().
-  let exact = m < TWO53;
-  if (p < e && (t[p] === 101 || t[p] === 69)) { // exponent
-    p++;
-    let eneg = false;
-    if (p < e && (t[p] === 43 || t[p] === 45)) eneg = t[p++] === 45;
-    const x = p;
-    let ex = 0;
-    while (p < e) {
-      const d = t[p]! - 48;
-      if (d < 0 || d > 9) break;
-      if (ex < 1e6) ex = ex * 10 + d;
-      p++;
-    }
-    if (p === x) return BAIL;
-    k += eneg ? -ex : ex;
-  }
-  if (exact && k >= -22 && k <= 22) numValue = k < 0 ? m / POW10[-k]! : m * POW10[k]!;
-  else { exact = false; numValue = Number(ascii(t, from, p)); }
-  if (exact && neg) numValue = -numValue;
-  return Number.isFinite(numValue) ? p : BAIL;
 }
 
 const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, from: number, to: number) => string;
@@ -293,13 +231,8 @@ export class JsonlFastScanner {
   private listTokFrom = new Int32Array(16);
   private listTokTo = new Int32Array(16);
   private listCount = 0;
-  // Filled by intern(): per op its key id and value id (or list index); list i's element ids
-  // are listElems[listFrom[i] .. listTo[i]].
-  keyIds = new Int32Array(64);
-  valueIds = new Int32Array(64);
-  listElems = new Int32Array(64);
-  listFrom = new Int32Array(16);
-  listTo = new Int32Array(16);
+  /** commitOps's scratch: the element ids of one list read. */
+  private listElems = new Int32Array(64);
 
   private readonly sessions: ByteIds;
   private readonly prefixes: ByteIds;
@@ -356,42 +289,35 @@ export class JsonlFastScanner {
     p = ws(t, p + 1, e);
     if (p < e && t[p] === 125) return false; // {} lacks session and ops: the general path says so
     for (;;) {
-      p = str(t, p, e);
-      if (p === BAIL) return false;
-      const nameFrom = strFrom, nameTo = strTo;
-      p = ws(t, p, e);
+      const bit = field(t, p, e);
+      if (bit === 0) return false;
+      p = ws(t, fieldEnd, e);
       if (p >= e || t[p] !== 58) return false; // ':'
       p = ws(t, p + 1, e);
-      let bit: number;
-      if (is(t, nameFrom, nameTo, 'ops')) {
-        bit = F_OPS;
+      if (bit === F_OPS) {
         if ((seen & bit) !== 0) return false;
         p = this.ops(t, p, e);
-      } else if (is(t, nameFrom, nameTo, 'session')) {
-        bit = F_SESSION;
+      } else if (bit === F_SESSION) {
         p = name(t, p, e);
         if (p === BAIL) return false;
         this.sessTag = nameTag; this.sessFrom = strFrom; this.sessTo = strTo; this.sessNum = numValue;
-      } else if (is(t, nameFrom, nameTo, 'txn')) {
-        bit = F_TXN;
+      } else if (bit === F_TXN) {
         p = name(t, p, e);
         if (p === BAIL) return false;
         this.txnTag = nameTag; this.txnFrom = strFrom; this.txnTo = strTo; this.txnNum = numValue;
-      } else if (is(t, nameFrom, nameTo, 'status')) {
-        bit = F_STATUS;
+      } else if (bit === F_STATUS) {
         p = str(t, p, e);
         if (p === BAIL) return false;
         if (is(t, strFrom, strTo, 'committed')) this.status = TXN_COMMITTED;
         else if (is(t, strFrom, strTo, 'aborted')) this.status = TXN_ABORTED;
         else if (is(t, strFrom, strTo, 'unknown')) this.status = TXN_UNKNOWN;
         else return false;
-      } else if (is(t, nameFrom, nameTo, 'start')) { bit = F_START; p = num(t, p, e); this.start = numValue; }
-      else if (is(t, nameFrom, nameTo, 'end')) { bit = F_END; p = num(t, p, e); this.end = numValue; }
-      else if (is(t, nameFrom, nameTo, 'error')) {
-        bit = F_ERROR;
+      } else if (bit === F_START) { p = jsonNumber(t, p, e); this.start = numberValue; }
+      else if (bit === F_END) { p = jsonNumber(t, p, e); this.end = numberValue; }
+      else {
         p = str(t, p, e);
         if (p !== BAIL) this.error = ascii(t, strFrom, strTo);
-      } else return false;
+      }
       if (p === BAIL || (seen & bit) !== 0) return false;
       seen |= bit;
       p = ws(t, p, e);
@@ -410,38 +336,33 @@ export class JsonlFastScanner {
   }
 
   /**
-   * Interns the keys and values of the line `scan` accepted (same bytes `t`), filling keyIds,
-   * valueIds and listElems: per op the key, then the value or the list's elements, as the
-   * general path does (keys and values are separate id spaces, so each sees op order).
+   * Adds the ops of the line `scan` accepted (same bytes `t`) to txn, interning as it goes: per
+   * op the key, then the value or the list's elements, as the general path does (keys and values
+   * are separate id spaces, so each sees op order; the txn's own id is independent of both).
+   * One pass: the ids go straight to the builder instead of through per-line id arrays.
    */
-  intern(t: Uint8Array): void {
+  commitOps(t: Uint8Array, txn: number, line: number): void {
     const b = this.b;
-    if (this.keyIds.length < this.kinds.length) {
-      this.keyIds = new Int32Array(this.kinds.length);
-      this.valueIds = new Int32Array(this.kinds.length);
-    }
     if (this.listElems.length < this.valTag.length) this.listElems = new Int32Array(this.valTag.length);
-    if (this.listFrom.length < this.listTokFrom.length) {
-      this.listFrom = new Int32Array(this.listTokFrom.length);
-      this.listTo = new Int32Array(this.listTokFrom.length);
-    }
-    let elems = 0;
-    for (let i = 0; i < this.opCount; i++) {
-      if (this.keyTag[i] === T_INT) {
-        const k = this.keyNum[i]!;
-        this.keyIds[i] = k >= 0 && k <= INT31 ? b.intKey(k) : b.key(k);
+    const n = this.opCount;
+    const { kinds, keyTag, keyNum, opValueTok } = this;
+    for (let i = 0; i < n; i++) {
+      let key: number;
+      if (keyTag[i] === T_INT) {
+        const k = keyNum[i]!;
+        key = k >= 0 && k <= INT31 ? b.intKey(k) : b.key(k);
       } else {
         const k = ascii(t, this.keyFrom[i]!, this.keyTo[i]!);
-        this.keyIds[i] = b.key(CANONICAL_INT.test(k) ? intKey(k) : k);
+        key = b.key(CANONICAL_INT.test(k) ? intKey(k) : k);
       }
-      const tok = this.opValueTok[i]!;
-      if (this.kinds[i] === OP_READ_LIST) {
-        this.listFrom[tok] = elems;
-        for (let v = this.listTokFrom[tok]!; v < this.listTokTo[tok]!; v++) this.listElems[elems++] = this.valueId(t, v);
-        this.listTo[tok] = elems;
-        this.valueIds[i] = tok;
+      const tok = opValueTok[i]!;
+      const kind = kinds[i]!;
+      if (kind === OP_READ_LIST) {
+        let count = 0;
+        for (let v = this.listTokFrom[tok]!; v < this.listTokTo[tok]!; v++) this.listElems[count++] = this.valueId(t, v);
+        b.readListIds(txn, key, this.listElems, count, line);
       } else {
-        this.valueIds[i] = this.valueId(t, tok);
+        b.pushOp(txn, kind, key, this.valueId(t, tok), line);
       }
     }
   }
@@ -461,54 +382,123 @@ export class JsonlFastScanner {
     if (p < e && t[p] === 93) return p + 1; // []
     for (;;) {
       if (p >= e || t[p] !== 91) return BAIL;
-      p = str(t, ws(t, p + 1, e), e);
-      if (p === BAIL) return BAIL;
-      let kind: number;
-      if (is(t, strFrom, strTo, 'r')) kind = OP_READ;
-      else if (is(t, strFrom, strTo, 'w')) kind = OP_WRITE;
-      else if (is(t, strFrom, strTo, 'append')) kind = OP_APPEND;
-      else return BAIL;
-      const i = this.opCount;
-      if (i === this.kinds.length) this.growOps();
-      p = ws(t, p, e);
-      if (p >= e || t[p] !== 44) return BAIL;
-      p = ws(t, p + 1, e);
-      // The key: an integer, or a string (integer-looking strings are that integer).
-      if (p < e && t[p] === 34) {
-        p = str(t, p, e);
-        if (p === BAIL) return BAIL;
-        this.keyTag[i] = T_STR;
-        this.keyFrom[i] = strFrom;
-        this.keyTo[i] = strTo;
+      const q = this.plainOp(t, p, e);
+      if (q !== BAIL) {
+        p = q;
       } else {
-        p = int(t, p, e);
+        p = this.op(t, p, e);
         if (p === BAIL) return BAIL;
-        this.keyTag[i] = T_INT;
-        this.keyNum[i] = numValue;
       }
       p = ws(t, p, e);
-      if (p >= e || t[p] !== 44) return BAIL;
-      p = ws(t, p + 1, e);
-      if (p < e && t[p] === 91) { // a list: only as what a read returns
-        if (kind !== OP_READ) return BAIL;
-        kind = OP_READ_LIST;
-        p = this.list(t, p, e);
-        this.opValueTok[i] = this.listCount - 1;
-      } else {
-        p = this.value(t, p, e);
-        this.opValueTok[i] = this.valCount - 1;
-      }
-      if (p === BAIL) return BAIL;
-      p = ws(t, p, e);
-      if (p >= e || t[p] !== 93) return BAIL; // ']' closes the op
-      this.kinds[i] = kind;
-      this.opCount = i + 1;
-      p = ws(t, p + 1, e);
       if (p >= e) return BAIL;
       if (t[p] === 93) return p + 1; // ']' closes the ops
       if (t[p] !== 44) return BAIL;
       p = ws(t, p + 1, e);
     }
+  }
+
+  /**
+   * The op every recorder writes, `["r",K,null]`, `["r",K,V]` or `["w",K,V]` with K and V
+   * integers of 1-9 digits (so in [0, 2^31)) and no blanks, matched byte by byte at p (a '[');
+   * its end, or BAIL with nothing stored (the caller then runs `op` from the same '[', which
+   * takes every op this takes and stores the same tokens).
+   */
+  private plainOp(t: Uint8Array, p: number, e: number): number {
+    if (p + 8 > e || t[p + 1] !== 34 || t[p + 3] !== 34 || t[p + 4] !== 44) return BAIL;
+    const c = t[p + 2]!;
+    const kind = c === 114 ? OP_READ : c === 119 ? OP_WRITE : BAIL;
+    if (kind === BAIL) return BAIL;
+    // The key: 1-9 digits, no leading zero, then ','.
+    let q = p + 5;
+    let d = t[q]! - 48;
+    if (d < 0 || d > 9) return BAIL;
+    let k = d;
+    const kFrom = q++;
+    while (q < e) {
+      d = t[q]! - 48;
+      if (d < 0 || d > 9) break;
+      k = k * 10 + d;
+      q++;
+    }
+    if (q - kFrom > 9 || (t[kFrom] === 48 && q - kFrom > 1) || q + 2 > e || t[q] !== 44) return BAIL;
+    q++;
+    // The value: null, or 1-9 digits without a leading zero; then ']'.
+    let tag: number, x = 0;
+    if (t[q] === 110) {
+      if (q + 5 > e || t[q + 1] !== 117 || t[q + 2] !== 108 || t[q + 3] !== 108 || t[q + 4] !== 93) return BAIL;
+      tag = T_NULL;
+      q += 4;
+    } else {
+      const vFrom = q;
+      while (q < e) {
+        d = t[q]! - 48;
+        if (d < 0 || d > 9) break;
+        x = x * 10 + d;
+        q++;
+      }
+      if (q === vFrom || q - vFrom > 9 || (t[vFrom] === 48 && q - vFrom > 1) || q >= e || t[q] !== 93) return BAIL;
+      tag = T_INT;
+    }
+    const i = this.opCount;
+    if (i === this.kinds.length) this.growOps();
+    const v = this.valCount;
+    if (v === this.valTag.length) this.growValues();
+    this.keyTag[i] = T_INT;
+    this.keyNum[i] = k;
+    this.valTag[v] = tag;
+    this.valNum[v] = x;
+    this.opValueTok[i] = v;
+    this.valCount = v + 1;
+    this.kinds[i] = kind;
+    this.opCount = i + 1;
+    return q + 1;
+  }
+
+  /** One op `[kind, key, value]` at p (a '['), in any JSON spacing, as the next op; its end or BAIL. */
+  private op(t: Uint8Array, p: number, e: number): number {
+    p = str(t, ws(t, p + 1, e), e);
+    if (p === BAIL) return BAIL;
+    let kind: number;
+    if (is(t, strFrom, strTo, 'r')) kind = OP_READ;
+    else if (is(t, strFrom, strTo, 'w')) kind = OP_WRITE;
+    else if (is(t, strFrom, strTo, 'append')) kind = OP_APPEND;
+    else return BAIL;
+    const i = this.opCount;
+    if (i === this.kinds.length) this.growOps();
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 44) return BAIL;
+    p = ws(t, p + 1, e);
+    // The key: an integer, or a string (integer-looking strings are that integer).
+    if (p < e && t[p] === 34) {
+      p = str(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.keyTag[i] = T_STR;
+      this.keyFrom[i] = strFrom;
+      this.keyTo[i] = strTo;
+    } else {
+      p = int(t, p, e);
+      if (p === BAIL) return BAIL;
+      this.keyTag[i] = T_INT;
+      this.keyNum[i] = numValue;
+    }
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 44) return BAIL;
+    p = ws(t, p + 1, e);
+    if (p < e && t[p] === 91) { // a list: only as what a read returns
+      if (kind !== OP_READ) return BAIL;
+      kind = OP_READ_LIST;
+      p = this.list(t, p, e);
+      this.opValueTok[i] = this.listCount - 1;
+    } else {
+      p = this.value(t, p, e);
+      this.opValueTok[i] = this.valCount - 1;
+    }
+    if (p === BAIL) return BAIL;
+    p = ws(t, p, e);
+    if (p >= e || t[p] !== 93) return BAIL; // ']' closes the op
+    this.kinds[i] = kind;
+    this.opCount = i + 1;
+    return p + 1;
   }
 
   /** A scalar value at p (null, a string, an integer) as the next value token; its end or BAIL. */
@@ -577,6 +567,43 @@ export class JsonlFastScanner {
     this.valTag = tag; this.valNum = num;
     this.valFrom = grown(this.valFrom); this.valTo = grown(this.valTo);
   }
+}
+
+const bytesOf = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const W_SESSION = bytesOf('session'), W_TXN = bytesOf('txn'), W_STATUS = bytesOf('status'), W_OPS = bytesOf('ops');
+const W_START = bytesOf('start'), W_END = bytesOf('end'), W_ERROR = bytesOf('error');
+
+/** Where the field name `field` matched ends (after its closing quote). */
+let fieldEnd = 0;
+
+/**
+ * The field name at p, a string that is exactly one of the plain shape's seven names: its F_
+ * bit, with fieldEnd set; 0 for anything else (another name, an escape, no string). Dispatches
+ * on the name's first bytes and compares the rest, instead of scanning a string and comparing
+ * it with each name in turn.
+ */
+function field(t: Uint8Array, p: number, e: number): number {
+  if (p + 5 > e || t[p] !== 34) return 0; // the shortest, "ops", is 5 bytes
+  let bit: number, word: Uint8Array;
+  switch (t[p + 1]) {
+    case 115: // s
+      if (t[p + 2] === 101) { bit = F_SESSION; word = W_SESSION; }
+      else if (t[p + 4] === 114) { bit = F_START; word = W_START; }
+      else { bit = F_STATUS; word = W_STATUS; }
+      break;
+    case 116: bit = F_TXN; word = W_TXN; break; // t
+    case 111: bit = F_OPS; word = W_OPS; break; // o
+    case 101: // e
+      if (t[p + 2] === 110) { bit = F_END; word = W_END; }
+      else { bit = F_ERROR; word = W_ERROR; }
+      break;
+    default: return 0;
+  }
+  const n = word.length;
+  if (p + n + 2 > e || t[p + n + 1] !== 34) return 0;
+  for (let i = 1; i < n; i++) if (t[p + 1 + i] !== word[i]) return 0;
+  fieldEnd = p + n + 2;
+  return bit;
 }
 
 /** What `name` found: T_STR (strFrom / strTo) or T_INT (numValue). */

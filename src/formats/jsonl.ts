@@ -316,20 +316,10 @@ function jsonlParser(source: string): {
     fast.txnName(bytes, line);
     if (txnNames.firstLine(fast.txnPre, fast.txnN, line) >= 0) return false; // the general path says so
     sawContent = true;
-    fast.intern(bytes);
     const t = b.beginTxnNumbered(session, fast.txnPre, fast.txnN, fast.status, line);
     if (fast.hasTimes) b.setTimes(t, fast.start, fast.end);
     if (fast.error !== null) b.setError(t, fast.error);
-    const { kinds, keyIds, valueIds, listFrom, listTo, listElems } = fast;
-    for (let i = 0; i < fast.opCount; i++) {
-      const kind = kinds[i]!;
-      if (kind === OP_READ_LIST) {
-        const l = valueIds[i]!;
-        b.readListIds(t, keyIds[i]!, listElems.subarray(listFrom[l]!, listTo[l]!), listTo[l]! - listFrom[l]!, line);
-      } else {
-        b.pushOp(t, kind, keyIds[i]!, valueIds[i]!, line);
-      }
-    }
+    fast.commitOps(bytes, t, line);
     return true;
   };
 
