@@ -26,7 +26,7 @@ import { mulberry32, randomHistory, simulatedSerialHistory, simulatedSiHistory }
 const LEVELS: Level[] = ['ser', 'si', 'pc', 'strict-si', 'strict-ser'];
 
 test('the phase shortcut agrees with the solver, and its models are acyclic', () => {
-  const tally = { cases: 0, shortcut: 0, declinedSat: 0, unsat: 0, contractedShortcut: 0 };
+  const tally = { graphs: 0, graphOnly: 0, cases: 0, shortcut: 0, declinedSat: 0, unsat: 0, contractedShortcut: 0 };
   for (let seed = 1; seed <= 360; seed++) {
     const rng = mulberry32(seed);
     const h = seed % 3 === 0
@@ -37,11 +37,25 @@ test('the phase shortcut agrees with the solver, and its models are acyclic', ()
     const v = validate(h);
     if (v.anomalies.length > 0) continue;
     const level = LEVELS[seed % LEVELS.length]!;
-    for (const roundsMax of [0, 1, 1000]) {
+    // The last: the checker's early stop on a small history, which hands over the graph without a table.
+    for (const stop of [{ roundsMax: 0 }, { roundsMax: 1 }, { roundsMax: 1000 }, { roundsMax: 1000, stopAtActive: 1 << 30, contractMinTxns: 1 << 30 }]) {
       const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
-      const p = pruneConstraints(h, pg, { level, roundsMax, deadlineMs: Number.POSITIVE_INFINITY });
+      const p = pruneConstraints(h, pg, { level, deadlineMs: Number.POSITIVE_INFINITY, ...stop });
       if (p.cyclic || p.activeCount === 0) continue;
-      const at = `seed ${seed} ${level} roundsMax ${roundsMax}`;
+      const at = `seed ${seed} ${level} ${JSON.stringify(stop)}`;
+      if (p.graph !== null) {
+        // The graph handed over is the final known graph's, sorted by `order`.
+        tally.graphs++;
+        const k = pg.known.views();
+        const fresh = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+        assert.deepEqual(p.graph.outStart, fresh.outStart, `${at}: pruning's graph`);
+        assert.deepEqual(Array.from(p.graph.outTo), Array.from(fresh.outTo), `${at}: pruning's graph`);
+        const rank = new Int32Array(p.order!.length);
+        p.order!.forEach((u, i) => { rank[u] = i; });
+        for (let u = 0; u < p.graph.nodeCount; u++) {
+          for (let e = p.graph.outStart[u]!; e < p.graph.outStart[u + 1]!; e++) assert.ok(rank[u]! < rank[p.graph.outTo[e]!]!, `${at}: order`);
+        }
+      }
       tally.cases++;
       const varOf = new Int32Array(pg.consCount).fill(-1);
       let vars = 0;
@@ -58,6 +72,7 @@ test('the phase shortcut agrees with the solver, and its models are acyclic', ()
       if (reversed.result === 'sat') assert.ok(acyclic(reversed.choice!), `${at}: reversed order, a cyclic choice`);
       for (const table of [false, true]) {
         const base = { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: p.order, ...(table ? { reach: p.reach, knownGraph: p.graph } : { contract: false }) };
+        if (table && p.graph !== null && p.reach === null) tally.graphOnly++;
         const quick = solveConstraints(pg, p.active, base);
         const slow = solveConstraints(pg, p.active, { ...base, phaseShortcut: false });
         assert.ok(slow.theoryGraph !== undefined, `${at}: the general path builds a theory`);
@@ -80,7 +95,7 @@ test('the phase shortcut agrees with the solver, and its models are acyclic', ()
       }
     }
   }
-  assert.ok(tally.cases >= 200, JSON.stringify(tally));
+  assert.ok(tally.cases >= 200 && tally.graphOnly >= 20, JSON.stringify(tally));
   assert.ok(tally.shortcut >= 20, `the shortcut answered too rarely: ${JSON.stringify(tally)}`);
   assert.ok(tally.declinedSat >= 5 && tally.unsat >= 5, `too few cases for the solver: ${JSON.stringify(tally)}`);
 });
