@@ -114,7 +114,11 @@ export interface PruneOutcome {
    * contracts the known graph with it (src/solve/contract.ts).
    */
   reach: ReachTable | null;
-  /** The final known split graph (`order`'s graph) whenever `reach` is set, else null. */
+  /**
+   * The final known split graph (`order`'s graph) whenever `reach` is set, and after an early
+   * stop without a table (a history below `contractMinTxns`: the solver's phase shortcut checks
+   * its model on it instead of building it again); else null.
+   */
   graph: SplitGraph | null;
 }
 
@@ -148,7 +152,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // Set when a round's chain cover had more chains than the reachability table could track.
   let partial: string | null = null;
   const out = (cyclic: boolean, rounds: number, note: string | null, timedOut = false, reach: ReachTable | null = null, graph: SplitGraph | null = null): PruneOutcome =>
-    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach, graph: reach === null ? null : graph });
+    ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach, graph });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
   // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
@@ -215,7 +219,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // table to this final graph. It costs less than the solver saves on large graphs (125k:
       // a pass ~0.3 s against a solve of 2.3 s uncontracted, 0.9 s contracted). Not on a small
       // history: there the update is cold code that costs more than contracting saves.
-      if (table === null || table.tracked < table.chains || h.txnCount < (opts.contractMinTxns ?? 0)) return out(false, rounds, partial);
+      if (table === null || table.tracked < table.chains) return out(false, rounds, partial);
+      if (h.txnCount < (opts.contractMinTxns ?? 0)) return out(false, rounds, partial, false, null, graph());
       try {
         updateTable(table, graph());
         tableKnown = known.length;
@@ -267,7 +272,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     // The next iteration still sorts the grown known graph (a forced side may close a cycle).
     if (activeAtStart - activeCount < stopBelow * activeAtStart || activeCount <= stopAt) stopNow = true;
     // Nothing forced: the table was brought up to date with this very graph at the round's start.
-    if (!changed) return rwClosed() ? out(true, rounds, null) : out(false, rounds, partial, false, table.tracked < table.chains ? null : table, g);
+    if (!changed) return rwClosed() ? out(true, rounds, null) : table.tracked < table.chains ? out(false, rounds, partial) : out(false, rounds, partial, false, table, g);
   }
 }
 

@@ -103,8 +103,9 @@ function checkSolve(pr: Prepared, level: Level, what: string): { contracted: boo
   let left = 0;
   for (const a of pr.active) left += a;
   if (left === 0) return null;
-  const plain = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, contract: false });
-  const small = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, knownGraph: pr.pruneGraph });
+  // Both through the solver (the phase shortcut builds no theory: test/solve/phase-shortcut.test.ts).
+  const plain = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, contract: false, phaseShortcut: false });
+  const small = solveConstraints(pr.pg, pr.active, { level, deadlineMs: Number.POSITIVE_INFINITY, knownOrder: pr.order, reach: pr.reach, knownGraph: pr.pruneGraph, phaseShortcut: false });
   assert.equal(plain.theoryGraph?.contracted, false, what);
   assert.equal(small.result, plain.result, `${what}: contracted ${small.result}, whole graph ${plain.result}`);
   if (small.result === 'unsat') {
