@@ -95,7 +95,13 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
   const pairs = flatPairs(opts.level);
   const kv = known.views();
-  if (opts.phaseShortcut !== false && !checksRwApart(opts.level)) {
+  // Only without a contraction table (small histories: pruning hands none over below
+  // CONTRACT_MIN_TXNS, or pruning is off): there a failed try costs little and a solver's set-up
+  // is most of the solve. With a table the contracted search is cheap and the try is not: it
+  // failed on fig8 30 % (+20 ms of 170) and on the scale histories (125k: +70-100 ms of 400,
+  // 250k: +180-260 ms of 600), whose phases are not a model (2 conflicts).
+  const tableless = opts.reach === undefined || opts.reach === null || opts.contract === false;
+  if (opts.phaseShortcut !== false && tableless && !checksRwApart(opts.level)) {
     const quick = phaseModel(pg, active, pairs, rank, kv, opts.level, opts.knownGraph ?? null);
     if (quick !== null) return quick;
   }
