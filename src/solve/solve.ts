@@ -107,7 +107,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   }
   // The theory's nodes: the contracted graph's when pruning's table allows it, else every split
   // node by its rank. Either way, 0, 1, 2, ... is a topological order of its fixed edges.
-  const h = opts.reach === undefined || opts.reach === null || opts.contract === false ? null : contract(pg, active, opts.level, order, opts.reach, opts.deadlineMs);
+  const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs);
   const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
   const node = h === null ? rank : h.nodeOf;
   if (h === null) theory.addFixedEdges(...fixedSplitEdges(kv.from, kv.to, kv.kind, pairs, rank));

@@ -16,6 +16,24 @@ function rng(seed: number): () => number {
   return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 0x100000000; };
 }
 
+/** A random graph's known edges: up to 200 edges of 5 kinds among up to 40 txns. */
+function randomCase(r: () => number) {
+  const n = 1 + Math.floor(r() * 40);
+  const total = Math.floor(r() * 200);
+  const from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total);
+  for (let i = 0; i < total; i++) { from[i] = Math.floor(r() * n); to[i] = Math.floor(r() * n); kind[i] = Math.floor(r() * 5); }
+  return { n, total, from, to, kind };
+}
+
+/** Where the edges are cut: the first build, then one to `maxSteps` extensions (some adding nothing); the last cut is every edge. */
+function randomCuts(r: () => number, total: number, maxSteps: number): number[] {
+  const cuts = [Math.floor(r() * (total + 1))];
+  const steps = 1 + Math.floor(r() * maxSteps);
+  for (let s = 0; s < steps; s++) cuts.push(cuts[cuts.length - 1]! + Math.floor(r() * (total - cuts[cuts.length - 1]! + 1)));
+  cuts[cuts.length - 1] = total;
+  return cuts;
+}
+
 function same(a: SplitGraph, b: SplitGraph, what: string): void {
   assert.equal(a.nodeCount, b.nodeCount, `${what}: nodeCount`);
   assert.deepEqual(a.outStart, b.outStart, `${what}: outStart`);
@@ -27,17 +45,10 @@ test('extending a split graph with new edges gives the rebuilt graph exactly (2,
   let cases = 0, nonEmptyGrowth = 0;
   for (let seed = 1; seed <= 2000; seed++) {
     const r = rng(seed);
-    const n = 1 + Math.floor(r() * 40);
-    const total = Math.floor(r() * 200);
-    const from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total);
-    for (let i = 0; i < total; i++) { from[i] = Math.floor(r() * n); to[i] = Math.floor(r() * n); kind[i] = Math.floor(r() * 5); }
+    const { n, total, from, to, kind } = randomCase(r);
     const level = LEVELS[seed % LEVELS.length]!;
     const withEdges = r() < 0.5;
-    // Cut points: the first build, then one to three extensions (some adding nothing).
-    const cuts = [Math.floor(r() * (total + 1))];
-    const steps = 1 + Math.floor(r() * 3);
-    for (let s = 0; s < steps; s++) cuts.push(cuts[cuts.length - 1]! + Math.floor(r() * (total - cuts[cuts.length - 1]! + 1)));
-    cuts[cuts.length - 1] = total;
+    const cuts = randomCuts(r, total, 3);
     let g = buildSplitGraph(n, cuts[0]!, from, to, kind, level, withEdges);
     for (let s = 1; s < cuts.length; s++) {
       g = extendSplitGraph(g, cuts[s - 1]!, cuts[s]!, from, to, kind, level, withEdges);
@@ -54,16 +65,10 @@ test('extending in place (with a capacity) gives the rebuilt graph exactly too (
   let inPlace = 0;
   for (let seed = 1; seed <= 2000; seed++) {
     const r = rng(seed + 10_000);
-    const n = 1 + Math.floor(r() * 40);
-    const total = Math.floor(r() * 200);
-    const from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total);
-    for (let i = 0; i < total; i++) { from[i] = Math.floor(r() * n); to[i] = Math.floor(r() * n); kind[i] = Math.floor(r() * 5); }
+    const { n, total, from, to, kind } = randomCase(r);
     const level = LEVELS[seed % LEVELS.length]!;
     const withEdges = r() < 0.5;
-    const cuts = [Math.floor(r() * (total + 1))];
-    const steps = 1 + Math.floor(r() * 4);
-    for (let s = 0; s < steps; s++) cuts.push(cuts[cuts.length - 1]! + Math.floor(r() * (total - cuts[cuts.length - 1]! + 1)));
-    cuts[cuts.length - 1] = total;
+    const cuts = randomCuts(r, total, 4);
     // Sometimes too little room (a copy), mostly enough for every later graph (in place).
     const capacity = r() < 0.2 ? 1 + Math.floor(r() * 50) : 2 * total + 1;
     let g = buildSplitGraph(n, cuts[0]!, from, to, kind, level, withEdges);

@@ -13,7 +13,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { validate } from '../../src/validate/validate.ts';
+import { validate, type Validated } from '../../src/validate/validate.ts';
+import type { History } from '../../src/history/model.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
 import { buildSplitGraph, checksRwApart, closingQuery, topoOrder, usesRealTime } from '../../src/graph/split.ts';
 import { closingRw } from '../../src/graph/forbidden.ts';
@@ -23,6 +24,15 @@ import type { Level } from '../../src/result/types.ts';
 import { mulberry32, randomHistory, simulatedSiHistory } from '../support/gen.ts';
 
 const LEVELS: Level[] = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si'];
+
+/** Small histories, alternately random and from the simulated SI store with bugs, validated. */
+function smallCase(rngSeed: number, seed: number): { h: History; v: Validated } {
+  const rng = mulberry32(rngSeed);
+  const h = seed % 2 === 0
+    ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
+    : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
+  return { h, v: validate(h) };
+}
 
 function verdict(pg: Polygraph, p: PruneOutcome, level: Level, withTable = false): 'valid' | 'violation' {
   if (p.cyclic) return 'violation';
@@ -43,11 +53,7 @@ function edgeSet(pg: Polygraph, from: number, to: number): Set<string> {
 test('early-stopped pruning decides a subset of what the fixpoint decides, the same way, and the verdict is unchanged', () => {
   let cases = 0, stoppedEarly = 0, violations = 0;
   for (let seed = 1; seed <= 400; seed++) {
-    const rng = mulberry32(seed);
-    const h = seed % 2 === 0
-      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
-      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
-    const v = validate(h);
+    const { h, v } = smallCase(seed, seed);
     if (v.anomalies.length > 0) continue;
     const level = LEVELS[seed % LEVELS.length]!;
     for (const fraction of [1, 0.3]) {
@@ -79,11 +85,7 @@ test('early-stopped pruning decides a subset of what the fixpoint decides, the s
 test('pruning stopped once few constraints are left (with or without a table for the solver) decides what the fixpoint decides, the same way, and the verdict is unchanged', () => {
   let cases = 0, stoppedEarly = 0, violations = 0, solved = 0, withTable = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const rng = mulberry32(5000 + seed);
-    const h = seed % 2 === 0
-      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
-      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
-    const v = validate(h);
+    const { h, v } = smallCase(5000 + seed, seed);
     if (v.anomalies.length > 0) continue;
     const level = LEVELS[seed % LEVELS.length]!;
     // Infinity: always after the first round; 2: only when that few are left.
@@ -146,11 +148,7 @@ function checkFinalOrder(pg: Polygraph, p: PruneOutcome, level: Level, at: strin
 test('the topological order pruning returns sorts the final known graph, and cyclic is reported exactly', () => {
   let cases = 0, cyclic = 0, multiRound = 0;
   for (let seed = 1; seed <= 400; seed++) {
-    const rng = mulberry32(1000 + seed);
-    const h = seed % 2 === 0
-      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 20, keysMax: 4, opsPerTxnMax: 4 })
-      : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 7, keys: 5, bug: 'mixed' });
-    const v = validate(h);
+    const { h, v } = smallCase(1000 + seed, seed);
     if (v.anomalies.length > 0) continue;
     for (const level of LEVELS) {
       const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
