@@ -78,16 +78,18 @@ export function contractible(level: Level): boolean {
 
 /**
  * H for the active constraints of `pg` (see the header), or null when `table` cannot answer
- * exactly. `order` is a topological order of the known split graph the table was computed on.
+ * exactly. `order` is a topological order of the known split graph the table was computed on;
+ * `act` lists the indices of the active constraints (the solver has it: no pass over all of them).
  */
 export function contract(
   pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable, deadlineMs = Number.POSITIVE_INFINITY,
+  act: Int32Array = activeIndices(active),
 ): Contraction | null {
   if (!contractible(level) || table.tracked < table.chains) return null;
   const { sess } = table;
   const n = pg.nodeCount, N = 2 * n;
   const pairs = flatPairs(level);
-  const inE = endpoints(pg, active, pairs);
+  const inE = endpoints(pg, act, pairs);
   // Every txn whose .d may be in E' needs a chain (an endpoint without one: not exact, give up).
   if (!allChained(inE, sess)) return null;
   const into = lastIntoN(pg, pairs, inE, table);
@@ -156,12 +158,19 @@ function flatPairs(level: Level): { count: Int8Array; x: Int8Array; y: Int8Array
 }
 type FlatPairs = ReturnType<typeof flatPairs>;
 
-/** E: the split nodes that are endpoints of an active constraint's split edges. */
-function endpoints(pg: Polygraph, active: Uint8Array, pairs: FlatPairs): Uint8Array {
+/** The indices of the active constraints (`contract`'s default when the caller has no list). */
+function activeIndices(active: Uint8Array): Int32Array {
+  const list = new GrowableInt32();
+  for (let c = 0; c < active.length; c++) if (active[c] === 1) list.push(c);
+  return list.toArray();
+}
+
+/** E: the split nodes that are endpoints of an active constraint's (`act`) split edges. */
+function endpoints(pg: Polygraph, act: Int32Array, pairs: FlatPairs): Uint8Array {
   const { count: cnt, x: X, y: Y } = pairs;
   const inE = new Uint8Array(2 * pg.nodeCount);
-  for (let c = 0; c < pg.consCount; c++) {
-    if (active[c] !== 1) continue;
+  for (let i = 0; i < act.length; i++) {
+    const c = act[i]!;
     for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) {
       const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!;
       for (let p = 0; p < cnt[k]!; p++) { inE[2 * a + X[2 * k + p]!] = 1; inE[2 * b + Y[2 * k + p]!] = 1; }
