@@ -19,6 +19,7 @@ import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { contract } from './contract.ts';
+import { kahnCount } from './kahn.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../solver/heap.ts';
@@ -335,10 +336,7 @@ function chosenGraphAcyclic(pg: Polygraph, act: Int32Array, choose: (x: number) 
   for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (choose(x) ? 0 : 1);
   const cStart = chosenOutCounts(pg, slots, cnt, X, N);
   const cTo = chosenOutEdges(pg, slots, cnt, X, Y, cStart, N);
-  const indeg = new Int32Array(N);
-  addInDegrees(indeg, known.outTo);
-  addInDegrees(indeg, cTo);
-  return kahnBoth(N, known.outStart, known.outTo, cStart, cTo, indeg) === N;
+  return kahnCount(N, { start: known.outStart, to: known.outTo }, { start: cStart, to: cTo }) === N;
 }
 
 // One loop (nest) per function below: the model check runs once per solve, mostly before V8
@@ -376,23 +374,6 @@ function chosenOutEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int
     }
   }
   return cTo;
-}
-
-function addInDegrees(indeg: Int32Array, to: Int32Array): void {
-  for (let i = 0; i < to.length; i++) indeg[to[i]!]!++;
-}
-
-/** Kahn's algorithm over two CSR graphs on the same N nodes; returns how many nodes it sorted. */
-function kahnBoth(N: number, aStart: Int32Array, aTo: Int32Array, bStart: Int32Array, bTo: Int32Array, indeg: Int32Array): number {
-  const queue = new Int32Array(N);
-  let tail = 0;
-  for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
-  for (let head = 0; head < tail; head++) {
-    const u = queue[head]!;
-    for (let e = aStart[u]!; e < aStart[u + 1]!; e++) if (--indeg[aTo[e]!]! === 0) queue[tail++] = aTo[e]!;
-    for (let e = bStart[u]!; e < bStart[u + 1]!; e++) if (--indeg[bTo[e]!]! === 0) queue[tail++] = bTo[e]!;
-  }
-  return tail;
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */

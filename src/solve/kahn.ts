@@ -1,0 +1,185 @@
+/**
+ * Kahn's algorithm over the union of two CSR graphs on the same nodes: the solver's model check
+ * (solve.ts: the known split graph plus the chosen sides' split edges).
+ *
+ * Takes: a node count N and two graphs as CSR (`start` of N + 1 entries, `to` the heads).
+ * Gives: how many nodes Kahn's algorithm sorts: N exactly when the union is acyclic.
+ * Why WebAssembly: the check runs once per solve over the whole known graph (fig8 30 %: 20,000
+ * nodes, ~430,000 split edges), so in a fresh process its JS loops ran mostly unoptimised until
+ * V8's on-stack replacement caught up (~25-35 ms of a ~170 ms solve). V8 compiles WebAssembly
+ * before it runs (Liftoff, at once), so the same two passes cost a few milliseconds.
+ * The JS passes (`kahnCountJs`) stay for engines without WebAssembly and for POLYSI_NO_WASM=1,
+ * and test/solve/kahn.test.ts compares the two.
+ * Invariant: both return the same count for the same graphs; neither changes its inputs.
+ */
+
+import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+
+/** One CSR graph: node u's heads are `to[start[u] .. start[u+1]-1]`. */
+export interface Csr { start: Int32Array; to: Int32Array }
+
+/**
+ * kahn(N, aS, aT, bS, bT, deg, q) with byte addresses of aStart, aTo, bStart, bTo, a zeroed
+ * in-degree array and a queue (N entries each); aTo ends at bS and bTo at deg. Returns the
+ * count, or -1 for a malformed graph (a head outside 0 .. N-1, or a start that decreases).
+ */
+const KAHN: WatFunc = {
+  name: 'kahn', params: ['N', 'aS', 'aT', 'bS', 'bT', 'deg', 'q'], result: 'i32',
+  locals: ['i', 'u', 'e', 'end', 'v', 'head', 'tail', 'p', 'd'],
+  body: `
+    ;; in-degrees over both graphs' heads (aTo .. bS, bTo .. deg)
+    local.get $aT local.set $i
+    local.get $bS local.set $end
+    block $doneA loop $inA
+      local.get $i local.get $end i32.ge_u br_if $doneA
+      local.get $i i32.load local.tee $v local.get $N i32.ge_u if i32.const -1 return end
+      local.get $v i32.const 2 i32.shl local.get $deg i32.add local.tee $p
+      local.get $p i32.load i32.const 1 i32.add i32.store
+      local.get $i i32.const 4 i32.add local.set $i
+      br $inA
+    end end
+    local.get $bT local.set $i
+    local.get $deg local.set $end
+    block $doneB loop $inB
+      local.get $i local.get $end i32.ge_u br_if $doneB
+      local.get $i i32.load local.tee $v local.get $N i32.ge_u if i32.const -1 return end
+      local.get $v i32.const 2 i32.shl local.get $deg i32.add local.tee $p
+      local.get $p i32.load i32.const 1 i32.add i32.store
+      local.get $i i32.const 4 i32.add local.set $i
+      br $inB
+    end end
+    ;; the sources, in node order; and both starts never decrease (with start[0] = 0 and
+    ;; start[N] = the edge count, checked by the caller, every edge read below is in its graph)
+    block $doneS loop $sources
+      local.get $u local.get $N i32.ge_u br_if $doneS
+      local.get $u i32.const 2 i32.shl local.get $aS i32.add local.tee $p i32.load
+      local.get $p i32.load offset=4 i32.gt_s if i32.const -1 return end
+      local.get $u i32.const 2 i32.shl local.get $bS i32.add local.tee $p i32.load
+      local.get $p i32.load offset=4 i32.gt_s if i32.const -1 return end
+      local.get $u i32.const 2 i32.shl local.get $deg i32.add i32.load i32.eqz
+      if
+        local.get $tail i32.const 2 i32.shl local.get $q i32.add local.get $u i32.store
+        local.get $tail i32.const 1 i32.add local.set $tail
+      end
+      local.get $u i32.const 1 i32.add local.set $u
+      br $sources
+    end end
+    ;; take the queue's head; its out-edges in graph a, then in graph b, lower in-degrees
+    block $done loop $next
+      local.get $head local.get $tail i32.ge_u br_if $done
+      local.get $head i32.const 2 i32.shl local.get $q i32.add i32.load local.set $u
+      local.get $head i32.const 1 i32.add local.set $head
+      local.get $u i32.const 2 i32.shl local.get $aS i32.add local.tee $p
+      i32.load i32.const 2 i32.shl local.get $aT i32.add local.set $e
+      local.get $p i32.load offset=4 i32.const 2 i32.shl local.get $aT i32.add local.set $end
+      block $doneOutA loop $outA
+        local.get $e local.get $end i32.ge_u br_if $doneOutA
+        local.get $e i32.load local.tee $v i32.const 2 i32.shl local.get $deg i32.add local.tee $p
+        local.get $p i32.load i32.const 1 i32.sub local.tee $d i32.store
+        local.get $d i32.eqz
+        if
+          local.get $tail i32.const 2 i32.shl local.get $q i32.add local.get $v i32.store
+          local.get $tail i32.const 1 i32.add local.set $tail
+        end
+        local.get $e i32.const 4 i32.add local.set $e
+        br $outA
+      end end
+      local.get $u i32.const 2 i32.shl local.get $bS i32.add local.tee $p
+      i32.load i32.const 2 i32.shl local.get $bT i32.add local.set $e
+      local.get $p i32.load offset=4 i32.const 2 i32.shl local.get $bT i32.add local.set $end
+      block $doneOutB loop $outB
+        local.get $e local.get $end i32.ge_u br_if $doneOutB
+        local.get $e i32.load local.tee $v i32.const 2 i32.shl local.get $deg i32.add local.tee $p
+        local.get $p i32.load i32.const 1 i32.sub local.tee $d i32.store
+        local.get $d i32.eqz
+        if
+          local.get $tail i32.const 2 i32.shl local.get $q i32.add local.get $v i32.store
+          local.get $tail i32.const 1 i32.add local.set $tail
+        end
+        local.get $e i32.const 4 i32.add local.set $e
+        br $outB
+      end end
+      br $next
+    end end
+    local.get $tail
+  `,
+};
+
+const PAGE = 65536;
+/** Past this many bytes (a 32-bit memory's reach, less a margin) the JS passes run instead. */
+const WASM_BYTES_MAX = 2 ** 31;
+
+let compiled: WebAssembly.Module | null | undefined;
+
+function kahnModule(): WebAssembly.Module | null {
+  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([KAHN])) : null;
+  return compiled;
+}
+
+/** The module's bytes (tests validate them). */
+export function kahnBytes(): Uint8Array<ArrayBuffer> {
+  return assembleModule([KAHN]);
+}
+
+/** False under POLYSI_NO_WASM=1 (the JS passes then run, as everywhere else) or without WebAssembly. */
+function wasmWanted(): boolean {
+  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
+  return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
+}
+
+/** How many nodes Kahn's algorithm sorts in the union of `a` and `b` (N: acyclic). */
+export function kahnCount(N: number, a: Csr, b: Csr): number {
+  assertCsr(N, a);
+  assertCsr(N, b);
+  const bytes = 4 * (2 * (N + 1) + a.to.length + b.to.length + 2 * N);
+  if (!wasmWanted() || bytes > WASM_BYTES_MAX) return kahnCountJs(N, a, b);
+  const module = kahnModule();
+  if (module === null) return kahnCountJs(N, a, b);
+  // A fresh memory per check: zeroed pages are the in-degree array's initial value, and it is
+  // freed with the check (the model check runs once per solve).
+  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  const { kahn } = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as {
+    kahn(N: number, aS: number, aT: number, bS: number, bT: number, deg: number, q: number): number;
+  };
+  const buf = memory.buffer;
+  let at = 0;
+  const put = (x: Int32Array): number => { new Int32Array(buf, at, x.length).set(x); const where = at; at += 4 * x.length; return where; };
+  const aS = put(a.start), aT = put(a.to), bS = put(b.start), bT = put(b.to);
+  const deg = at, q = at + 4 * N;
+  const sorted = kahn(N, aS, aT, bS, bT, deg, q);
+  if (sorted < 0) malformed();
+  return sorted;
+}
+
+/** Stage-boundary check of both graphs' ends (the kernel checks the rest: heads, starts' order). */
+function assertCsr(N: number, g: Csr): void {
+  if (g.start.length !== N + 1 || g.start[0] !== 0 || g.start[N] !== g.to.length) malformed();
+}
+
+function malformed(): never {
+  throw new Error('internal error: the model check got a malformed CSR graph');
+}
+
+/** The same in JS (one loop per function: this runs once, mostly before V8 optimises it). */
+export function kahnCountJs(N: number, a: Csr, b: Csr): number {
+  const indeg = new Int32Array(N);
+  addInDegrees(indeg, a.to);
+  addInDegrees(indeg, b.to);
+  return kahnBoth(N, a.start, a.to, b.start, b.to, indeg);
+}
+
+function addInDegrees(indeg: Int32Array, to: Int32Array): void {
+  for (let i = 0; i < to.length; i++) indeg[to[i]!]!++;
+}
+
+function kahnBoth(N: number, aStart: Int32Array, aTo: Int32Array, bStart: Int32Array, bTo: Int32Array, indeg: Int32Array): number {
+  const queue = new Int32Array(N);
+  let tail = 0;
+  for (let u = 0; u < N; u++) if (indeg[u] === 0) queue[tail++] = u;
+  for (let head = 0; head < tail; head++) {
+    const u = queue[head]!;
+    for (let e = aStart[u]!; e < aStart[u + 1]!; e++) if (--indeg[aTo[e]!]! === 0) queue[tail++] = aTo[e]!;
+    for (let e = bStart[u]!; e < bStart[u + 1]!; e++) if (--indeg[bTo[e]!]! === 0) queue[tail++] = bTo[e]!;
+  }
+  return tail;
+}
