@@ -10,6 +10,9 @@ import assert from 'node:assert/strict';
 import { kahnBytes, kahnCount, kahnCountJs, type Csr } from '../../src/solve/kahn.ts';
 import { mulberry32, type Rng } from '../support/prng.ts';
 
+// The kernel is what is under test: POLYSI_NO_WASM=1 from outside would select the JS passes.
+delete process.env['POLYSI_NO_WASM'];
+
 function csr(N: number, from: number[], to: number[]): Csr {
   const start = new Int32Array(N + 1);
   for (const u of from) start[u + 1]!++;
