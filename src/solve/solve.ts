@@ -277,14 +277,21 @@ function byConstraint(choiceOf: Uint8Array, act: Int32Array, consCount: number):
   return choice;
 }
 
-/** The indices of the active constraints, increasing (variable x of the solver is constraint `act[x]`). */
+/**
+ * The indices of the active constraints, increasing (variable x of the solver is constraint
+ * `act[x]`). Read four flags at a time and skipping zero words: after pruning nearly all are 0
+ * (fig8 30 %: 6,929 of 157,073), and this loop runs once, cold (two byte loops took ~6 ms).
+ */
 export function activeList(active: Uint8Array): Int32Array {
+  const list = new Int32Array(active.length);
+  const words = active.byteOffset % 4 === 0 ? new Uint32Array(active.buffer, active.byteOffset, active.length >> 2) : new Uint32Array(0);
   let m = 0;
-  for (let c = 0; c < active.length; c++) m += active[c]! === 1 ? 1 : 0;
-  const act = new Int32Array(m);
-  let x = 0;
-  for (let c = 0; c < active.length; c++) if (active[c] === 1) act[x++] = c;
-  return act;
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === 0) continue;
+    for (let c = 4 * i; c < 4 * i + 4; c++) if (active[c] === 1) list[m++] = c;
+  }
+  for (let c = 4 * words.length; c < active.length; c++) if (active[c] === 1) list[m++] = c;
+  return list.slice(0, m);
 }
 
 /** `varOf[c]`: the variable of constraint c (its index in `act`), -1 for an inactive one. */
