@@ -195,13 +195,14 @@ function lastIntoN(pg: Polygraph, pairs: FlatPairs, inE: Uint8Array, table: Reac
   for (let k = 0; k < cnt.length; k++) for (let p = 0; p < cnt[k]!; p++) if (X[2 * k + p] === 0 && Y[2 * k + p] === 1) intoN[k] = 1;
   const { from, to, kind } = pg.known.views();
   const start = new Int32Array(n + 1);
-  for (let i = 0; i < from.length; i++) if (intoN[kind[i]!] === 1 && inE[2 * to[i]! + 1] === 1) start[to[i]! + 1]!++;
+  // One pass over every known edge picks the few that count (fig8 30 %: 49,945 of 246,892);
+  // the CSR is filled from that list.
+  const picked = intoEdges(from.length, to, kind, intoN, inE, start);
   for (let t = 0; t < n; t++) start[t + 1]! += start[t]!;
   const pred = new Int32Array(start[n]!);
   const fill = start.slice(0, n);
-  for (let i = 0; i < from.length; i++) {
-    const t = to[i]!;
-    if (intoN[kind[i]!] !== 1 || inE[2 * t + 1] !== 1) continue;
+  for (let j = 0; j < picked.length; j++) {
+    const i = picked[j]!, t = to[i]!;
     if (sess[from[i]!]! < 0) return null;
     pred[fill[t]!++] = from[i]!;
   }
@@ -223,6 +224,19 @@ function lastIntoN(pg: Polygraph, pairs: FlatPairs, inE: Uint8Array, table: Reac
     end[t] = m;
   }
   return { start, end, pred };
+}
+
+/** The known edges of an into-.n kind whose head's .n is in E, by index; counts them by head in `count[t + 1]`. */
+function intoEdges(m: number, to: Int32Array, kind: Int32Array, intoN: Uint8Array, inE: Uint8Array, count: Int32Array): Int32Array {
+  const picked = new Int32Array(m);
+  let k = 0;
+  for (let i = 0; i < m; i++) {
+    const t = to[i]!;
+    if (inE[2 * t + 1] !== 1 || intoN[kind[i]!] !== 1) continue;
+    count[t + 1]!++;
+    picked[k++] = i;
+  }
+  return picked.subarray(0, k);
 }
 
 /** Per chain s: `at[base[s] + p]` = the txn x with x.d in E' on s at the smallest position >= p, or -1. */
