@@ -475,14 +475,40 @@ function phaseConsistentOrder(
   const outTo = new Int32Array(outStart[N]!), fill = outStart.slice(0, N), indeg = new Int32Array(N);
   for (let e = 0; e < fixFrom.length; e++) { outTo[fill[fixFrom[e]!]!++] = fixTo[e]!; indeg[fixTo[e]!]!++; }
   for (let i = 0; i < from.length; i++) if (chosen[i] === 1) { outTo[fill[from[i]!]!++] = to[i]!; indeg[to[i]!]!++; }
-  const ready = new IntMinHeap(N);
-  for (let u = 0; u < N; u++) if (indeg[u] === 0) ready.push(u);
+  return smallestOrder(N, outStart, outTo, indeg);
+}
+
+/**
+ * The smallest topological order by node numbers (Kahn taking the smallest ready node each
+ * time) of a CSR graph with in-degrees `indeg` (consumed), as `perm[u]` = place; null if cyclic.
+ * The numbering is nearly topological already (the phases' backward edges are few), so most
+ * nodes are ready when a pointer scanning upwards reaches them: those are taken there, and only
+ * nodes that become ready behind the pointer go through a min-heap. The heap's minimum is then
+ * below the pointer, hence the smallest ready node; else the next ready node at the pointer is.
+ * Why: a heap push and pop for every node cost most of this pass on fig8 30 % (16,665 nodes).
+ */
+export function smallestOrder(N: number, outStart: Int32Array, outTo: Int32Array, indeg: Int32Array): Int32Array | null {
+  const ready = new Uint8Array(N);
+  for (let u = 0; u < N; u++) if (indeg[u] === 0) ready[u] = 1;
+  const late = new IntMinHeap(N);
   const perm = new Int32Array(N);
-  let placed = 0;
-  while (ready.length > 0) {
-    const u = ready.pop();
+  let placed = 0, p = 0;
+  for (;;) {
+    let u: number;
+    if (late.length > 0) {
+      u = late.pop();
+    } else {
+      while (p < N && ready[p] === 0) p++;
+      if (p === N) break;
+      u = p++;
+    }
     perm[u] = placed++;
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[outTo[e]!]! === 0) ready.push(outTo[e]!);
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if (--indeg[v]! !== 0) continue;
+      if (v < p) late.push(v);
+      else ready[v] = 1;
+    }
   }
   return placed === N ? perm : null;
 }
