@@ -19,7 +19,7 @@ import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { contract } from './contract.ts';
-import { kahnCount } from './kahn.ts';
+import { kahnCount, type EdgeList } from './kahn.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../solver/heap.ts';
@@ -341,46 +341,28 @@ function chosenGraphAcyclic(pg: Polygraph, act: Int32Array, choose: (x: number) 
   // The chosen side of each active constraint (variable x: constraint act[x]), as its edge slot.
   const slots = new Int32Array(act.length);
   for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (choose(x) ? 0 : 1);
-  const cStart = chosenOutCounts(pg, slots, cnt, X, N);
-  const cTo = chosenOutEdges(pg, slots, cnt, X, Y, cStart, N);
-  return kahnCount(N, { start: known.outStart, to: known.outTo }, { start: cStart, to: cTo }) === N;
+  return kahnCount(N, { start: known.outStart, to: known.outTo }, chosenSplitEdges(pg, slots, cnt, X, Y)) === N;
 }
 
 // One loop (nest) per function below: the model check runs once per solve, mostly before V8
 // optimises it, and an on-stack replacement compiles the whole function that holds the loop.
 
-/** CSR starts of the chosen sides' split edges by tail (prefix sums done). */
-function chosenOutCounts(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, N: number): Int32Array {
-  const cStart = new Int32Array(N + 1);
-  const { edgeStart, ceFrom, ceKind } = pg;
-  for (let x = 0; x < slots.length; x++) {
-    const slot = slots[x]!;
-    for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
-      const k2 = ceKind[e]!;
-      for (let p = 0; p < cnt[k2]!; p++) cStart[2 * ceFrom[e]! + X[2 * k2 + p]! + 1]!++;
-    }
-  }
-  prefixSums(cStart, N);
-  return cStart;
-}
-
-function prefixSums(a: Int32Array, N: number): void {
-  for (let u = 0; u < N; u++) a[u + 1]! += a[u]!;
-}
-
-/** The chosen sides' split edges' heads, in the CSR of `cStart`. */
-function chosenOutEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, cStart: Int32Array, N: number): Int32Array {
-  const cTo = new Int32Array(cStart[N]!);
-  const fill = cStart.slice(0, N);
+/** The chosen sides' split edges (edge slots `slots`), as a list. */
+function chosenSplitEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array): EdgeList {
   const { edgeStart, ceFrom, ceTo, ceKind } = pg;
+  let room = 0;
+  for (let x = 0; x < slots.length; x++) room += edgeStart[slots[x]! + 1]! - edgeStart[slots[x]!]!;
+  // At most two split edges per edge (flatPairs checks).
+  const from = new Int32Array(2 * room), to = new Int32Array(2 * room);
+  let m = 0;
   for (let x = 0; x < slots.length; x++) {
     const slot = slots[x]!;
     for (let e = edgeStart[slot]!; e < edgeStart[slot + 1]!; e++) {
       const a = ceFrom[e]!, b = ceTo[e]!, k2 = ceKind[e]!;
-      for (let p = 0; p < cnt[k2]!; p++) cTo[fill[2 * a + X[2 * k2 + p]!]!++] = 2 * b + Y[2 * k2 + p]!;
+      for (let p = 0; p < cnt[k2]!; p++) { from[m] = 2 * a + X[2 * k2 + p]!; to[m] = 2 * b + Y[2 * k2 + p]!; m++; }
     }
   }
-  return cTo;
+  return { from: from.subarray(0, m), to: to.subarray(0, m) };
 }
 
 /** A level's split-edge pairs per kind, flat for the hot loops: `count[k]`, then (x, y) at 2k and 2k+1. */

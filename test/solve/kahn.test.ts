@@ -1,13 +1,14 @@
 /**
  * The model check's Kahn (src/solve/kahn.ts): the WebAssembly kernel against the JS passes and
- * against a recursive depth-first search, on seeded random graph pairs (acyclic by construction,
- * or with cycles that need both graphs, one graph, or a loop); malformed graphs are errors.
+ * against a recursive depth-first search, on seeded random graph pairs (a CSR and an edge list;
+ * acyclic by construction, or with cycles that need both graphs, one graph, or a loop), each
+ * also the other way round; malformed graphs are errors.
  */
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { kahnBytes, kahnCount, kahnCountJs, type Csr } from '../../src/solve/kahn.ts';
+import { kahnBytes, kahnCount, kahnCountJs, type Csr, type EdgeList } from '../../src/solve/kahn.ts';
 import { mulberry32, type Rng } from '../support/prng.ts';
 
 // The kernel is what is under test: POLYSI_NO_WASM=1 from outside would select the JS passes.
@@ -75,14 +76,19 @@ test('the WebAssembly Kahn sorts what the JS passes sort, and all of an acyclic 
       b.start = loop.start; b.to = loop.to;
     }
     const expected = cyclic(N, a, b);
-    const wasm = kahnCount(N, a, b), js = kahnCountJs(N, a, b);
+    const wasm = kahnCount(N, a, list(b)), js = kahnCountJs(N, a, list(b));
     assert.equal(wasm, js, `seed ${seed}: the kernel and the JS passes`);
     assert.equal(wasm === N, !expected, `seed ${seed}: sorted ${wasm} of ${N}, cyclic ${expected}`);
-    assert.equal(kahnCount(N, b, a), wasm, `seed ${seed}: the graphs swapped`);
+    assert.equal(kahnCount(N, b, list(a)), wasm, `seed ${seed}: the graphs swapped`);
     tally[expected ? 'cyclic' : 'acyclic']++;
   }
   assert.ok(tally.acyclic >= 100 && tally.cyclic >= 100, JSON.stringify(tally));
 });
+
+function list(g: Csr): EdgeList {
+  const e = edgesOf(g);
+  return { from: Int32Array.from(e.from), to: Int32Array.from(e.to) };
+}
 
 function edgesOf(g: Csr): { from: number[]; to: number[] } {
   const from: number[] = [], to: number[] = [];
@@ -92,9 +98,15 @@ function edgesOf(g: Csr): { from: number[]; to: number[] } {
 
 test('the model check refuses malformed graphs instead of reading past them', () => {
   const good = csr(3, [0, 1], [1, 2]);
-  const empty = csr(3, [], []);
+  const empty = { from: new Int32Array(0), to: new Int32Array(0) };
   assert.equal(kahnCount(3, good, empty), 3);
+  assert.equal(kahnCount(3, good, { from: Int32Array.of(2), to: Int32Array.of(0) }), 0);
   const bad = (g: Csr) => assert.throws(() => kahnCount(3, g, empty), /malformed CSR/);
+  const badList = (b: EdgeList) => assert.throws(() => kahnCount(3, good, b), /malformed CSR/);
+  badList({ from: Int32Array.of(0, 1), to: Int32Array.of(2) }); // lengths differ
+  badList({ from: Int32Array.of(3), to: Int32Array.of(0) }); // a tail past the nodes
+  badList({ from: Int32Array.of(0), to: Int32Array.of(3) }); // a head past the nodes
+  badList({ from: Int32Array.of(-1), to: Int32Array.of(0) }); // a negative tail
   bad({ start: new Int32Array([0, 1, 2]), to: new Int32Array([1, 2]) }); // too few starts
   bad({ start: new Int32Array([0, 1, 2, 3]), to: new Int32Array([1, 2]) }); // last start is not the edge count
   bad({ start: new Int32Array([0, 1, 2, 2]), to: new Int32Array([1, 3]) }); // a head past the nodes
