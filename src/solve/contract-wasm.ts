@@ -216,9 +216,19 @@ export interface EdgeKernel {
   result(): { from: Int32Array; to: Int32Array };
 }
 
-/** The kernel loaded with `x`, or null where the JS pass should run (see the header). */
-export function edgeKernel(x: EdgeInputs): EdgeKernel | null {
-  if (!wasmWanted()) return null;
+/**
+ * Tables of fewer cells keep the JS pass (as pruning's kernel, reach-wasm.ts): assembling and
+ * compiling the kernel costs 1-2 ms once per process. The checker contracts only histories of
+ * 512 txns or more (CONTRACT_MIN_TXNS), where the table has 1,024 rows.
+ */
+export const EDGE_KERNEL_MIN_CELLS = 1 << 15;
+
+/**
+ * The kernel loaded with `x`, or null where the JS pass should run (see the header); `always`
+ * takes it whatever the table's size (tests).
+ */
+export function edgeKernel(x: EdgeInputs, always = false): EdgeKernel | null {
+  if (!wasmWanted() || (!always && x.minPos.length < EDGE_KERNEL_MIN_CELLS)) return null;
   const { S } = x;
   // Each node keeps at most one target per chain, and (c) adds each predecessor once.
   const cap = x.splitOf.length * S + x.into.pred.length;

@@ -81,12 +81,12 @@ export function contractible(level: Level): boolean {
  * H for the active constraints of `pg` (see the header), or null when `table` cannot answer
  * exactly. `order` is a topological order of the known split graph the table was computed on;
  * `act` lists the indices of the active constraints (the solver has it: no pass over all of them).
- * The edge pass runs as WebAssembly (contract-wasm.ts) where it can; `kernel` false forces the
- * JS pass (tests compare the two).
+ * The edge pass runs as WebAssembly (contract-wasm.ts) on large tables where it can; `kernel`
+ * 'always' or 'never' decides it whatever the size (tests compare the two).
  */
 export function contract(
   pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable, deadlineMs = Number.POSITIVE_INFINITY,
-  act: Int32Array = activeIndices(active), kernel = true,
+  act: Int32Array = activeIndices(active), kernel: 'auto' | 'always' | 'never' = 'auto',
 ): Contraction | null {
   if (!contractible(level) || table.tracked < table.chains) return null;
   const { sess } = table;
@@ -103,7 +103,8 @@ export function contract(
   const nodeOf = numbering(inE, order, N);
   const splitOf = inverse(nodeOf);
   checkDeadline(deadlineMs, 'solve');
-  const k = kernel ? edgeKernel({ splitOf, nodeOf, S: table.S, pos: table.pos, minPos: table.minPos, at: next.at, base: next.base, len: next.len, into }) : null;
+  const inputs = { splitOf, nodeOf, S: table.S, pos: table.pos, minPos: table.minPos, at: next.at, base: next.base, len: next.len, into };
+  const k = kernel === 'never' ? null : edgeKernel(inputs, kernel === 'always');
   const { from, to } = k !== null ? kernelEdges(k, splitOf.length, deadlineMs) : contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
   assertForwards(from, to);
   return { nodeCount: splitOf.length, splitOf, nodeOf, from, to };

@@ -137,12 +137,24 @@ function wasmWanted(): boolean {
   return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
 }
 
-/** How many nodes Kahn's algorithm sorts in the union of `a` and `b` (N: acyclic). */
-export function kahnCount(N: number, a: Csr, b: EdgeList): number {
+/**
+ * Graphs of fewer nodes plus edges keep the JS passes: assembling and compiling the kernel costs
+ * 1-2 ms once per process, more than the JS passes take on a small history's graph (360 txns:
+ * 720 nodes, a few thousand edges; the phase shortcut's check there went 2.0 -> 3.2 ms with the
+ * kernel). fig8 30 % has ~450,000.
+ */
+export const KAHN_KERNEL_MIN = 1 << 16;
+
+/**
+ * How many nodes Kahn's algorithm sorts in the union of `a` and `b` (N: acyclic). `kernel`
+ * 'always' takes the kernel whatever the size (tests), where it can.
+ */
+export function kahnCount(N: number, a: Csr, b: EdgeList, kernel: 'auto' | 'always' = 'auto'): number {
   assertCsr(N, a);
   if (b.from.length !== b.to.length) malformed();
   const bytes = 4 * ((N + 1) + a.to.length + 3 * b.to.length + 3 * N);
-  if (!wasmWanted() || bytes > WASM_BYTES_MAX) return kahnCountJs(N, a, b);
+  const small = kernel === 'auto' && N + a.to.length + b.to.length < KAHN_KERNEL_MIN;
+  if (small || !wasmWanted() || bytes > WASM_BYTES_MAX) return kahnCountJs(N, a, b);
   const module = kahnModule();
   if (module === null) return kahnCountJs(N, a, b);
   // A fresh memory per check: zeroed pages are the in-degree array's initial value, and it is

@@ -41,8 +41,8 @@ test('the contraction kernel gives the JS pass\'s edges, in its order', () => {
     const p = pruneConstraints(h, pg, { level, roundsMax: [0, 1, 1000][i % 3]!, deadlineMs: Number.POSITIVE_INFINITY, contractMinTxns: 0 });
     if (p.cyclic || p.order === null || p.reach === null) continue;
     for (const active of [p.active, new Uint8Array(pg.consCount).fill(1)]) {
-      const wasm = contract(pg, active, level, p.order, p.reach);
-      const js = contract(pg, active, level, p.order, p.reach, Number.POSITIVE_INFINITY, undefined, false);
+      const wasm = contract(pg, active, level, p.order, p.reach, Number.POSITIVE_INFINITY, undefined, 'always');
+      const js = contract(pg, active, level, p.order, p.reach, Number.POSITIVE_INFINITY, undefined, 'never');
       const what = `case ${i} at ${level}`;
       assert.equal(wasm === null, js === null, what);
       if (wasm === null || js === null) continue;
