@@ -309,14 +309,8 @@ export class AcyclicityTheory implements Theory {
     if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
     const m = cols[0]!.length;
     if (cols.some((c) => c.length !== m)) throw new RangeError('bulk edge columns differ in length');
-    const n = this.n;
-    for (let k = 0; k < 2; k++) {
-      const col = cols[k]!;
-      for (let i = 0; i < m; i++) {
-        const u = col[i]!;
-        if (u < 0 || u >= n) throw new RangeError(`edge ${cols[0]![i]}->${cols[1]![i]} outside 0..${n - 1}`);
-      }
-    }
+    const bad = outsideAt(cols[0]!, cols[1]!, this.n);
+    if (bad >= 0) throw new RangeError(`edge ${cols[0]![bad]}->${cols[1]![bad]} outside 0..${this.n - 1}`);
   }
 
   private nextEpoch(): number {
@@ -564,6 +558,16 @@ export class AcyclicityTheory implements Theory {
     }
     return clause;
   }
+}
+
+/**
+ * The first edge with an end outside 0 .. n-1, or -1. Both ends in one loop, one unsigned
+ * comparison each (a negative end is a large unsigned one): it runs once per bulk add, cold
+ * (fig8 30 %: ~100,000 edges).
+ */
+function outsideAt(from: Int32Array, to: Int32Array, n: number): number {
+  for (let i = 0; i < from.length; i++) if (from[i]! >>> 0 >= n || to[i]! >>> 0 >= n) return i;
+  return -1;
 }
 
 /** Fixed edges as CSR by tail (`outStart`, `outTo`, `outId`) and by head (`inStart`, `inFrom`). */

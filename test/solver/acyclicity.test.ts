@@ -357,6 +357,9 @@ test('edges added in bulk (mixed with single ones) behave exactly like edges add
 test('bulk edges are range-checked like single ones', () => {
   const th = new AcyclicityTheory(3);
   assert.throws(() => th.addFixedEdges(Int32Array.of(0), Int32Array.of(3), Int32Array.of(0)), RangeError);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(0, 3), Int32Array.of(1, 2), Int32Array.of(0, 1)), /edge 3->2 outside/);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(1, -1), Int32Array.of(2, 0), Int32Array.of(0, 1)), /edge -1->0 outside/);
+  assert.throws(() => th.addConditionalEdges(Int32Array.of(0, 1), Int32Array.of(-2, 2), Int32Array.of(0, 0), Int32Array.of(0, 1)), /edge 0->-2 outside/);
   assert.throws(() => th.addFixedEdges(Int32Array.of(0, 1), Int32Array.of(1), Int32Array.of(0)), RangeError);
   assert.throws(() => th.addConditionalEdges(Int32Array.of(0), Int32Array.of(1), Int32Array.of(-1), Int32Array.of(0)), RangeError);
 });
