@@ -31,6 +31,7 @@
 import { negate, type Lit, type Theory } from './cdcl.ts';
 import { IntMinHeap } from './heap.ts';
 import { GrowableInt32 as IntBuffer } from '../util/growable.ts';
+import { adjacency } from './csr-wasm.ts';
 
 /** Parent-edge codes in the cycle search: fixed CSR slot f >= 0, conditional edge c as -(c+1). */
 function condCode(c: number): number {
@@ -179,9 +180,9 @@ export class AcyclicityTheory implements Theory {
     const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
     const fixId = gather(this.fixIdB!, this.fixChunks!, 2);
 
-    // Fixed out-CSR and in-CSR by counting sort (one loop per helper: this runs once per solve,
-    // mostly before V8 optimises it, and an on-stack replacement compiles the whole function).
-    const { outStart, inStart, outTo, outId, inFrom } = fixedCsr(n, fixFrom, fixTo, fixId);
+    // Fixed out-CSR and in-CSR by counting sort (csr-wasm.ts: as WebAssembly for many edges, as
+    // this runs once per solve, mostly before V8 would optimise its JS loops).
+    const { outStart, inStart, outTo, outId, inFrom } = adjacency(n, fixFrom, fixTo, fixId);
     this.outStart = outStart;
     this.outTo = outTo;
     this.outId = outId;
@@ -568,47 +569,6 @@ export class AcyclicityTheory implements Theory {
 function outsideAt(from: Int32Array, to: Int32Array, n: number): number {
   for (let i = 0; i < from.length; i++) if (from[i]! >>> 0 >= n || to[i]! >>> 0 >= n) return i;
   return -1;
-}
-
-/** Fixed edges as CSR by tail (`outStart`, `outTo`, `outId`) and by head (`inStart`, `inFrom`). */
-function fixedCsr(n: number, fixFrom: Int32Array, fixTo: Int32Array, fixId: Int32Array) {
-  const m = fixFrom.length;
-  const outStart = new Int32Array(n + 1);
-  const inStart = new Int32Array(n + 1);
-  countEnds(outStart, inStart, fixFrom, fixTo);
-  prefixSums2(outStart, inStart, n);
-  const outTo = new Int32Array(m);
-  const outId = new Int32Array(m);
-  const inFrom = new Int32Array(m);
-  fillCsr(outStart.slice(0, n), inStart.slice(0, n), fixFrom, fixTo, fixId, outTo, outId, inFrom);
-  return { outStart, inStart, outTo, outId, inFrom };
-}
-
-function countEnds(outStart: Int32Array, inStart: Int32Array, from: Int32Array, to: Int32Array): void {
-  for (let e = 0; e < from.length; e++) {
-    outStart[from[e]! + 1]++;
-    inStart[to[e]! + 1]++;
-  }
-}
-
-function prefixSums2(a: Int32Array, b: Int32Array, n: number): void {
-  for (let u = 0; u < n; u++) {
-    a[u + 1] += a[u]!;
-    b[u + 1] += b[u]!;
-  }
-}
-
-function fillCsr(
-  outFill: Int32Array, inFill: Int32Array, from: Int32Array, to: Int32Array, id: Int32Array, outTo: Int32Array, outId: Int32Array, inFrom: Int32Array,
-): void {
-  for (let e = 0; e < from.length; e++) {
-    const u = from[e]!;
-    const v = to[e]!;
-    const f = outFill[u]++;
-    outTo[f] = v;
-    outId[f] = id[e]!;
-    inFrom[inFill[v]++] = u;
-  }
 }
 
 function maxOf(a: Int32Array): number {
