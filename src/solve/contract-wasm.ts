@@ -5,7 +5,7 @@
  * pruning's table (S, pos, minPos), the next txn of D on each chain (`at`, `base`, `len`) and
  * the (c) lists (`into`), as contract.ts's `contractedEdges` takes them.
  * Gives: the same edges in the same order (`EdgeKernel.edges`), or null when WebAssembly is
- * off (POLYSI_NO_WASM=1), missing, or the arrays would not fit a 32-bit memory: the JS pass
+ * off (POLYSI_NO_WASM=1), missing, or the arrays pass 64 MB (WASM_BYTES_MAX): the JS pass
  * then runs.
  * Why: the pass reads the reach table ~3 million times (fig8 30 %: 16,665 nodes x 25 chains,
  * and the kept targets' rows), once per solve; in a fresh process its JS loop ran mostly
@@ -177,8 +177,13 @@ const EDGES: WatFunc = {
 };
 
 const PAGE = 65536;
-/** Past this many bytes the JS pass runs (addresses stay below 2^31). */
-const WASM_BYTES_MAX = 2 ** 31 - PAGE;
+/**
+ * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
+ * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
+ * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
+ * 2-7 MB per kernel.
+ */
+const WASM_BYTES_MAX = 64 << 20;
 
 let compiled: WebAssembly.Module | null | undefined;
 

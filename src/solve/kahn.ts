@@ -9,7 +9,8 @@
  * nodes, ~430,000 split edges), so in a fresh process its JS loops ran mostly unoptimised until
  * V8's on-stack replacement caught up (~25-35 ms of a ~170 ms solve). V8 compiles WebAssembly
  * before it runs (Liftoff, at once), so the same two passes cost a few milliseconds.
- * The JS passes (`kahnCountJs`) stay for engines without WebAssembly and for POLYSI_NO_WASM=1,
+ * The JS passes (`kahnCountJs`) stay for engines without WebAssembly, for POLYSI_NO_WASM=1, for
+ * small graphs and for graphs past 64 MB of kernel memory (at scale the copy would raise the peak),
  * and test/solve/kahn.test.ts compares the two.
  * The list's edges go into per-node linked lists inside the kernel (heads stored + 1, so the
  * fresh memory's zeros mean empty).
@@ -116,8 +117,13 @@ const KAHN: WatFunc = {
 };
 
 const PAGE = 65536;
-/** Past this many bytes (a 32-bit memory's reach, less a margin) the JS passes run instead. */
-const WASM_BYTES_MAX = 2 ** 31;
+/**
+ * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
+ * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
+ * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
+ * 2-7 MB per kernel.
+ */
+const WASM_BYTES_MAX = 64 << 20;
 
 let compiled: WebAssembly.Module | null | undefined;
 

@@ -8,8 +8,8 @@
  * `outId` holds the heads again when no ids are given),
  * `inStart` (N + 1) and `inFrom` (edges by head, in edge order within a head): exactly what the
  * JS counting sort gives (`csrJs`; test/solver/csr-wasm.test.ts compares them); or null where
- * the JS should run: POLYSI_NO_WASM=1, no WebAssembly, fewer than CSR_KERNEL_MIN edges, or past
- * a 32-bit memory.
+ * the JS should run: POLYSI_NO_WASM=1, no WebAssembly, fewer than CSR_KERNEL_MIN edges, or more
+ * than 64 MB of kernel memory (WASM_BYTES_MAX).
  * Why: the passes run once per solve over ~100,000 edges (fig8 30 %: the contracted graph's
  * 72,514 fixed edges, twice), mostly before V8 optimises them; V8 compiles WebAssembly before
  * it runs (Liftoff). An end outside 0 .. N-1 is an error, never a stray write.
@@ -84,7 +84,13 @@ export interface Adjacency {
 export const CSR_KERNEL_MIN = 1 << 14;
 
 const PAGE = 65536;
-const WASM_BYTES_MAX = 2 ** 31 - PAGE;
+/**
+ * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
+ * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
+ * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
+ * 2-7 MB per kernel.
+ */
+const WASM_BYTES_MAX = 64 << 20;
 
 let compiled: WebAssembly.Module | null | undefined;
 
