@@ -202,6 +202,16 @@ function wasmWanted(): boolean {
   return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
 }
 
+/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
+function freshMemory(bytes: number): WebAssembly.Memory | null {
+  try {
+    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
+}
+
 /** The edge pass's inputs (contract.ts's names). */
 export interface EdgeInputs {
   splitOf: Int32Array;
@@ -243,7 +253,8 @@ export function edgeKernel(x: EdgeInputs, always = false): EdgeKernel | null {
   if (bytes > WASM_BYTES_MAX) return null;
   const module = edgesModule();
   if (module === null) return null;
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
+  const memory = freshMemory(bytes);
+  if (memory === null) return null;
   const { edges } = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as { edges(lo: number, hi: number, m: number): number };
   const buf = memory.buffer;
   const header = new Int32Array(buf, 0, HEADER_BYTES / 4);

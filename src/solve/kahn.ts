@@ -165,7 +165,8 @@ export function kahnCount(N: number, a: Csr, b: EdgeList, kernel: 'auto' | 'alwa
   if (module === null) return kahnCountJs(N, a, b);
   // A fresh memory per check: zeroed pages are the in-degree array's initial value, and it is
   // freed with the check (the model check runs once per solve).
-  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  const memory = freshMemory(bytes);
+  if (memory === null) return kahnCountJs(N, a, b);
   const { kahn } = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as {
     kahn(N: number, aS: number, aT: number, bF: number, bT: number, deg: number, q: number, bHead: number, bNext: number): number;
   };
@@ -177,6 +178,16 @@ export function kahnCount(N: number, a: Csr, b: EdgeList, kernel: 'auto' | 'alwa
   const sorted = kahn(N, aS, aT, bF, bT, deg, q, bHead, bNext);
   if (sorted < 0) malformed();
   return sorted;
+}
+
+/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
+function freshMemory(bytes: number): WebAssembly.Memory | null {
+  try {
+    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
 }
 
 /** Stage-boundary check of a's ends (the kernel checks the rest: nodes, starts' order). */

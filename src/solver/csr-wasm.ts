@@ -122,7 +122,8 @@ export function adjacency(N: number, from: Int32Array, to: Int32Array, ids: Int3
   const wanted = kernel === 'always' || (kernel === 'auto' && m >= CSR_KERNEL_MIN);
   const module = wanted && wasmWanted() && bytes <= WASM_BYTES_MAX ? csrModule() : null;
   if (module === null) return csrJs(N, from, to, id);
-  const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  const memory = freshMemory(bytes);
+  if (memory === null) return csrJs(N, from, to, id);
   const { csr } = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as {
     csr(m: number, N: number, from: number, to: number, id: number, outStart: number, outTo: number, outId: number,
       inStart: number, inFrom: number, fillOut: number, fillIn: number): number;
@@ -140,6 +141,16 @@ export function adjacency(N: number, from: Int32Array, to: Int32Array, ids: Int3
   }
   const copy = (where: number, n: number): Int32Array<ArrayBuffer> => new Int32Array(buf, where, n).slice();
   return { outStart: copy(outStart, N + 1), outTo: copy(outTo, m), outId: copy(outId, m), inStart: copy(inStart, N + 1), inFrom: copy(inFrom, m) };
+}
+
+/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
+function freshMemory(bytes: number): WebAssembly.Memory | null {
+  try {
+    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
 }
 
 /** The same in JS (one loop per helper: this runs once per solve, mostly before V8 optimises it). */

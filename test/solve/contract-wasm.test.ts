@@ -14,7 +14,7 @@ import { buildPolygraph } from '../../src/graph/polygraph.ts';
 import { usesRealTime } from '../../src/graph/split.ts';
 import { pruneConstraints } from '../../src/prune/prune.ts';
 import { contract } from '../../src/solve/contract.ts';
-import { contractKernelBytes } from '../../src/solve/contract-wasm.ts';
+import { contractKernelBytes, edgeKernel } from '../../src/solve/contract-wasm.ts';
 import type { History } from '../../src/history/model.ts';
 import type { Level } from '../../src/result/types.ts';
 import { caseSeed, mulberry32, randInt, simulatedSiHistory } from '../support/gen.ts';
@@ -55,4 +55,16 @@ test('the contraction kernel gives the JS pass\'s edges, in its order', () => {
     }
   }
   assert.ok(tally.compared >= 120 && tally.edges > 20000 && tally.cEdges > 1000, JSON.stringify(tally));
+});
+
+test('without memory for the kernel (RangeError), contract takes its JS pass', () => {
+  const Memory = WebAssembly.Memory;
+  (WebAssembly as { Memory: unknown }).Memory = function NoMemory() { throw new RangeError('no memory here'); };
+  try {
+    const into = { start: new Int32Array(2), end: new Int32Array(1), pred: new Int32Array(0) };
+    const one = Int32Array.of(0);
+    assert.equal(edgeKernel({ splitOf: one, nodeOf: Int32Array.of(0, -1), S: 1, pos: one, minPos: Int32Array.of(0, 0), at: Int32Array.of(0, -1), base: Int32Array.of(0, 1), len: Int32Array.of(1), into }, true), null);
+  } finally {
+    (WebAssembly as { Memory: unknown }).Memory = Memory;
+  }
 });

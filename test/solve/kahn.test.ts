@@ -113,3 +113,15 @@ test('the model check refuses malformed graphs instead of reading past them', ()
   bad({ start: new Int32Array([0, 1, 2, 2]), to: new Int32Array([1, -1]) }); // a negative head
   bad({ start: new Int32Array([0, 2, 1, 2]), to: new Int32Array([1, 2]) }); // a start that decreases
 });
+
+test('without memory for the kernel (RangeError), the JS passes answer', () => {
+  const Memory = WebAssembly.Memory;
+  (WebAssembly as { Memory: unknown }).Memory = function NoMemory() { throw new RangeError('no memory here'); };
+  try {
+    const g = csr(3, [0, 1], [1, 2]);
+    assert.equal(kahnCount(3, g, { from: Int32Array.of(2), to: Int32Array.of(0) }, 'always'), 0);
+    assert.equal(kahnCount(3, g, { from: Int32Array.of(0), to: Int32Array.of(2) }, 'always'), 3);
+  } finally {
+    (WebAssembly as { Memory: unknown }).Memory = Memory;
+  }
+});

@@ -46,3 +46,14 @@ test('an edge end out of range is a RangeError, on both paths', () => {
     assert.throws(() => adjacency(3, Int32Array.of(0, 1), Int32Array.of(1), null, kernel), RangeError);
   }
 });
+
+test('without memory for the kernel (RangeError), the JS answers', () => {
+  const Memory = WebAssembly.Memory;
+  (WebAssembly as { Memory: unknown }).Memory = function NoMemory() { throw new RangeError('no memory here'); };
+  try {
+    const from = Int32Array.of(2, 0, 2), to = Int32Array.of(1, 1, 0), id = Int32Array.of(7, 8, 9);
+    assert.deepEqual(adjacency(3, from, to, id, 'always'), csrJs(3, from, to, id));
+  } finally {
+    (WebAssembly as { Memory: unknown }).Memory = Memory;
+  }
+});
