@@ -23,6 +23,8 @@ export class WriterIndex {
     private readonly keyStart: Int32Array,
     private readonly values: Int32Array,
     private readonly ops: Int32Array,
+    /** Whether some value has a sole writer (dbcop's histories write each value to all of a txn's keys: none has). */
+    readonly anySole: boolean,
   ) {}
 
   static build(h: History): WriterIndex {
@@ -35,7 +37,7 @@ export class WriterIndex {
     const opKind = h.opKind, opValue = h.opValue;
     const bound = valueBound(opKind, opValue, h.opCount);
     const sole = new Int32Array(bound).fill(-1);
-    const several = soleWriters(h, sole);
+    const { several, writes: writeCount } = soleWriters(h, sole);
     const writes = writesOfShared(opKind, opValue, h.opCount, sole, several);
     const byValue = countingSort(writes, bound, h.opValue);
     const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
@@ -59,7 +61,7 @@ export class WriterIndex {
         }
       }
     }
-    return new WriterIndex(h.opKey, sole, keyStart, values, sorted);
+    return new WriterIndex(h.opKey, sole, keyStart, values, sorted, writeCount > several);
   }
 
   /** The op that wrote `value` to `key`, or undefined if none did. */
@@ -102,11 +104,12 @@ function valueBound(opKind: Uint8Array, opValue: Int32Array, opCount: number): n
 
 /**
  * Fills `sole` (all -1 on entry): per value, its only writing op, or -2 when several wrote it.
- * Returns how many writes are of values written several times. Rejects writes of the initial value.
+ * Returns how many writes there are, and how many of them are of values written several times.
+ * Rejects writes of the initial value.
  */
-function soleWriters(h: History, sole: Int32Array): number {
+function soleWriters(h: History, sole: Int32Array): { several: number; writes: number } {
   const opKind = h.opKind, opValue = h.opValue, opCount = h.opCount;
-  let several = 0;
+  let several = 0, writes = 0;
   for (let op = 0; op < opCount; op++) {
     const kind = opKind[op];
     if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
@@ -117,10 +120,11 @@ function soleWriters(h: History, sole: Int32Array): number {
         'the checker needs every written value to differ from the initial one');
     }
     const s = sole[v]!;
+    writes++;
     if (s === -1) sole[v] = op;
     else { several += s >= 0 ? 2 : 1; sole[v] = -2; }
   }
-  return several;
+  return { several, writes };
 }
 
 /** The `several` writing ops (in op order) of values written more than once. */
