@@ -70,18 +70,25 @@ export interface ConstraintCount {
 export function countConstraints(v: Validated): ConstraintCount {
   const memo = countMemo.get(v);
   if (memo !== undefined) return { ...memo };
+  const out = countPairs(v, groupByKey(v.history.keyLabels.length, v));
+  countMemo.set(v, out);
+  return { ...out };
+}
+
+/** countConstraints' loop over the keys, alone in its function (see addKeys). */
+function countPairs(v: Validated, byKey: ByKey): ConstraintCount {
   const h = v.history;
   const n = h.txnCount;
   const nKeys = h.keyLabels.length;
-  const byKey = groupByKey(nKeys, v);
   const { readStart, readWriter, writeStart, writeTxn } = byKey;
   const readers = new Int32Array(n), readersStamp = new Int32Array(n).fill(-1);
   const inChain = new Int32Array(n).fill(-1);
   const out: ConstraintCount = { pairs: 0, edges: 0, hotKey: -1, hotWriters: 0, hotPairs: 0 };
+  const chains = v.lists.chains;
   for (let key = 0; key < nKeys; key++) {
     const w0 = writeStart[key]!, w1 = writeStart[key + 1]!;
     if (w1 - w0 < 2) continue; // no pair (readers are counted only for keys with two writers)
-    const chain = v.lists.chains.get(key);
+    const chain = chains.size === 0 ? undefined : chains.get(key);
     if (chain !== undefined) for (let c = 0; c < chain.length; c++) inChain[chain[c]!] = key;
     for (let j = readStart[key]!; j < readStart[key + 1]!; j++) {
       const w = readWriter[j]!;
@@ -103,8 +110,7 @@ export function countConstraints(v: Validated): ConstraintCount {
     out.edges += (free - 1) * sides;
     if (free > out.hotWriters) { out.hotKey = key; out.hotWriters = free; out.hotPairs = pairs; }
   }
-  countMemo.set(v, out);
-  return { ...out };
+  return out;
 }
 
 /**
@@ -129,7 +135,7 @@ export function buildPolygraph(
   const n = h.txnCount;
   const nKeys = h.keyLabels.length;
   const byKey = groupByKey(nKeys, v);
-  const { readStart, readWriter, readTxn, writeStart, writeTxn } = byKey;
+  const { readStart, readWriter, writeStart } = byKey;
   // Upper bounds on the records and edges written below (exact but for readers that are the other writer).
   const count = countConstraints(v);
   const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
@@ -137,13 +143,28 @@ export function buildPolygraph(
   if (realTime) addRealTimeOrder(v, known);
   addWriteRead(v, known);
 
+  const out = new ConstraintWriter(n, count.pairs, count.edges);
+  addKeys(v, byKey, known, out, deadlineMs, onKeys);
+  onKeys?.(nKeys, nKeys);
+  byKeyMemo.delete(v);
+  return { nodeCount: n, known, ...out.finish() };
+}
+
+/**
+ * Per key: the edges its list chain forces, then a record per pair of its free writers (`out`).
+ * The loop alone in its function, which ends with it: V8 compiles the whole function holding a
+ * hot loop (on-stack replacement), and code after the loop that never ran has no type feedback,
+ * so reaching it would throw the compiled code away.
+ */
+function addKeys(v: Validated, byKey: ByKey, known: EdgeList, out: ConstraintWriter, deadlineMs: number, onKeys: ((done: number, total: number) => void) | undefined): void {
+  const n = v.history.txnCount, nKeys = v.history.keyLabels.length;
+  const { readStart, readWriter, readTxn, writeStart, writeTxn } = byKey;
   // readers of (key, writer) as linked lists over by-key read positions: head[writer] valid
   // while headStamp[writer] === key; a list runs from the latest read to the earliest.
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
   const next = new Int32Array(readTxn.length);
   const inChain = new Int32Array(n).fill(-1);
   const free = new Int32Array(widestBucket(writeStart, nKeys));
-  const out = new ConstraintWriter(n, count.pairs, count.edges);
   const chains = v.lists.chains;
 
   for (let key = 0; key < nKeys; key++) {
@@ -161,9 +182,6 @@ export function buildPolygraph(
     const nFree = freeWriters(key, w0, w1, writeTxn, inChain, free, last, lastHead, next, readTxn, known);
     if (nFree > 1) out.pairs(key, free, nFree, head, headStamp, next, readTxn, deadlineMs);
   }
-  onKeys?.(nKeys, nKeys);
-  byKeyMemo.delete(v);
-  return { nodeCount: n, known, ...out.finish() };
 }
 
 /**

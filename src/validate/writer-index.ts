@@ -44,22 +44,16 @@ export class WriterIndex {
     const nKeys = h.keyLabels.length;
     const keyStart = new Int32Array(nKeys + 1);
     const m = several, opKey = h.opKey;
-    for (let i = 0; i < m; i++) keyStart[opKey[sorted[i]!]! + 1]!++;
-    for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
+    keyStarts(sorted, m, opKey, nKeys, keyStart);
     const values = new Int32Array(m);
-    for (let i = 0; i < m; i++) {
-      const op = sorted[i]!;
-      values[i] = opValue[op]!;
-      if (i > 0) {
-        const prev = sorted[i - 1]!;
-        if (opKey[prev] === opKey[op] && values[i - 1] === values[i]) {
-          // Stable sorts keep equal pairs in op order: prev is the earlier write.
-          throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
-            `value ${valueLabel(h, values[i]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
-            `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
-            'the checker needs unique values per key to know which write a read saw');
-        }
-      }
+    const dup = sortedValues(sorted, m, opKey, opValue, values);
+    if (dup > 0) {
+      const op = sorted[dup]!, prev = sorted[dup - 1]!;
+      // Stable sorts keep equal pairs in op order: prev is the earlier write.
+      throw new InputError('unsupported', h.source, h.locUnit, h.opLoc[op]!,
+        `value ${valueLabel(h, values[dup]!)} is written to key ${h.keyLabels[h.opKey[op]!]} twice ` +
+        `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
+        'the checker needs unique values per key to know which write a read saw');
     }
     return new WriterIndex(h.opKey, sole, keyStart, values, sorted, writeCount > several);
   }
@@ -135,6 +129,25 @@ function writesOfShared(opKind: Uint8Array, opValue: Int32Array, opCount: number
     if ((kind === OP_WRITE || kind === OP_APPEND) && sole[opValue[op]!] === -2) writes[i++] = op;
   }
   return writes;
+}
+
+/** CSR starts by key of the `m` sorted writes (prefix sums done). */
+function keyStarts(sorted: Int32Array, m: number, opKey: Int32Array, nKeys: number, keyStart: Int32Array): void {
+  for (let i = 0; i < m; i++) keyStart[opKey[sorted[i]!]! + 1]!++;
+  for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
+}
+
+/**
+ * The values of the `m` writes sorted by (key, value) into `values`; returns the first index
+ * whose write repeats the previous one's key and value (a value written to a key twice), or -1.
+ */
+function sortedValues(sorted: Int32Array, m: number, opKey: Int32Array, opValue: Int32Array, values: Int32Array): number {
+  for (let i = 0; i < m; i++) {
+    const op = sorted[i]!;
+    values[i] = opValue[op]!;
+    if (i > 0 && opKey[sorted[i - 1]!] === opKey[op] && values[i - 1] === values[i]) return i;
+  }
+  return -1;
 }
 
 /** Stable counting sort of `items` by `keyOf[item]` in [0, range). */
