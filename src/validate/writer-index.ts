@@ -35,7 +35,8 @@ export class WriterIndex {
     // on-stack replacement compiles the whole function holding the loop), with the columns
     // in locals (a property load per element is a bytecode each in the interpreter).
     const opKind = h.opKind, opValue = h.opValue;
-    const bound = valueBound(opKind, opValue, h.opCount);
+    // Every value id is below valueCount (assertHistory): no pass to find the largest written.
+    const bound = Math.max(1, h.valueCount);
     const sole = new Int32Array(bound).fill(-1);
     const { several, writes: writeCount } = soleWriters(h, sole);
     const writes = writesOfShared(opKind, opValue, h.opCount, sole, several);
@@ -80,20 +81,10 @@ export class WriterIndex {
     return s >= 0 ? s : -1;
   }
 
-  /** Above every value id written (to any key). */
+  /** Above every value id (written or not: the History's value count). */
   get valueBound(): number {
     return this.sole.length;
   }
-}
-
-/** Above every value id written (at least 1). */
-function valueBound(opKind: Uint8Array, opValue: Int32Array, opCount: number): number {
-  let bound = 1;
-  for (let op = 0; op < opCount; op++) {
-    const kind = opKind[op];
-    if ((kind === OP_WRITE || kind === OP_APPEND) && opValue[op]! >= bound) bound = opValue[op]! + 1;
-  }
-  return bound;
 }
 
 /**
