@@ -23,8 +23,12 @@ export class WriterIndex {
     private readonly keyStart: Int32Array,
     private readonly values: Int32Array,
     private readonly ops: Int32Array,
-    /** Whether some value has a sole writer (dbcop's histories write each value to all of a txn's keys: none has). */
-    readonly anySole: boolean,
+    /**
+     * Whether at least half of the writes are of values written once (most generators and
+     * databases write unique values; dbcop's histories write a txn's value to each of its keys,
+     * so only txns writing a single key have one).
+     */
+    readonly mostlySole: boolean,
   ) {}
 
   static build(h: History): WriterIndex {
@@ -56,7 +60,7 @@ export class WriterIndex {
         `(${describeOp(h, prev)} at ${opWhere(h, prev)} and ${describeOp(h, op)}); ` +
         'the checker needs unique values per key to know which write a read saw');
     }
-    return new WriterIndex(h.opKey, sole, keyStart, values, sorted, writeCount > several);
+    return new WriterIndex(h.opKey, sole, keyStart, values, sorted, writeCount - several >= several);
   }
 
   /** The op that wrote `value` to `key`, or undefined if none did. */
