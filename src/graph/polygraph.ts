@@ -135,10 +135,9 @@ export function buildPolygraph(
   const n = h.txnCount;
   const nKeys = h.keyLabels.length;
   const byKey = groupByKey(nKeys, v);
-  const { readStart, readWriter, writeStart } = byKey;
   // Upper bounds on the records and edges written below (exact but for readers that are the other writer).
   const count = countConstraints(v);
-  const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, readStart, readWriter, writeStart));
+  const known = new EdgeList(knownCapacity(n, v.reads.count, count.edges, byKey.initRw));
   addSessionOrder(v, known);
   if (realTime) addRealTimeOrder(v, known);
   addWriteRead(v, known);
@@ -164,7 +163,7 @@ function addKeys(v: Validated, byKey: ByKey, known: EdgeList, out: ConstraintWri
   const head = new Int32Array(n).fill(-1), headStamp = new Int32Array(n).fill(-1);
   const next = new Int32Array(readTxn.length);
   const inChain = new Int32Array(n).fill(-1);
-  const free = new Int32Array(widestBucket(writeStart, nKeys));
+  const free = new Int32Array(byKey.widest);
   const chains = v.lists.chains;
 
   for (let key = 0; key < nKeys; key++) {
@@ -258,13 +257,6 @@ function addWriteRead(v: Validated, known: EdgeList): void {
   known.added(e - e0);
 }
 
-/** The most entries of one bucket of a CSR with `n` buckets. */
-function widestBucket(start: Int32Array, n: number): number {
-  let widest = 0;
-  for (let k = 0; k < n; k++) widest = Math.max(widest, start[k + 1]! - start[k]!);
-  return widest;
-}
-
 /**
  * The capacity of the known edges: session order, WR, the RW edges from readers of the initial
  * state to every writer of their key, and half the constraint edges, for what pruning forces
@@ -274,15 +266,7 @@ function widestBucket(start: Int32Array, n: number): number {
  * transactions a doubling from 10 M to 20 M edges briefly holds 480 MB. RT and list-chain edges,
  * and anything beyond, still grow them.
  */
-function knownCapacity(n: number, reads: number, constraintEdges: number, readStart: Int32Array, readWriter: Int32Array, writeStart: Int32Array): number {
-  let initRw = 0;
-  for (let key = 0; key + 1 < readStart.length; key++) {
-    const writers = writeStart[key + 1]! - writeStart[key]!;
-    if (writers === 0) continue;
-    let initReaders = 0;
-    for (let j = readStart[key]!; j < readStart[key + 1]!; j++) if (readWriter[j] === INIT_TXN) initReaders++;
-    initRw += initReaders * writers;
-  }
+function knownCapacity(n: number, reads: number, constraintEdges: number, initRw: number): number {
   return n + reads + initRw + Math.ceil(constraintEdges / 2) + 1024;
 }
 
@@ -317,21 +301,46 @@ function addSessionOrder(v: Validated, known: EdgeList): void {
  * Reads and writes bucketed by key (counting sort; stable), memoised per Validated. The reads'
  * writer and reader txns are copied in key order, so the per-key loops read them sequentially.
  */
-interface ByKey { readStart: Int32Array; readWriter: Int32Array; readTxn: Int32Array; writeStart: Int32Array; writeTxn: Int32Array }
+interface ByKey {
+  readStart: Int32Array; readWriter: Int32Array; readTxn: Int32Array; writeStart: Int32Array; writeTxn: Int32Array;
+  /** The most writers of one key. */
+  widest: number;
+  /** Reads of the initial state times the writers of their key: the RW edges from the initial state's readers. */
+  initRw: number;
+}
 
 function groupByKey(nKeys: number, v: Validated): ByKey {
   const memo = byKeyMemo.get(v);
   if (memo !== undefined) return memo;
+  // Writes first: the reads' scatter counts the initial state's readers against them, and the
+  // writes' prefix sums find the widest key, so no pass of their own does (knownCapacity, addKeys).
+  const writeStart = new Int32Array(nKeys + 1);
+  countInto(v.writes.key, v.writes.count, writeStart);
+  const widest = prefixSumsWidest(writeStart, nKeys);
+  const writeTxn = new Int32Array(v.writes.count);
+  scatter(writeStart.slice(0, nKeys), v.writes.key, v.writes.txn, v.writes.count, writeTxn);
   const rKey = v.reads.key, reads = v.reads.count;
   const readStart = bucketStarts(rKey, reads, nKeys);
   const readWriter = new Int32Array(reads), readTxn = new Int32Array(reads);
-  scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn);
-  const writeStart = bucketStarts(v.writes.key, v.writes.count, nKeys);
-  const writeTxn = new Int32Array(v.writes.count);
-  scatter(writeStart.slice(0, nKeys), v.writes.key, v.writes.txn, v.writes.count, writeTxn);
-  const out = { readStart, readWriter, readTxn, writeStart, writeTxn };
+  const initRw = scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn, writeStart);
+  const out = { readStart, readWriter, readTxn, writeStart, writeTxn, widest, initRw };
   byKeyMemo.set(v, out);
   return out;
+}
+
+/** `counts[keyOf[i] + 1]++` for i < count. */
+function countInto(keyOf: Int32Array, count: number, counts: Int32Array): void {
+  for (let i = 0; i < count; i++) counts[keyOf[i]! + 1]!++;
+}
+
+/** prefixSums, returning the largest count (bucket) seen. */
+function prefixSumsWidest(a: Int32Array, n: number): number {
+  let widest = 0;
+  for (let k = 0; k < n; k++) {
+    widest = Math.max(widest, a[k + 1]!);
+    a[k + 1]! += a[k]!;
+  }
+  return widest;
 }
 
 /** CSR starts of `count` items bucketed by `keyOf[i]` in [0, n) (prefix sums done). */
@@ -346,13 +355,22 @@ function prefixSums(a: Int32Array, n: number): void {
   for (let k = 0; k < n; k++) a[k + 1]! += a[k]!;
 }
 
-/** Stable scatter of the reads' writer and reader txns into their key buckets (`fill`: bucket starts, advanced). */
-function scatterReads(fill: Int32Array, key: Int32Array, writer: Int32Array, txn: Int32Array, count: number, outWriter: Int32Array, outTxn: Int32Array): void {
+/**
+ * Stable scatter of the reads' writer and reader txns into their key buckets (`fill`: bucket
+ * starts, advanced). Returns the sum, over the reads of the initial state, of their key's writers.
+ */
+function scatterReads(
+  fill: Int32Array, key: Int32Array, writer: Int32Array, txn: Int32Array, count: number, outWriter: Int32Array, outTxn: Int32Array, writeStart: Int32Array,
+): number {
+  let initRw = 0;
   for (let i = 0; i < count; i++) {
-    const at = fill[key[i]!]!++;
-    outWriter[at] = writer[i]!;
+    const k = key[i]!, w = writer[i]!;
+    const at = fill[k]!++;
+    outWriter[at] = w;
     outTxn[at] = txn[i]!;
+    initRw += w === INIT_TXN ? writeStart[k + 1]! - writeStart[k]! : 0;
   }
+  return initRw;
 }
 
 /** Stable scatter of the indices 0 .. count-1 into bucket `key[i]` (`fill`: bucket starts, advanced). */
