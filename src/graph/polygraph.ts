@@ -70,9 +70,32 @@ export interface ConstraintCount {
 export function countConstraints(v: Validated): ConstraintCount {
   const memo = countMemo.get(v);
   if (memo !== undefined) return { ...memo };
-  const out = countPairs(v, groupByKey(v.history.keyLabels.length, v));
+  const byKey = groupByKey(v.history.keyLabels.length, v);
+  const out = v.lists.chains.size === 0 ? countRegisterPairs(byKey, v.history.keyLabels.length) : countPairs(v, byKey);
   countMemo.set(v, out);
   return { ...out };
+}
+
+/**
+ * countPairs for a history without list keys, from the bucket sizes alone: every writer of a key
+ * is free, and every read of a key not from the initial state is from one of its writers (a read
+ * resolves to an included txn's final write of that key, and those are the key's writers), so a
+ * key with W writers, R reads and I of them from the initial state has W(W-1)/2 pairs and
+ * (W-1)(W + R - I) edges. The sum over the keys of (W-1) I, for W >= 2, is ByKey.initW1.
+ */
+function countRegisterPairs(byKey: ByKey, nKeys: number): ConstraintCount {
+  const { readStart, writeStart } = byKey;
+  const out: ConstraintCount = { pairs: 0, edges: 0, hotKey: -1, hotWriters: 0, hotPairs: 0 };
+  for (let key = 0; key < nKeys; key++) {
+    const w = writeStart[key + 1]! - writeStart[key]!;
+    if (w < 2) continue;
+    const pairs = (w * (w - 1)) / 2;
+    out.pairs += pairs;
+    out.edges += (w - 1) * (w + readStart[key + 1]! - readStart[key]!);
+    if (w > out.hotWriters) { out.hotKey = key; out.hotWriters = w; out.hotPairs = pairs; }
+  }
+  out.edges -= byKey.initW1;
+  return out;
 }
 
 /** countConstraints' loop over the keys, alone in its function (see addKeys). */
@@ -307,6 +330,8 @@ interface ByKey {
   widest: number;
   /** Reads of the initial state times the writers of their key: the RW edges from the initial state's readers. */
   initRw: number;
+  /** Reads of the initial state times (the writers of their key - 1), over keys of two writers or more. */
+  initW1: number;
 }
 
 function groupByKey(nKeys: number, v: Validated): ByKey {
@@ -322,8 +347,8 @@ function groupByKey(nKeys: number, v: Validated): ByKey {
   const rKey = v.reads.key, reads = v.reads.count;
   const readStart = bucketStarts(rKey, reads, nKeys);
   const readWriter = new Int32Array(reads), readTxn = new Int32Array(reads);
-  const initRw = scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn, writeStart);
-  const out = { readStart, readWriter, readTxn, writeStart, writeTxn, widest, initRw };
+  const init = scatterReads(readStart.slice(0, nKeys), rKey, v.reads.writer, v.reads.txn, reads, readWriter, readTxn, writeStart);
+  const out = { readStart, readWriter, readTxn, writeStart, writeTxn, widest, initRw: init.rw, initW1: init.w1 };
   byKeyMemo.set(v, out);
   return out;
 }
@@ -357,20 +382,23 @@ function prefixSums(a: Int32Array, n: number): void {
 
 /**
  * Stable scatter of the reads' writer and reader txns into their key buckets (`fill`: bucket
- * starts, advanced). Returns the sum, over the reads of the initial state, of their key's writers.
+ * starts, advanced). Returns the sums, over the reads of the initial state, of their key's
+ * writers (rw) and of those writers less one where there are two or more (w1).
  */
 function scatterReads(
   fill: Int32Array, key: Int32Array, writer: Int32Array, txn: Int32Array, count: number, outWriter: Int32Array, outTxn: Int32Array, writeStart: Int32Array,
-): number {
-  let initRw = 0;
+): { rw: number; w1: number } {
+  let rw = 0, w1 = 0;
   for (let i = 0; i < count; i++) {
     const k = key[i]!, w = writer[i]!;
     const at = fill[k]!++;
     outWriter[at] = w;
     outTxn[at] = txn[i]!;
-    initRw += w === INIT_TXN ? writeStart[k + 1]! - writeStart[k]! : 0;
+    const writers = w === INIT_TXN ? writeStart[k + 1]! - writeStart[k]! : 0;
+    rw += writers;
+    w1 += writers >= 2 ? writers - 1 : 0;
   }
-  return initRw;
+  return { rw, w1 };
 }
 
 /** Stable scatter of the indices 0 .. count-1 into bucket `key[i]` (`fill`: bucket starts, advanced). */
