@@ -44,14 +44,21 @@ export class WriterIndex {
     const sole = new Int32Array(bound).fill(-1);
     const { several, writes: writeCount } = soleWriters(h, sole);
     const writes = writesOfShared(opKind, opValue, h.opCount, sole, several);
-    const byValue = countingSort(writes, bound, h.opValue);
-    const sorted = countingSort(byValue, h.keyLabels.length, h.opKey);
     const nKeys = h.keyLabels.length;
-    const keyStart = new Int32Array(nKeys + 1);
     const m = several, opKey = h.opKey;
-    keyStarts(sorted, m, opKey, nKeys, keyStart);
+    // By key (stable: op order within a key). Generators intern a value when it is first written,
+    // so within a key the values mostly ascend in op order already (fig8 30 %: 56,000 writes, all
+    // of values shared between keys): then that is the (key, value) order and one sort is enough.
+    let sorted = countingSort(writes, nKeys, opKey);
     const values = new Int32Array(m);
-    const dup = sortedValues(sorted, m, opKey, opValue, values);
+    let dup = sortedValues(sorted, m, opKey, opValue, values);
+    if (dup > 0) {
+      // Not ascending somewhere: by value, then stably by key.
+      sorted = countingSort(countingSort(writes, bound, opValue), nKeys, opKey);
+      dup = sortedValues(sorted, m, opKey, opValue, values);
+    }
+    const keyStart = new Int32Array(nKeys + 1);
+    keyStarts(sorted, m, opKey, nKeys, keyStart);
     if (dup > 0) {
       const op = sorted[dup]!, prev = sorted[dup - 1]!;
       // Stable sorts keep equal pairs in op order: prev is the earlier write.
@@ -133,14 +140,15 @@ function keyStarts(sorted: Int32Array, m: number, opKey: Int32Array, nKeys: numb
 }
 
 /**
- * The values of the `m` writes sorted by (key, value) into `values`; returns the first index
- * whose write repeats the previous one's key and value (a value written to a key twice), or -1.
+ * The values of the `m` writes sorted by key into `values`; returns the first index whose value
+ * is not above the previous one's of the same key, or -1 (the order is by (key, value), without
+ * a value written to a key twice). For writes sorted by (key, value), that index is a duplicate.
  */
 function sortedValues(sorted: Int32Array, m: number, opKey: Int32Array, opValue: Int32Array, values: Int32Array): number {
   for (let i = 0; i < m; i++) {
     const op = sorted[i]!;
     values[i] = opValue[op]!;
-    if (i > 0 && opKey[sorted[i - 1]!] === opKey[op] && values[i - 1] === values[i]) return i;
+    if (i > 0 && opKey[sorted[i - 1]!] === opKey[op] && values[i - 1]! >= values[i]!) return i;
   }
   return -1;
 }
