@@ -66,6 +66,8 @@ const SESSION_MIN_BYTES = 8; // txn count u64
 const TWO32 = 4294967296;
 /** Variables and values below this are interned through flat arrays (see the parse loop). */
 const CACHE_SIZE = 1 << 16;
+/** Values below this (and below the file's event count) are interned through a flat array. */
+const VALUE_CACHE_SIZE = 1 << 20;
 
 /** Headers of histories parsed here, so writing one back reproduces the original file. */
 const HEADERS = new WeakMap<History, DbcopHeader>();
@@ -185,7 +187,6 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
   // Sized once from the file (a bound: every event takes EVENT_BYTES) rather than by doubling.
   const maxOps = Math.floor(bytes.length / EVENT_BYTES);
   b.reserve(maxOps, Math.min(Math.floor(bytes.length / TXN_MIN_BYTES), limit(header.nNode) * limit(header.nTransaction)), maxOps >> 1);
-  const view = r.view;
   // Header checks: only what holds in every real dbcop file we have (PolySI's fig7, fig8 and the
   // Dgraph history). There n_node = sessions, and every session has exactly n_transaction txns of
   // exactly n_event events, all variables below n_variable; the last three are enforced as upper
@@ -198,11 +199,17 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
       `the file holds ${nSess} session(s) but header field n_node (byte 8) says ${String(header.nNode)}`);
   }
 
-  // Small variables are interned through this array (dbcop draws them from a small range), so
-  // most events make no call for their key; values go to the builder's integer table directly.
+  // Small variables are interned through this array (dbcop draws them from a small range), and
+  // small values through the other (id + 1, 0 = not seen yet), so most events make no call.
   const keyCache = new Int32Array(Math.min(nVar, CACHE_SIZE)).fill(-1);
-  let dropped = 0;
-  let droppedInCommitted = 0;
+  const valueCache = new Int32Array(Math.min(maxOps + 1, VALUE_CACHE_SIZE));
+  valueCache[0] = INITIAL_VALUE + 1;
+  // Every event fits (maxOps bounds them), so the columns are fetched once.
+  const cols = b.opColumns(maxOps);
+  const tally = { dropped: 0, droppedInCommitted: 0 };
+  const ctx: EventContext = {
+    r, b, nVariable: header.nVariable, keyCache, valueCache, kind: cols.kind, key: cols.key, value: cols.value, loc: cols.loc,
+  };
   for (let s = 1; s <= nSess; s++) {
     const sessionId = b.session(String(s));
     const labelPrefix = b.txnPrefix(`s${s}:`); // txn i of session s is labelled s<s>:<i>
@@ -212,54 +219,9 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
       throw new InputError('inconsistent', source, 'byte', listAt,
         `session ${s} holds ${nTxn} txns but header field n_transaction (byte 24) says at most ${maxTxns}`);
     }
-    for (let i = 0; i < nTxn; i++) {
-      const txnAt = r.pos;
-      const nEv = r.count(EVENT_BYTES, TXN_EVENTS, s, i);
-      if (nEv > maxEvents) {
-        throw new InputError('inconsistent', source, 'byte', txnAt,
-          `txn s${s}:${i} holds ${nEv} events but header field n_event (byte 32) says at most ${maxEvents}`);
-      }
-      const t = b.beginTxnNumbered(sessionId, labelPrefix, i, TXN_COMMITTED, txnAt);
-      let droppedHere = 0;
-      // count() proved all nEv events fit, so the loop reads without per-field bounds checks.
-      let at = r.pos;
-      for (let e = 0; e < nEv; e++, at += EVENT_BYTES) {
-        const w = bytes[at]!;
-        if (w > 1) r.boolAt(at, EVENT_WRITE, s, i); // throws
-        const ok = bytes[at + 17]!;
-        if (ok !== 1) {
-          r.boolAt(at + 17, EVENT_SUCCESS, s, i);
-          droppedHere++;
-          continue;
-        }
-        let keyId: number;
-        const klo = view.getUint32(at + 1, true), khi = view.getUint32(at + 5, true);
-        if (khi === 0 && klo < keyCache.length) {
-          keyId = keyCache[klo]!;
-          if (keyId < 0) keyId = keyCache[klo] = b.intKey(klo);
-        } else {
-          const k = r.u64At(at + 1);
-          if (k >= header.nVariable) {
-            throw new InputError('inconsistent', source, 'byte', at + 1,
-              `variable ${String(k)} is out of range: header field n_variable (byte 16) says ` +
-              `${String(header.nVariable)} variables`);
-          }
-          keyId = b.key(typeof k === 'bigint' ? k.toString() : k);
-        }
-        let valueId: number;
-        const vlo = view.getUint32(at + 9, true), vhi = view.getUint32(at + 13, true);
-        if (vhi === 0 && vlo <= 0x7fffffff) valueId = vlo === 0 ? INITIAL_VALUE : b.intValue(vlo);
-        else valueId = b.value(r.u64At(at + 9));
-        b.pushOp(t, w === 1 ? OP_WRITE : OP_READ, keyId, valueId, at);
-      }
-      r.pos = at;
-      r.need(1, TXN_SUCCESS, s, i);
-      const ok = r.boolAt(r.pos++, TXN_SUCCESS, s, i);
-      if (!ok) b.setStatus(t, TXN_ABORTED);
-      dropped += droppedHere;
-      if (ok) droppedInCommitted += droppedHere;
-    }
+    readTxns(ctx, s, sessionId, labelPrefix, nTxn, maxEvents, tally);
   }
+  const dropped = tally.dropped, droppedInCommitted = tally.droppedInCommitted;
   if (r.pos !== bytes.length) {
     throw new InputError('syntax', source, 'byte', r.pos,
       `expected the end of the file after the last session, found ${bytes.length - r.pos} more byte(s)`);
@@ -273,6 +235,99 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
   const history = attachNotes(b.build(), notes);
   HEADERS.set(history, header);
   return { history, header, droppedEvents: dropped, droppedInCommitted, notes };
+}
+
+/** What the txn and event loops share: the reader, the builder, the interning caches, the op columns. */
+interface EventContext {
+  readonly r: Reader;
+  readonly b: HistoryBuilder;
+  readonly nVariable: U64;
+  readonly keyCache: Int32Array;
+  readonly valueCache: Int32Array;
+  readonly kind: Uint8Array;
+  readonly key: Int32Array;
+  readonly value: Int32Array;
+  readonly loc: Float64Array;
+}
+
+/**
+ * The `nTxn` txns of session s, from `ctx.r.pos`. A function of its own, and the events of a txn
+ * another: each loop is compiled early in a fresh process (V8 compiles the whole function
+ * holding a hot loop, and a large one late: the parse loop as one function was ~17 ms of fig8 30 %'s
+ * ~40 ms parse).
+ */
+function readTxns(ctx: EventContext, s: number, sessionId: number, labelPrefix: number, nTxn: number, maxEvents: number, tally: { dropped: number; droppedInCommitted: number }): void {
+  const r = ctx.r, b = ctx.b;
+  for (let i = 0; i < nTxn; i++) {
+    const txnAt = r.pos;
+    const nEv = r.count(EVENT_BYTES, TXN_EVENTS, s, i);
+    if (nEv > maxEvents) {
+      throw new InputError('inconsistent', r.source, 'byte', txnAt,
+        `txn s${s}:${i} holds ${nEv} events but header field n_event (byte 32) says at most ${maxEvents}`);
+    }
+    const t = b.beginTxnNumbered(sessionId, labelPrefix, i, TXN_COMMITTED, txnAt);
+    // count() proved all nEv events fit, so the events are read without per-field bounds checks.
+    const added = readEvents(ctx, r.pos, nEv, b.opCount, s, i);
+    b.addOps(t, added);
+    const droppedHere = nEv - added;
+    r.pos += nEv * EVENT_BYTES;
+    r.need(1, TXN_SUCCESS, s, i);
+    const ok = r.boolAt(r.pos++, TXN_SUCCESS, s, i);
+    if (!ok) b.setStatus(t, TXN_ABORTED);
+    tally.dropped += droppedHere;
+    if (ok) tally.droppedInCommitted += droppedHere;
+  }
+}
+
+/**
+ * The `nEv` events at byte `at` (all within the file) of txn s:i, written as ops into the
+ * columns from index `base`; returns how many were ops (events with success=0 are not).
+ */
+function readEvents(ctx: EventContext, at: number, nEv: number, base: number, s: number, i: number): number {
+  const r = ctx.r, bytes = r.bytes, view = r.view, keyCache = ctx.keyCache, valueCache = ctx.valueCache;
+  const kindCol = ctx.kind, keyCol = ctx.key, valueCol = ctx.value, locCol = ctx.loc;
+  let o = base;
+  for (let e = 0; e < nEv; e++, at += EVENT_BYTES) {
+    const w = bytes[at]!;
+    if (w > 1) r.boolAt(at, EVENT_WRITE, s, i); // throws
+    const ok = bytes[at + 17]!;
+    if (ok !== 1) {
+      r.boolAt(at + 17, EVENT_SUCCESS, s, i);
+      continue;
+    }
+    let keyId: number;
+    const klo = view.getUint32(at + 1, true), khi = view.getUint32(at + 5, true);
+    if (khi === 0 && klo < keyCache.length) {
+      keyId = keyCache[klo]!;
+      if (keyId < 0) keyId = keyCache[klo] = ctx.b.intKey(klo);
+    } else {
+      keyId = bigKey(ctx, at + 1);
+    }
+    let valueId: number;
+    const vlo = view.getUint32(at + 9, true), vhi = view.getUint32(at + 13, true);
+    if (vhi === 0 && vlo < valueCache.length) {
+      valueId = valueCache[vlo]! - 1;
+      if (valueId < 0) { valueId = ctx.b.intValue(vlo); valueCache[vlo] = valueId + 1; }
+    } else if (vhi === 0 && vlo <= 0x7fffffff) valueId = ctx.b.intValue(vlo);
+    else valueId = ctx.b.value(r.u64At(at + 9));
+    kindCol[o] = w === 1 ? OP_WRITE : OP_READ;
+    keyCol[o] = keyId;
+    valueCol[o] = valueId;
+    locCol[o] = at;
+    o++;
+  }
+  return o - base;
+}
+
+/** The key id of a variable outside the key cache (at byte `at`), checked against n_variable. */
+function bigKey(ctx: EventContext, at: number): number {
+  const k = ctx.r.u64At(at);
+  if (k >= ctx.nVariable) {
+    throw new InputError('inconsistent', ctx.r.source, 'byte', at,
+      `variable ${String(k)} is out of range: header field n_variable (byte 16) says ` +
+      `${String(ctx.nVariable)} variables`);
+  }
+  return ctx.b.key(typeof k === 'bigint' ? k.toString() : k);
 }
 
 /** A header count as a bound for the checks (a bigint bound can never be exceeded by a count we hold). */

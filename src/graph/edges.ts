@@ -41,6 +41,21 @@ export class EdgeList {
     return { from: this.from.view(), to: this.to.view(), kind: this.kind.view(), key: this.key.view() };
   }
 
+  /**
+   * Room for `n` more edges: the four columns' buffers, to be written at `length ..` and then
+   * taken in with `added`. For loops that add many edges (construction's WR and SO edges): no
+   * call per edge. The buffers are valid until the next push or spare.
+   */
+  spare(n: number): { from: Int32Array; to: Int32Array; kind: Int32Array; key: Int32Array } {
+    return { from: this.from.spare(n), to: this.to.spare(n), kind: this.kind.spare(n), key: this.key.spare(n) };
+  }
+
+  /** Takes in `count` edges written past `length` into the buffers `spare` gave (at most its n). */
+  added(count: number): void {
+    const len = this.from.length + count;
+    this.from.length = len; this.to.length = len; this.kind.length = len; this.key.length = len;
+  }
+
   push(from: number, to: number, kind: number, key: number): void {
     this.from.push(from);
     this.to.push(to);

@@ -158,6 +158,29 @@ const DENSE_MIN = 4096;
 const DENSE_SPREAD = 4;
 const DENSE_MAX = 1 << 24;
 
+/** The txn columns build() makes before the ops: `txnNewId` / `txnOldId` null when ids do not change. */
+interface TxnColumns {
+  nSess: number;
+  sessionLabels: string[];
+  sessionTxnStart: Int32Array;
+  nTxn: number;
+  /** Per builder txn, its History id (-1: omitted). */
+  txnNewId: Int32Array | null;
+  txnSession: Int32Array;
+  txnStatus: Uint8Array;
+  txnLoc: Float64Array;
+  /** Per History txn, its builder id. */
+  txnOldId: Int32Array | null;
+  txnStart: Float64Array | undefined;
+  txnEnd: Float64Array | undefined;
+  txnError: string[] | undefined;
+}
+
+/** `counts[x + 1]++` for each of `of[0 .. n-1]` (a loop of its own: see IntIds on cold loops). */
+function countInto(of: Int32Array, n: number, counts: Int32Array): void {
+  for (let i = 0; i < n; i++) counts[of[i]! + 1]!++;
+}
+
 export class HistoryBuilder {
   private readonly sessionIndex = new Map<string, number>();
   private readonly sessionLabels: string[] = [];
@@ -405,6 +428,30 @@ export class HistoryBuilder {
     this.opN = i + 1;
   }
 
+  /**
+   * For parsers that write operations in bulk (dbcop bincode): room for `n` more operations, and
+   * the op columns to write them into at `opCount ..`, then taken in with `addOps`. No call per
+   * operation: a parser's loop stays simple enough to be compiled early in a fresh process.
+   * The columns are valid until the next pushOp or opColumns.
+   */
+  opColumns(n: number): { kind: Uint8Array; key: Int32Array; value: Int32Array; loc: Float64Array } {
+    if (this.opN + n > this.opTxn.length) this.growOps(this.opN + n);
+    return { kind: this.opKind, key: this.opKey, value: this.opValue, loc: this.opLoc };
+  }
+
+  /**
+   * Takes in `count` operations of `txn` written at `opCount .. opCount + count - 1` into the
+   * columns `opColumns` gave (ids from `key()` / `value()`, as for pushOp).
+   */
+  addOps(txn: number, count: number): void {
+    const i = this.opN;
+    if (i + count > this.opTxn.length) throw new Error(`internal error: ${count} ops added past the room opColumns made`);
+    if (count === 0) return;
+    if (i > 0 && txn < this.opTxn[i - 1]!) this.opsInTxnOrder = false;
+    this.opTxn.fill(txn, i, i + count);
+    this.opN = i + count;
+  }
+
   private growOps(min = 0): void {
     const cap = Math.max(min, this.opTxn.length * 2);
     const txn = new Int32Array(cap), kind = new Uint8Array(cap), key = new Int32Array(cap);
@@ -413,15 +460,10 @@ export class HistoryBuilder {
     this.opTxn = txn; this.opKind = kind; this.opKey = key; this.opValue = value; this.opLoc = loc;
   }
 
-  /**
-   * Renumbers transactions by session (stable), operations by transaction (stable),
-   * and returns the immutable History.
-   */
-  build(): History {
+  /** The txn columns of build's general case: sessions left with no txns dropped, txns renumbered by session (stable). */
+  private renumberTxns(): TxnColumns {
     const nTxnAll = this.txnLabelArr.length;
-    const nOp0 = this.opN;
     const txnSessionAll = this.txnSessionArr.view();
-    const opTxnAll = this.opTxn;
     const omit = new Uint8Array(nTxnAll);
     for (const t of this.omitted) omit[t] = 1;
 
@@ -476,21 +518,57 @@ export class HistoryBuilder {
       for (let t = 0; t < this.txnErrorArr!.length; t++) if (txnNewId[t]! >= 0) txnError[txnNewId[t]!] = this.txnErrorArr![t]!;
     }
 
-    // Ops per new txn, then the ops themselves in (new txn, arrival) order.
+    return { nSess, sessionLabels, sessionTxnStart, nTxn, txnNewId, txnSession, txnStatus, txnLoc, txnOldId, txnStart, txnEnd, txnError };
+  }
+
+  /** The txn columns of build when nothing moves (see build): copies of the builder's, and sessions counted. */
+  private txnsInPlace(): TxnColumns {
+    const nTxn = this.txnLabelArr.length, nSess = this.sessionLabels.length;
+    const txnSession = this.txnSessionArr.toArray();
+    const txnStatus = new Uint8Array(nTxn);
+    txnStatus.set(this.txnStatusArr.view());
+    const txnLoc = this.txnLocArr.toArray();
+    const sessionTxnStart = new Int32Array(nSess + 1);
+    countInto(txnSession, nTxn, sessionTxnStart);
+    for (let x = 0; x < nSess; x++) sessionTxnStart[x + 1]! += sessionTxnStart[x]!;
+    const txnStart = this.txnStartArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnEnd = this.txnEndArr === null ? undefined : new Float64Array(nTxn).fill(NaN);
+    const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
+    if (txnStart !== undefined) { txnStart.set(this.txnStartArr!); txnEnd!.set(this.txnEndArr!); }
+    if (txnError !== undefined) for (let x = 0; x < this.txnErrorArr!.length; x++) txnError[x] = this.txnErrorArr![x]!;
+    return {
+      nSess, sessionLabels: this.sessionLabels.slice(), sessionTxnStart, nTxn, txnNewId: null, txnSession, txnStatus, txnLoc,
+      txnOldId: null, txnStart, txnEnd, txnError,
+    };
+  }
+
+  /**
+   * Renumbers transactions by session (stable), operations by transaction (stable),
+   * and returns the immutable History.
+   */
+  build(): History {
+    const nOp0 = this.opN;
+    const opTxnAll = this.opTxn;
+    // Txns begun session by session with none omitted (every parser but the ones of formats with
+    // an explicit initial txn): ids, sessions and columns stay as they are, copied natively.
     const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
+    const t = txnsKeepIds ? this.txnsInPlace() : this.renumberTxns();
+    const { nTxn, txnNewId, txnStart, txnEnd, txnError } = t;
+
+    // Ops per new txn, then the ops themselves in (new txn, arrival) order.
     const txnOpStart = new Int32Array(nTxn + 1);
-    if (txnsKeepIds) {
-      for (let op = 0; op < nOp0; op++) txnOpStart[opTxnAll[op]! + 1]!++; // txnNewId is the identity
+    if (txnNewId === null) {
+      countInto(opTxnAll, nOp0, txnOpStart); // txnNewId is the identity
     } else {
       for (let op = 0; op < nOp0; op++) {
         const nt = txnNewId[opTxnAll[op]!]!;
         if (nt >= 0) txnOpStart[nt + 1]!++;
       }
     }
-    for (let t = 0; t < nTxn; t++) txnOpStart[t + 1]! += txnOpStart[t]!;
+    for (let x = 0; x < nTxn; x++) txnOpStart[x + 1]! += txnOpStart[x]!;
     const nOp = txnOpStart[nTxn]!;
     let opKind: Uint8Array, opKey: Int32Array, opValue: Int32Array, opLoc: Float64Array;
-    if (txnsKeepIds && this.opsInTxnOrder) {
+    if (txnNewId === null && this.opsInTxnOrder) {
       // Txns were begun session by session (so txnNewId is the identity) and ops arrived txn by
       // txn: arrival order is already the History's order. The columns are handed over as views
       // (no copy of 21 bytes per op): the builder only ever writes past opN, outside the views,
@@ -508,7 +586,7 @@ export class HistoryBuilder {
       opLoc = new Float64Array(nOp);
       const kindAll = this.opKind, keyAll = this.opKey, valueAll = this.opValue, locOpAll = this.opLoc;
       for (let op = 0; op < nOp0; op++) {
-        const nt = txnNewId[opTxnAll[op]!]!;
+        const nt = txnNewId === null ? opTxnAll[op]! : txnNewId[opTxnAll[op]!]!;
         if (nt < 0) continue;
         const at = opFill[nt]!++;
         opKind[at] = kindAll[op]!;
@@ -521,14 +599,14 @@ export class HistoryBuilder {
     const h: History = {
       source: this.source,
       locUnit: this.locUnit,
-      sessionCount: nSess,
-      sessionLabels,
-      sessionTxnStart,
+      sessionCount: t.nSess,
+      sessionLabels: t.sessionLabels,
+      sessionTxnStart: t.sessionTxnStart,
       txnCount: nTxn,
-      txnSession,
-      txnLabelTable: this.txnLabelArr.freeze(txnsKeepIds ? null : txnOldId),
-      txnStatus,
-      txnLoc,
+      txnSession: t.txnSession,
+      txnLabelTable: this.txnLabelArr.freeze(t.txnOldId),
+      txnStatus: t.txnStatus,
+      txnLoc: t.txnLoc,
       txnOpStart,
       opCount: nOp,
       opKind,

@@ -152,30 +152,48 @@ export function assertHistory(h: History): void {
   if (sessionTxnStart.length !== nSess + 1) fail('sessionTxnStart length');
   if (sessionTxnStart[0] !== 0 || sessionTxnStart[nSess] !== nTxn) fail('sessionTxnStart bounds');
   if (txnSession.length !== nTxn || txnStatus.length !== nTxn || h.txnLoc.length !== nTxn) fail('txn column length');
-  for (let s = 0; s < nSess; s++) {
-    const a = sessionTxnStart[s]!, b = sessionTxnStart[s + 1]!;
-    if (b < a) fail(`session ${s} txn range`);
-    for (let t = a; t < b; t++) if (txnSession[t] !== s) fail(`txnSession[${t}]`);
-  }
+  // Each loop in a helper of its own that returns the first bad index (-1 if none): V8 compiles
+  // the whole function holding a hot loop, and a small one early (this runs once per parse, cold).
+  let bad = badSessionRange(sessionTxnStart, txnSession, nSess);
+  if (bad >= 0) fail(`session ${bad} txn range (reversed, or holding a txn of another session in txnSession)`);
   if (txnOpStart.length !== nTxn + 1) fail('txnOpStart length');
   if (txnOpStart[0] !== 0 || txnOpStart[nTxn] !== nOp) fail('txnOpStart bounds');
-  for (let t = 0; t < nTxn; t++) {
-    if (txnOpStart[t + 1]! < txnOpStart[t]!) fail(`txn ${t} op range`);
-    if (txnStatus[t]! > TXN_UNKNOWN) fail(`txnStatus[${t}]`);
-  }
+  bad = badTxn(txnOpStart, txnStatus, nTxn);
+  if (bad >= 0) fail(txnStatus[bad]! > TXN_UNKNOWN ? `txnStatus[${bad}]` : `txn ${bad} op range`);
   if (h.txnLabelTable.count !== nTxn) fail('txnLabelTable size');
   if (h.valueLabelTable.count !== h.valueCount || h.valueCount < 1) fail('valueLabelTable size');
   if (opKind.length !== nOp || opKey.length !== nOp || opValue.length !== nOp || h.opLoc.length !== nOp) fail('op column length');
   const keys = h.keyLabels.length, values = h.valueCount, lists = listStart.length - 1;
-  for (let op = 0; op < nOp; op++) {
-    const kind = opKind[op]!, k = opKey[op]!, v = opValue[op]!;
-    if (kind > OP_READ_LIST) fail(`opKind[${op}]`);
-    if (k < 0 || k >= keys) fail(`opKey[${op}]`);
-    if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) fail(`opValue[${op}]`);
-  }
+  bad = badOp(opKind, opKey, opValue, nOp, keys, values, lists);
+  if (bad >= 0) fail(opKind[bad]! > OP_READ_LIST ? `opKind[${bad}]` : opKey[bad]! < 0 || opKey[bad]! >= keys ? `opKey[${bad}]` : `opValue[${bad}]`);
   for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
   const listElems = h.listElems;
   for (let i = 0; i < listElems.length; i++) {
     if (listElems[i]! < 0 || listElems[i]! >= values) fail(`listElems[${i}]`);
   }
+}
+
+/** The first session whose txn range is reversed or holds a txn of another session, or -1. */
+function badSessionRange(sessionTxnStart: Int32Array, txnSession: Int32Array, nSess: number): number {
+  for (let s = 0; s < nSess; s++) {
+    const a = sessionTxnStart[s]!, b = sessionTxnStart[s + 1]!;
+    if (b < a) return s;
+    for (let t = a; t < b; t++) if (txnSession[t] !== s) return s;
+  }
+  return -1;
+}
+
+/** The first txn whose op range is reversed or whose status is not one of the three, or -1. */
+function badTxn(txnOpStart: Int32Array, txnStatus: Uint8Array, nTxn: number): number {
+  for (let t = 0; t < nTxn; t++) if (txnOpStart[t + 1]! < txnOpStart[t]! || txnStatus[t]! > TXN_UNKNOWN) return t;
+  return -1;
+}
+
+/** The first op with a kind, key or value (list, for list reads) out of range, or -1. */
+function badOp(opKind: Uint8Array, opKey: Int32Array, opValue: Int32Array, nOp: number, keys: number, values: number, lists: number): number {
+  for (let op = 0; op < nOp; op++) {
+    const kind = opKind[op]!, k = opKey[op]!, v = opValue[op]!;
+    if (kind > OP_READ_LIST || k < 0 || k >= keys || v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) return op;
+  }
+  return -1;
 }

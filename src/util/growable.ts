@@ -25,6 +25,22 @@ export class GrowableInt32 {
     this.buf[this.length++] = x;
   }
 
+  /**
+   * Room for `n` more elements: the buffer itself (capacity-long, grown by doubling if needed),
+   * for a caller that writes elements `length ..` directly and then advances `length` by what it
+   * wrote. A hot loop writing an array does no call per element (`push` is one, and stays slow
+   * for long in a fresh process).
+   */
+  spare(n: number): Int32Array {
+    const need = this.length + n;
+    if (need > this.buf.length) {
+      const next = new Int32Array(Math.max(need, this.buf.length * 2));
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+    return this.buf;
+  }
+
   /** Makes room for at least n elements in all. */
   reserve(n: number): void {
     if (n > this.buf.length) {

@@ -77,8 +77,8 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
   const hasLists = assertKeyKinds(h);
   const writerOf = WriterIndex.build(h);
   checkDeadline(deadlineMs, 'validate');
-  const isFinal = markFinalWrites(h);
-  const ext = collectExternalReads(h);
+  const isFinal = new Uint8Array(h.opCount);
+  const ext = collectExternalReads(h, isFinal);
   checkDeadline(deadlineMs, 'validate');
   const included = decideIncluded(h, ext, writerOf);
   checkDeadline(deadlineMs, 'validate');
@@ -99,9 +99,8 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
   r += lists.reads.count;
 
   checkDeadline(deadlineMs, 'validate');
-  const writes = collectWrites(h, included, isFinal);
-  let includedCount = 0;
-  for (let t = 0; t < h.txnCount; t++) includedCount += included[t]!;
+  const writes = collectWrites(h, included, isFinal, ext.finalCount);
+  const includedCount = countOnes(included);
   return {
     history: h,
     included,
@@ -111,6 +110,13 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
     lists,
     anomalies,
   };
+}
+
+/** How many 1s `a` holds (a loop of its own: validate() would be compiled whole for it). */
+function countOnes(a: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) n += a[i]!;
+  return n;
 }
 
 /** Where resolved reads go (sized for every external read). */
@@ -128,7 +134,9 @@ function resolveRegisterReads(
   let r = 0;
   const rTxn = out.txn, rKey = out.key, rOp = out.op, rWriter = out.writer;
   const extTxn = ext.txn.view(), extOp = ext.op.view();
-  const fast = soleFinalWriters(h, writerOf, isFinal), bound = writerOf.valueBound;
+  // With few values written once (dbcop: fig8 30 %), the table would answer few reads and cost a
+  // pass over the ops: not built (bound 0: no probe; every read takes the inline path below).
+  const fast = writerOf.mostlySole ? soleFinalWriters(h, writerOf, isFinal) : NO_SOLE, bound = writerOf.mostlySole ? writerOf.valueBound : 0;
   const opKind = h.opKind, opKey = h.opKey, opValue = h.opValue, txnStatus = h.txnStatus;
   let opTxn: Int32Array | null = null;
   for (let i = 0; i < ext.count; i++) {
@@ -161,6 +169,8 @@ function resolveRegisterReads(
   return r;
 }
 
+const NO_SOLE = new Int32Array(0);
+
 /**
  * Per value id v, `[2v]` = a key and `[2v+1]` = a txn t such that a read of v from that key by
  * any txn other than t resolves to t without an anomaly: v's only write (to any key) is t's final
@@ -183,26 +193,10 @@ function soleFinalWriters(h: History, writerOf: WriterIndex, isFinal: Uint8Array
   return fast;
 }
 
-/** `isFinal[op]` = 1 iff op is its txn's last write/append of its key. */
-function markFinalWrites(h: History): Uint8Array {
-  const isFinal = new Uint8Array(h.opCount);
-  const stamp = new Int32Array(h.keyLabels.length).fill(-1);
-  for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t + 1]! - 1; op >= h.txnOpStart[t]!; op--) {
-      const kind = h.opKind[op];
-      if (kind !== OP_WRITE && kind !== OP_APPEND) continue;
-      const key = h.opKey[op]!;
-      if (stamp[key] !== t) {
-        stamp[key] = t;
-        isFinal[op] = 1;
-      }
-    }
-  }
-  return isFinal;
-}
-
 export interface ExternalReads {
   count: number;
+  /** Writes and appends that are their txn's last of their key (all txns, included or not). */
+  finalCount: number;
   txn: GrowableInt32;
   op: GrowableInt32;
   /** INT anomalies, attributed to txns (filtered by inclusion later). */
@@ -213,44 +207,65 @@ export interface ExternalReads {
 /**
  * Walks each txn's ops in program order with a per-key state (stamped arrays, no per-txn
  * allocation): the first read of a key before the txn's own write is external; later reads
- * must agree with the txn's own state (INT).
+ * must agree with the txn's own state (INT). Marks in `isFinal` (all 0 on entry) each txn's last
+ * write or append of each key it writes: one pass over the ops for both (a pass costs fig8 30 %
+ * a few ms in a fresh process, most of it before V8 compiles the loop), and the external reads
+ * written into their columns directly (no push call per read).
  */
-function collectExternalReads(h: History): ExternalReads {
+function collectExternalReads(h: History, isFinal: Uint8Array): ExternalReads {
   const nKeys = h.keyLabels.length;
   const stamp = new Int32Array(nKeys).fill(-1);
   const state = new Uint8Array(nKeys); // 1 = read, 2 = wrote, 3 = appended (list keys)
   const stateValue = new Int32Array(nKeys);
+  /** The txn's latest write or append of the key so far, -1 if none (valid while stamped). */
+  const lastWrite = new Int32Array(nKeys);
   const txn = new GrowableInt32(), opArr = new GrowableInt32();
+  const extTxn = txn.spare(h.opCount), extOp = opArr.spare(h.opCount);
+  const opKey = h.opKey, opValue = h.opValue, opKind = h.opKind, txnOpStart = h.txnOpStart;
   const intAnomalies: NonCycleAnomaly[] = [];
+  let n = 0, finalCount = 0;
   for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-      const key = h.opKey[op]!, value = h.opValue[op]!, kind = h.opKind[op]!;
-      const fresh = stamp[key] !== t;
-      if (fresh) { stamp[key] = t; state[key] = 0; }
-      if (kind === OP_WRITE) { state[key] = 2; stateValue[key] = value; continue; }
-      if (kind === OP_APPEND) { if (state[key] !== 3 && state[key] !== 1) state[key] = 3; continue; }
+    const o1 = txnOpStart[t + 1]!;
+    for (let op = txnOpStart[t]!; op < o1; op++) {
+      const key = opKey[op]!, value = opValue[op]!, kind = opKind[op]!;
+      if (stamp[key] !== t) { stamp[key] = t; state[key] = 0; lastWrite[key] = -1; }
+      if (kind === OP_WRITE || kind === OP_APPEND) {
+        // Unmarks the txn's earlier write of the key, if any, without a branch that only a
+        // txn writing a key twice takes (code that never ran would deoptimise the loop).
+        const lw = lastWrite[key]!;
+        isFinal[lw >= 0 ? lw : op] = 0;
+        isFinal[op] = 1;
+        lastWrite[key] = op;
+        finalCount += lw >= 0 ? 0 : 1;
+        if (kind === OP_WRITE) { state[key] = 2; stateValue[key] = value; } else if (state[key] !== 3 && state[key] !== 1) state[key] = 3;
+        continue;
+      }
       if (kind === OP_READ_LIST) {
         // List reads are always recorded; lists.ts checks them against the txn's own appends.
-        txn.push(t); opArr.push(op);
+        extTxn[n] = t; extOp[n] = op; n++;
         continue;
       }
       if (state[key] === 0) {
         state[key] = 1; stateValue[key] = value;
-        txn.push(t); opArr.push(op);
-      } else if (state[key] === 1 || state[key] === 2) {
-        if (stateValue[key] !== value) {
-          const own = state[key] === 2;
-          intAnomalies.push({
-            type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-            message: `${txnLabel(h, t)} read ${h.keyLabels[key]}=${valueLabel(h, value)} at ${opWhere(h, op)}, ` +
-              (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabel(h, stateValue[key]!)}`
-                : `but it had already read ${h.keyLabels[key]}=${valueLabel(h, stateValue[key]!)}`),
-          });
-        }
+        extTxn[n] = t; extOp[n] = op; n++;
+      } else if ((state[key] === 1 || state[key] === 2) && stateValue[key] !== value) {
+        intAnomalies.push(intAnomaly(h, t, op, key, value, state[key] === 2, stateValue[key]!));
       }
     }
   }
-  return { count: txn.length, txn, op: opArr, intAnomalies };
+  txn.length = n;
+  opArr.length = n;
+  return { count: n, finalCount, txn, op: opArr, intAnomalies };
+}
+
+/** INT: txn t read `value` of key at op, but its own state of the key (a write, or an earlier read) was `had`. */
+function intAnomaly(h: History, t: number, op: number, key: number, value: number, own: boolean, had: number): NonCycleAnomaly {
+  return {
+    type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
+    message: `${txnLabel(h, t)} read ${h.keyLabels[key]}=${valueLabel(h, value)} at ${opWhere(h, op)}, ` +
+      (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabel(h, had)}`
+        : `but it had already read ${h.keyLabels[key]}=${valueLabel(h, had)}`),
+  };
 }
 
 /**
@@ -259,17 +274,21 @@ function collectExternalReads(h: History): ExternalReads {
  */
 function decideIncluded(h: History, ext: ExternalReads, writerOf: WriterIndex): Uint8Array {
   const included = new Uint8Array(h.txnCount);
+  const txnStatus = h.txnStatus;
+  let unknown = 0;
+  for (let t = 0; t < h.txnCount; t++) {
+    const status = txnStatus[t];
+    included[t] = status === TXN_COMMITTED ? 1 : 0;
+    unknown += status === TXN_UNKNOWN ? 1 : 0;
+  }
+  // Only unknown-outcome txns can be pulled in: without any, the committed ones are the answer.
+  if (unknown === 0) return included;
   const readStart = new Int32Array(h.txnCount + 1);
   for (let i = 0; i < ext.count; i++) readStart[ext.txn.get(i) + 1]!++;
   for (let t = 0; t < h.txnCount; t++) readStart[t + 1]! += readStart[t]!;
   // ext is filled in txn order, so reads of txn t are ext[readStart[t] .. readStart[t+1]-1].
   const work = new GrowableInt32();
-  let unknown = 0;
-  for (let t = 0; t < h.txnCount; t++) {
-    if (h.txnStatus[t] === TXN_COMMITTED) { included[t] = 1; work.push(t); } else if (h.txnStatus[t] === TXN_UNKNOWN) unknown++;
-  }
-  // Only unknown-outcome txns can be pulled in: without any, the committed ones are the answer.
-  if (unknown === 0) return included;
+  for (let t = 0; t < h.txnCount; t++) if (included[t] === 1) work.push(t);
   const visitWriter = (key: number, value: number) => {
     if (value === INITIAL_VALUE) return;
     const w = writerOf.get(key, value);
@@ -346,29 +365,22 @@ export function resolveRead(
 }
 
 /**
- * The final writes of included txns, in txn and program order. Counted first, then written into
- * arrays of that size: no push call per write (fig8 30 %: 56,000 writes, three pushes each, ~20
- * ms in a fresh process) and no trimming copy.
+ * The final writes of included txns, in txn and program order. Written into arrays sized by the
+ * final writes of all txns (`finalCount`, counted while marking them): no push call per write and
+ * no counting pass; trimmed (a copy) only when some txn is not included.
  */
-function collectWrites(h: History, included: Uint8Array, isFinal: Uint8Array): WriteTable {
-  const count = countFinalWrites(h.txnOpStart, h.txnCount, included, isFinal);
-  const txn = new Int32Array(count), key = new Int32Array(count), opArr = new Int32Array(count);
-  fillFinalWrites(h.txnOpStart, h.txnCount, h.opKey, included, isFinal, txn, key, opArr);
+function collectWrites(h: History, included: Uint8Array, isFinal: Uint8Array, finalCount: number): WriteTable {
+  let txn = new Int32Array(finalCount), key = new Int32Array(finalCount), opArr = new Int32Array(finalCount);
+  const count = fillFinalWrites(h.txnOpStart, h.txnCount, h.opKey, included, isFinal, txn, key, opArr);
+  if (count > finalCount) throw new Error(`internal error: ${count} final writes, more than the ${finalCount} marked`);
+  if (count < finalCount) { txn = txn.slice(0, count); key = key.slice(0, count); opArr = opArr.slice(0, count); }
   return { count, txn, key, op: opArr };
 }
 
-function countFinalWrites(txnOpStart: Int32Array, txnCount: number, included: Uint8Array, isFinal: Uint8Array): number {
-  let count = 0;
-  for (let t = 0; t < txnCount; t++) {
-    if (included[t] !== 1) continue;
-    for (let op = txnOpStart[t]!; op < txnOpStart[t + 1]!; op++) count += isFinal[op]!;
-  }
-  return count;
-}
-
+/** Writes the final writes of included txns into txn / key / opArr; returns how many. */
 function fillFinalWrites(
   txnOpStart: Int32Array, txnCount: number, opKey: Int32Array, included: Uint8Array, isFinal: Uint8Array, txn: Int32Array, key: Int32Array, opArr: Int32Array,
-): void {
+): number {
   let i = 0;
   for (let t = 0; t < txnCount; t++) {
     if (included[t] !== 1) continue;
@@ -376,5 +388,6 @@ function fillFinalWrites(
       if (isFinal[op] === 1) { txn[i] = t; key[i] = opKey[op]!; opArr[i] = op; i++; }
     }
   }
+  return i;
 }
 

@@ -151,6 +151,78 @@ test('u64 keys and values beyond 2^53 stay exact and round-trip', () => {
   assert.ok(sameBytes(writeDbcopBincode(h), bytes));
 });
 
+test('random files: every event that happened is an op with its key, value, kind and byte offset (keys and values in every interning path)', () => {
+  // Seeded (mulberry32). Keys below and above the parser's key cache (2^16) and 2^32; values 0
+  // (the initial value), small, around the value cache's bound (2^20 and the event count),
+  // around 2^31, and beyond 2^53: each goes through its own interning path, and every value
+  // recurs (read back, or written to several keys), so a cache that hands out a wrong id fails.
+  let seed = 0x5eed5;
+  const rand = (): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let z = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    z = (z + Math.imul(z ^ (z >>> 7), 61 | z)) ^ z;
+    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const KEY_BASES: Array<number | bigint> = [0, 1, 65534, 65536, 1 << 20, 2 ** 31 - 1, 2 ** 32 + 5, 2n ** 60n];
+  const VALUE_BASES: Array<number | bigint> = [1, 1000, (1 << 20) - 2, 1 << 20, 2 ** 31 - 2, 2 ** 31, 2 ** 40, 2n ** 63n];
+  for (let round = 0; round < 60; round++) {
+    const keys = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => {
+      const b = pick(KEY_BASES);
+      return typeof b === 'bigint' ? b + BigInt(Math.floor(rand() * 4)) : b + Math.floor(rand() * 4);
+    });
+    const values = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => {
+      const b = pick(VALUE_BASES);
+      // Values from 1 up spread over 1..64: around the value cache's bound of small files (the event count + 1).
+      return typeof b === 'bigint' ? b + BigInt(Math.floor(rand() * 4)) : b + Math.floor(rand() * (b === 1 ? 64 : 4));
+    });
+    const sessions = Array.from({ length: 1 + Math.floor(rand() * 4) }, () =>
+      Array.from({ length: Math.floor(rand() * 5) }, () => ({
+        events: Array.from({ length: Math.floor(rand() * 6) }, (): Ev => [
+          rand() < 0.5 ? 1 : 0, pick(keys), rand() < 0.15 ? 0 : pick(values), rand() < 0.1 ? 0 : 1,
+        ]),
+        success: rand() < 0.2 ? 0 : 1,
+      })));
+    const maxT = Math.max(0, ...sessions.map((x) => x.length));
+    const maxE = Math.max(0, ...sessions.flat().map((t) => t.events.length));
+    const bytes = encode({ header: [round, sessions.length, 2n ** 64n - 1n, maxT, maxE], sessions });
+    const h = parseDbcopBincode(bytes, 'random');
+    assertHistory(h);
+    // Expected ops, in file order, with each event's byte offset.
+    const expected: Array<{ kind: number; key: string; value: string; at: number }> = [];
+    const statuses: number[] = [];
+    let at = HEADER_END + 8;
+    for (const sess of sessions) {
+      at += 8;
+      for (const t of sess) {
+        at += 8;
+        for (const [w, k, v, ok] of t.events) {
+          if (ok === 1) expected.push({ kind: w === 1 ? OP_WRITE : OP_READ, key: String(k), value: String(v), at });
+          at += 18;
+        }
+        at += 1;
+        statuses.push(t.success === 0 ? TXN_ABORTED : TXN_COMMITTED);
+      }
+    }
+    assert.equal(h.opCount, expected.length);
+    assert.deepEqual(Array.from(h.txnStatus), statuses);
+    const idOfValue = new Map<string, number>();
+    for (let op = 0; op < h.opCount; op++) {
+      const e = expected[op]!;
+      assert.equal(h.opKind[op], e.kind, `round ${round} op ${op} kind`);
+      assert.equal(h.keyLabels[h.opKey[op]!], e.key, `round ${round} op ${op} key`);
+      const id = h.opValue[op]!;
+      if (e.value === '0') assert.equal(id, INITIAL_VALUE, `round ${round} op ${op}: 0 is the initial value`);
+      else assert.equal(valueLabel(h, id), e.value, `round ${round} op ${op} value`);
+      // One id per value: the same value always has the same id, different values different ids.
+      const seen = idOfValue.get(e.value);
+      if (seen === undefined) idOfValue.set(e.value, id); else assert.equal(id, seen, `round ${round}: value ${e.value} has two ids`);
+      assert.equal(h.opLoc[op], e.at, `round ${round} op ${op} byte offset`);
+    }
+    assert.equal(new Set(idOfValue.values()).size, idOfValue.size, `round ${round}: two values share an id`);
+  }
+});
+
 const BAD: Array<[string, Uint8Array, string, number, RegExp?]> = (() => {
   const good = encode({ sessions: [[{ events: [[1, 1, 1, 1]] }]] });
   const with_ = (at: number, byte: number) => { const c = good.slice(); c[at] = byte; return c; };
