@@ -391,20 +391,36 @@ function place(u: number, state: Uint8Array, queue: Int32Array, tail: number): n
 export function backwardSpans(
   order: Int32Array, since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, tbl: SplitTable,
 ): Int32Array | null {
+  const spans = new Int32Array(order.length + 1);
+  return markBackward(ranks(order), spans, since, count, from, to, kind, tbl.count, tbl.x, tbl.y) ? spans : null;
+}
+
+/**
+ * rank[u] = u's position in `order`. Its own function, apart from markBackward's loop, so that V8
+ * optimises each hot loop with its own feedback (fig8 30 %, fresh process: 7.0 -> 5.1 ms).
+ */
+function ranks(order: Int32Array): Int32Array {
   const rank = new Int32Array(order.length);
   for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
-  let spans: Int32Array | null = null;
+  return rank;
+}
+
+/** backwardSpans's scan: adds each backward split edge's span to `spans`; whether there was one. */
+function markBackward(
+  rank: Int32Array, spans: Int32Array, since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array,
+): boolean {
+  let any = false;
   for (let i = since; i < count; i++) {
-    const k = kind[i]!;
-    for (let p = 0; p < tbl.count[k]!; p++) {
-      const ru = rank[2 * from[i]! + tbl.x[2 * k + p]!]!, rv = rank[2 * to[i]! + tbl.y[2 * k + p]!]!;
+    const k = kind[i]!, c = cnt[k]!;
+    for (let p = 0; p < c; p++) {
+      const ru = rank[2 * from[i]! + X[2 * k + p]!]!, rv = rank[2 * to[i]! + Y[2 * k + p]!]!;
       if (ru < rv) continue;
-      spans ??= new Int32Array(order.length + 1);
       spans[rv]!++;
       spans[ru + 1]!--;
+      any = true;
     }
   }
-  return spans;
+  return any;
 }
 
 /**
