@@ -30,6 +30,11 @@ const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
 const FULL_PASS_FRACTION = 8;
 
+/** ReachTable.columns: the table and the RW predecessor lists (CSR by txn), read in place. */
+export interface ReachColumns {
+  S: number; sess: Int32Array; pos: Int32Array; minPos: Int32Array; rwStart: Int32Array; rwSess: Int32Array; rwPos: Int32Array;
+}
+
 export interface Reach {
   /** Does split node u reach t.d (u = t.d counts)? */
   reachesD(u: number, t: number): boolean;
@@ -97,9 +102,14 @@ export class ReachTable {
     return this.kernel !== null;
   }
 
+  /**
+   * `room` gives what the WebAssembly kernel must reserve memory for (the split edges of any
+   * later graph, and the scan's sizes; reach-wasm.ts); it is asked only when the kernel is
+   * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
+   */
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
-    deadlineMs: number, splitEdgesMax = 0, scan: ScanSize | null = null,
+    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -108,7 +118,11 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const kernel = kernelWanted(cells) ? WasmReach.create(S, sess, pos, g, splitEdgesMax, scan) : null;
+    let kernel: WasmReach | null = null;
+    if (kernelWanted(cells)) {
+      const { splitEdgesMax, scan } = room?.() ?? { splitEdgesMax: 0, scan: null };
+      kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax, scan);
+    }
     if (kernel !== null) {
       kernel.full(g, order, deadlineMs);
       return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);
@@ -162,6 +176,18 @@ export class ReachTable {
     if (this.kernel === null) return null;
     const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, rwOnly, this.sess, this.pos);
     return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
+  }
+
+  /**
+   * The arrays `reach` answers from, for a scan that reads them in place (prune.ts's
+   * decideRound: in a fresh process a closure call per query cost more than the query).
+   * reachesD(u, t) = sess[t] >= 0 && minPos[u*S + sess[t]] <= pos[t]; reachesN(u, t) = some j in
+   * rwStart[t] .. rwStart[t+1]-1 with minPos[u*S + rwSess[j]] <= rwPos[j].
+   */
+  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): ReachColumns {
+    const { S, sess, pos, minPos } = this;
+    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
+    return { S, sess, pos, minPos, rwStart: rw.start, rwSess: rw.sess, rwPos: rw.pos };
   }
 
   /**
