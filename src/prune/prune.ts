@@ -443,16 +443,26 @@ function decideRoundInKernel(pg: Polygraph, active: Uint8Array, kernel: WasmReac
         addSide(pg, slot, known);
       }
     }
-    for (let i = 0; i < found.length; i += 4) {
-      const c = found[i]!;
-      provenance.blockingCe[c] = found[i + 2]!;
-      provenance.reachKnown[c] = reachKnown;
-      active[c] = 0;
-    }
+    markDecided(found, provenance.blockingCe, provenance.reachKnown, reachKnown, active);
     decided += records;
     if (last) return decided;
   }
   return decided;
+}
+
+/**
+ * Records the scan's decisions `found` (records of four: c, slot, blocking edge, both): c is
+ * no longer active. Its own function, called once per block, so that V8 optimises it as a
+ * whole instead of through decideRoundInKernel's loop (fig8 30 %, fresh process: 5-6 ms for
+ * 146k records inline, 1.0-1.9 ms here).
+ */
+function markDecided(found: Int32Array, blockingCe: Int32Array, reachKnownOf: Int32Array, reachKnown: number, active: Uint8Array): void {
+  for (let i = 0; i < found.length; i += 4) {
+    const c = found[i]!;
+    blockingCe[c] = found[i + 2]!;
+    reachKnownOf[c] = reachKnown;
+    active[c] = 0;
+  }
 }
 
 /**
