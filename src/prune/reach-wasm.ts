@@ -542,9 +542,11 @@ export function kernelBytes(): Uint8Array<ArrayBuffer> {
 
 /**
  * Tables of fewer cells keep the JS passes (POLYSI_WASM_MIN_CELLS overrides; the tests set 0).
- * Why: assembling and compiling the kernel costs 1-5 ms CPU once per process, a few percent of
- * checking a small history (the 360-txn ones: 720 rows x 12 chains = 8,640 cells), where the
- * JS passes take well under a millisecond; fig8 has 500,000 cells.
+ * Why: setting the kernel up (compiling its bytes, its memory, copying the graph and the
+ * constraint columns in) costs more than it saves on a small history (the 360-txn valid one:
+ * 720 rows x 13 chains = 9,360 cells; with the kernel its pruning took 6.98 ms against 5.32,
+ * best of 11 fresh processes each, even with the bytes assembled ahead of time); fig8 has
+ * 500,000 cells.
  */
 export const KERNEL_MIN_CELLS = 1 << 15;
 
