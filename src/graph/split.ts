@@ -380,26 +380,28 @@ function kahnTwins(g: SplitGraph, nodes: Int32Array, lo: number, hi: number, sta
   for (let i = lo; i < hi; i++) {
     const u = nodes[i]!;
     if (indeg[u] !== 0 || state[u] !== MEMBER) continue;
-    tail = place(u, state, queue, tail);
+    // Placing a ready node (here and below): a t.n whose t.d is still to be placed is parked; a
+    // t.d is placed with its parked t.n right after it. Written out twice, not a function: in
+    // a fresh process these loops start in the interpreter, where a call per node costs about
+    // as much as placing it (fig8 30 %, first sort min of 11: 12.3 -> 11.7 ms; the 360-txn
+    // history 0.49 -> 0.43 ms).
+    if ((u & 1) === 1 && state[u - 1] === MEMBER) { state[u] = PARKED; continue; }
+    queue[tail++] = u; state[u] = PLACED;
+    if ((u & 1) === 0 && state[u + 1] === PARKED) { queue[tail++] = u + 1; state[u + 1] = PLACED; }
   }
   for (let head = 0; head < tail; head++) {
     const u = queue[head]!;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
       const v = outTo[e]!;
-      if (state[v] === MEMBER && --indeg[v]! === 0) tail = place(v, state, queue, tail);
+      if (state[v] !== MEMBER || --indeg[v]! !== 0) continue;
+      if ((v & 1) === 1 && state[v - 1] === MEMBER) { state[v] = PARKED; continue; }
+      queue[tail++] = v; state[v] = PLACED;
+      if ((v & 1) === 0 && state[v + 1] === PARKED) { queue[tail++] = v + 1; state[v + 1] = PLACED; }
     }
   }
   if (tail !== hi - lo) return null;
   nodes.set(queue.subarray(0, tail), lo);
   return nodes;
-}
-
-/** Places a ready node (parks a t.n whose t.d is still to be placed; places a parked t.n after its t.d). */
-function place(u: number, state: Uint8Array, queue: Int32Array, tail: number): number {
-  if ((u & 1) === 1 && state[u - 1] === MEMBER) { state[u] = PARKED; return tail; }
-  queue[tail++] = u; state[u] = PLACED;
-  if ((u & 1) === 0 && state[u + 1] === PARKED) { queue[tail++] = u + 1; state[u + 1] = PLACED; }
-  return tail;
 }
 
 /**
