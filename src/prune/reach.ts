@@ -30,6 +30,14 @@ const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
 const FULL_PASS_FRACTION = 8;
 
+/**
+ * The fewest grown nodes for which `update` recomputes every row of a graph of `nodeCount`
+ * nodes (then it never reads which nodes grew: a caller may stop marking them there).
+ */
+export function fullPassGrown(nodeCount: number): number {
+  return Math.floor(nodeCount / FULL_PASS_FRACTION) + 1;
+}
+
 /** ReachTable.columns: the table and the RW predecessor lists (CSR by txn), read in place. */
 export interface ReachColumns {
   S: number; sess: Int32Array; pos: Int32Array; minPos: Int32Array; rwStart: Int32Array; rwSess: Int32Array; rwPos: Int32Array;
@@ -147,7 +155,7 @@ export class ReachTable {
    * each Dep edge once per txn instead of twice, is cheaper.
    */
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, grownCount: number, deadlineMs: number): Uint8Array | null {
-    const full = grownCount * FULL_PASS_FRACTION > g.nodeCount;
+    const full = grownCount >= fullPassGrown(g.nodeCount);
     if (this.kernel !== null) {
       try {
         if (!full) return this.kernel.update(g, order, grown, deadlineMs);
