@@ -417,6 +417,37 @@ export function backwardSpans(
 }
 
 /**
+ * backwardSpans, or 'resort' as soon as the spans of the edges `since .. hi-1` for some hi
+ * (a multiple of `chunk` edges on) already cover more than half the positions: repairTopoOrder
+ * would then sort the whole graph again anyway (the positions all the spans cover are at least
+ * those), so the rest need not be scanned. Otherwise exactly backwardSpans's result.
+ * Why: after pruning's round 1 on fig8 30 %, 724 backward split edges among 340k new ones span
+ * 16,436 of 20,000 positions, and finding them all took ~5 ms in a fresh process.
+ */
+export function backwardSpansOrResort(
+  order: Int32Array, since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, tbl: SplitTable,
+  chunk = Math.max(4 * order.length, 1 << 16),
+): Int32Array | null | 'resort' {
+  const rank = ranks(order);
+  const spans = new Int32Array(order.length + 1);
+  let any = false;
+  for (let lo = since; lo < count; lo += chunk) {
+    const hi = Math.min(count, lo + chunk);
+    if (!markBackward(rank, spans, lo, hi, from, to, kind, tbl.count, tbl.x, tbl.y)) continue;
+    any = true;
+    if (hi < count && spannedPositions(spans, order.length) * 2 > order.length) return 'resort';
+  }
+  return any ? spans : null;
+}
+
+/** How many of the positions 0 .. n-1 the spans cover (spans left as they are). */
+function spannedPositions(spans: Int32Array, n: number): number {
+  let covered = 0;
+  for (let i = 0, depth = 0; i < n; i++) { depth += spans[i]!; if (depth > 0) covered++; }
+  return covered;
+}
+
+/**
  * rank[u] = u's position in `order`. Its own function, apart from markBackward's loop, so that V8
  * optimises each hot loop with its own feedback (fig8 30 %, fresh process: 7.0 -> 5.1 ms).
  */

@@ -18,7 +18,7 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { backwardSpans, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { backwardSpansOrResort, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
@@ -192,14 +192,15 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       return g;
     };
     // The first graph is sorted; a grown one repairs the last order where new split edges go
-    // backward in it (none: the order still sorts it, and no cycle can have formed).
+    // backward in it (none: the order still sorts it, and no cycle can have formed), or is
+    // sorted again when they span most of it (as repairTopoOrder would).
     if (order === null) {
       order = topoOrderSplit(graph());
       if (order === null) return out(true, rounds, null);
     } else if (orderKnown < known.length) {
-      const spans = backwardSpans(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
+      const spans = backwardSpansOrResort(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
       if (spans !== null) {
-        order = repairTopoOrder(graph(), order, spans);
+        order = spans === 'resort' ? topoOrderSplit(graph()) : repairTopoOrder(graph(), order, spans);
         if (order === null) return out(true, rounds, null);
       }
     }
