@@ -116,7 +116,7 @@ export class ReachTable {
    * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
    */
   static build(
-    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
+    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | (() => Uint8Array) | null,
     deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
