@@ -17,7 +17,8 @@
  * (Jepsen replaces a crashed process by a new one).
  * Txns with no edge at all (aborted or dropped ones, or isolated) get no chain (-1): nothing
  * reaches them, and no constraint mentions them. `alsoTouched` marks txns that get a chain even
- * without an edge (pruning passes the constraint endpoints, which later rounds may connect).
+ * without an edge (pruning passes the constraint endpoints, which later rounds may connect, as a
+ * function: it is called only when some txn has no edge).
  */
 
 import { TXN_COMMITTED, type History } from '../history/model.ts';
@@ -33,13 +34,19 @@ export interface ChainCover {
   chainLength: Int32Array;
 }
 
-export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTouched: Uint8Array | null = null): ChainCover {
+export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTouched: Uint8Array | (() => Uint8Array) | null = null): ChainCover {
   const n = h.txnCount;
   const { outStart, outTo } = g;
-  const touched = alsoTouched === null ? new Uint8Array(n) : alsoTouched.slice();
+  const touched = new Uint8Array(n);
   for (let u = 0; u < g.nodeCount; u++) {
     if (outStart[u + 1]! > outStart[u]!) touched[u >> 1] = 1;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) touched[outTo[e]! >> 1] = 1;
+  }
+  // `alsoTouched` can only add txns the graph leaves untouched: when there are none it is not
+  // needed (a function is then not called).
+  if (alsoTouched !== null && touched.indexOf(0) !== -1) {
+    const also = typeof alsoTouched === 'function' ? alsoTouched() : alsoTouched;
+    for (let t = 0; t < n; t++) touched[t]! |= also[t]!;
   }
   const chainOf = new Int32Array(n).fill(-1), posOf = new Int32Array(n);
   const lengths: number[] = [];

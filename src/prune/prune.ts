@@ -18,11 +18,11 @@ import type { History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { backwardSpans, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { backwardSpansOrResort, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
-import { REACH_CELLS_MAX, ReachTable, type Reach } from './reach.ts';
+import { fullPassGrown, REACH_CELLS_MAX, ReachTable, type ReachColumns } from './reach.ts';
 import { GATHER_EDGES, SCAN_BLOCK, type ScanSize, type WasmReach } from './reach-wasm.ts';
 
 export interface PruneOptions {
@@ -155,8 +155,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     ({ active, activeCount, rounds, cyclic, note: note ?? partial, timedOut, provenance, order, reach, graph });
 
   const cellsMax = opts.reachCellsMax ?? REACH_CELLS_MAX;
-  // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable).
-  const endpoints = constraintEndpoints(h.txnCount, pg);
+  // Constraint endpoints get a chain even if no known edge touches them yet (see ReachTable);
+  // asked for only when some txn has no known edge (fig8 30 %: none, 2.5 ms saved).
+  const endpoints = (): Uint8Array => constraintEndpoints(h.txnCount, pg);
   let table: ReachTable | null = null;
   // Known edges 0 .. tableKnown-1 are those the table reflects.
   let tableKnown = 0;
@@ -192,14 +193,15 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       return g;
     };
     // The first graph is sorted; a grown one repairs the last order where new split edges go
-    // backward in it (none: the order still sorts it, and no cycle can have formed).
+    // backward in it (none: the order still sorts it, and no cycle can have formed), or is
+    // sorted again when they span most of it (as repairTopoOrder would).
     if (order === null) {
       order = topoOrderSplit(graph());
       if (order === null) return out(true, rounds, null);
     } else if (orderKnown < known.length) {
-      const spans = backwardSpans(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
+      const spans = backwardSpansOrResort(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
       if (spans !== null) {
-        order = repairTopoOrder(graph(), order, spans);
+        order = spans === 'resort' ? topoOrderSplit(graph()) : repairTopoOrder(graph(), order, spans);
         if (order === null) return out(true, rounds, null);
       }
     }
@@ -207,7 +209,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     // Brings `t` from the known edges 0 .. tableKnown-1 to all of them (rows that can change only).
     const updateTable = (t: ReachTable, g0: SplitGraph): Uint8Array | null => {
       const grown = new Uint8Array(g0.nodeCount);
-      return t.update(g0, order!, grown, markGrown(known, tableKnown, tbl, grown), opts.deadlineMs);
+      return t.update(g0, order!, grown, markGrown(known, tableKnown, tbl, grown, fullPassGrown(g0.nodeCount)), opts.deadlineMs);
     };
     // PSI: the known graph also violates when one of its RW edges closes a Dep path.
     const rwClosed = (): boolean => checksRwApart(opts.level) && knownRwClosed(graph(), order!, known);
@@ -235,12 +237,17 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     rounds++;
     const g1 = graph();
 
-    let reach: Reach | null, kernel: WasmReach | null;
+    let reach: ReachColumns | null, kernel: WasmReach | null;
     try {
       if (table === null) {
-        const splitEdgesMax = splitEdgesBound(pg, g1.outTo.length, tbl);
-        splitCap = splitEdgesMax;
-        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, splitEdgesMax, scanSize(pg, splitEdgesMax));
+        const room = () => {
+          splitCap = splitEdgesBound(pg, g1.outTo.length, tbl);
+          return { splitEdgesMax: splitCap, scan: scanSize(pg, splitCap) };
+        };
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room);
+        // Without the kernel the bound serves the in-place extensions alone: on a small graph
+        // a copy costs less than computing it.
+        if (splitCap === 0 && g1.outTo.length >= IN_PLACE_MIN_SPLIT_EDGES) splitCap = splitEdgesBound(pg, g1.outTo.length, tbl);
       } else {
         const changedRows = updateTable(table, g1);
         recheck = changedRows === null ? null : affectedTxns(h.txnCount, changedRows, known, tableKnown, tbl);
@@ -252,7 +259,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // After the first round only the lists of txns that active constraints' edges leave.
       const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: rounds === 1 ? null : edgeSources(h.txnCount, pg, active) };
       kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
-      reach = kernel === null ? table.reach(known.length, known.from.view(), known.to.view(), rwOnly) : null;
+      reach = kernel === null ? table.columns(known.length, known.from.view(), known.to.view(), rwOnly) : null;
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
@@ -282,15 +289,26 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
  * WebAssembly kernel reserves its memory for that at once (reach-wasm.ts says why).
  */
 function splitEdgesBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable): number {
+  const { consCount, edgeStart, ceKind } = pg;
+  const count = tbl.count;
   let bound = firstSplitEdges;
-  for (let c = 0; c < pg.consCount; c++) {
+  for (let c = 0; c < consCount; c++) {
+    const mid = edgeStart[2 * c + 1]!, end = edgeStart[2 * c + 2]!;
     let either = 0, or = 0;
-    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 1]!; e++) either += tbl.count[pg.ceKind[e]!]!;
-    for (let e = pg.edgeStart[2 * c + 1]!; e < pg.edgeStart[2 * c + 2]!; e++) or += tbl.count[pg.ceKind[e]!]!;
-    bound += Math.max(either, or);
+    for (let e = edgeStart[2 * c]!; e < mid; e++) either += count[ceKind[e]!]!;
+    for (let e = mid; e < end; e++) or += count[ceKind[e]!]!;
+    bound += either > or ? either : or;
   }
   return bound;
 }
+
+/**
+ * Below this many split edges in the first graph, and without the kernel, pruning's later
+ * graphs are copies, not extensions in place (no splitEdgesBound pass): the copy is small, and
+ * so is the memory it costs (the 360-txn histories: 3,735 split edges, bound pass 0.37 ms in a
+ * fresh process).
+ */
+const IN_PLACE_MIN_SPLIT_EDGES = 1 << 16;
 
 function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
   const endpoints = new Uint8Array(n);
@@ -302,34 +320,99 @@ function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
  * One round's scan: every active constraint that may have changed is examined against `reach`;
  * a side that would close a cycle forces the other side into the known graph. Returns how many
  * constraints were decided, or -1 at the deadline (what was forced stays valid).
+ * The JS scan (small polygraphs, POLYSI_NO_WASM=1, or above SCAN_CONSTRAINTS_MAX). It reads the
+ * table in place, its columns held in locals, with no call per edge or per forced edge: in a
+ * fresh process this code runs in V8's interpreter, where a call or a property load costs more
+ * than a query (the 360-txn valid history, 1,434 constraints: 2.2 ms with a closure per query
+ * and calls per forced edge).
  */
 function decideRound(
-  pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: Reach, tbl: SplitTable, psi: boolean,
+  pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: ReachColumns, tbl: SplitTable, psi: boolean,
   provenance: PruneProvenance, deadlineMs: number,
 ): number {
-  const known = pg.known;
-  const reachKnown = known.length;
-  let decided = 0;
-  for (let c = 0; c < pg.consCount; c++) {
-    if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) return -1;
+  const reachKnown = pg.known.length;
+  const { consCount, edgeStart, ceFrom, ceTo, ceKind } = pg;
+  const { blockingCe } = provenance;
+  const { count, x, y } = tbl;
+  const { S, sess, pos, minPos, rwStart, rwSess, rwPos } = reach;
+  // The sides to force, in scan order; their edges are appended in batches (appendSides), since
+  // the scan reads only the table, never the known edges. Batches keep the scratch small (at
+  // 10^6 txns round 1 forces about 8 M sides).
+  const slots = new Int32Array(Math.min(consCount, SIDES_BATCH));
+  let decided = 0, pending = 0;
+  for (let c = 0; c < consCount; c++) {
+    if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) {
+      appendSides(pg, slots, pending, provenance, reachKnown);
+      return -1;
+    }
     if (active[c] !== 1) continue;
     if (recheck !== null && !mayBeBlocked(pg, c, recheck)) continue;
-    const eitherBlock = blockingEdge(pg, 2 * c, reach, tbl, psi);
-    const orBlock = blockingEdge(pg, 2 * c + 1, reach, tbl, psi);
-    const eitherImpossible = eitherBlock !== -1, orImpossible = orBlock !== -1;
-    if (!eitherImpossible && !orImpossible) continue;
+    // The first edge of each side that would close a forbidden cycle with the known graph, or
+    // -1: edge a->b closes one when b's split node in the target layer reaches a's split node in
+    // a source layer (split.ts); a PSI RW edge when b.d reaches a.d. The queries are
+    // ReachTable.reach's (reachesD, reachesN), written out over its columns.
+    const mid = edgeStart[2 * c + 1]!, end = edgeStart[2 * c + 2]!;
+    let eitherBlock = -1, orBlock = -1;
+    for (let e = edgeStart[2 * c]!; e < end; e++) {
+      const a = ceFrom[e]!, b = ceTo[e]!, k = ceKind[e]!, n = count[k]!, sa = sess[a]!;
+      let closes = false;
+      if (n === 0) {
+        // reachesD(b.d, a)
+        closes = psi && k === K_RW && sa >= 0 && minPos[2 * b * S + sa]! <= pos[a]!;
+      } else {
+        // Every pair of a kind has the same target layer (split.ts), so one start serves them all.
+        const row = (2 * b + y[2 * k]!) * S;
+        for (let p = 0; p < n && !closes; p++) {
+          if (x[2 * k + p] === 0) closes = sa >= 0 && minPos[row + sa]! <= pos[a]!; // reachesD(start, a)
+          // reachesN(start, a): through the chains of a's RW predecessors.
+          else for (let j = rwStart[a]!; j < rwStart[a + 1]! && !closes; j++) closes = minPos[row + rwSess[j]!]! <= rwPos[j]!;
+        }
+      }
+      if (!closes) continue;
+      if (e >= mid) { orBlock = e; break; }
+      eitherBlock = e;
+      e = mid - 1; // on to the "or" side
+    }
+    if (eitherBlock === -1 && orBlock === -1) continue;
     // Force the possible side; when both are impossible, force "or" anyway: the known graph is
     // then cyclic and the next round reports it, with a cycle through the forced edges.
-    const slot = eitherImpossible ? 2 * c + 1 : 2 * c;
-    for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) provenance.forcedCe.push(e);
-    provenance.blockingCe[c] = eitherImpossible ? eitherBlock : orBlock;
-    provenance.reachKnown[c] = reachKnown;
-    addSide(pg, slot, known);
-    active[c] = 0;
+    slots[pending++] = eitherBlock !== -1 ? 2 * c + 1 : 2 * c;
     decided++;
-    if (eitherImpossible && orImpossible) break;
+    blockingCe[c] = eitherBlock !== -1 ? eitherBlock : orBlock;
+    active[c] = 0;
+    if (eitherBlock !== -1 && orBlock !== -1) break;
+    if (pending === slots.length) { appendSides(pg, slots, pending, provenance, reachKnown); pending = 0; }
   }
+  appendSides(pg, slots, pending, provenance, reachKnown);
   return decided;
+}
+
+/** How many forced sides decideRound gathers before appending their edges. */
+const SIDES_BATCH = 1 << 12;
+
+/**
+ * Forces the sides `slots[0 .. m-1]` (slot = 2c + side) in that order: their edges are
+ * appended to the known edges and to `forcedCe` (exactly what addSide and a push per edge
+ * would append, with one copy per column instead of a call per value), and each constraint's
+ * `reachKnown` is set.
+ */
+function appendSides(pg: Polygraph, slots: Int32Array, m: number, provenance: PruneProvenance, reachKnown: number): void {
+  const { edgeStart, ceFrom, ceTo, ceKind, ceKey, known } = pg;
+  let total = 0;
+  for (let i = 0; i < m; i++) total += edgeStart[slots[i]! + 1]! - edgeStart[slots[i]!]!;
+  const e = new Int32Array(total), from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total), key = new Int32Array(total);
+  for (let i = 0, at = 0; i < m; i++) {
+    const slot = slots[i]!;
+    provenance.reachKnown[slot >> 1] = reachKnown;
+    for (let x = edgeStart[slot]!; x < edgeStart[slot + 1]!; x++, at++) {
+      e[at] = x; from[at] = ceFrom[x]!; to[at] = ceTo[x]!; kind[at] = ceKind[x]!; key[at] = ceKey[x]!;
+    }
+  }
+  provenance.forcedCe.pushAll(e);
+  known.from.pushAll(from);
+  known.to.pushAll(to);
+  known.kind.pushAll(kind);
+  known.key.pushAll(key);
 }
 
 /**
@@ -368,16 +451,26 @@ function decideRoundInKernel(pg: Polygraph, active: Uint8Array, kernel: WasmReac
         addSide(pg, slot, known);
       }
     }
-    for (let i = 0; i < found.length; i += 4) {
-      const c = found[i]!;
-      provenance.blockingCe[c] = found[i + 2]!;
-      provenance.reachKnown[c] = reachKnown;
-      active[c] = 0;
-    }
+    markDecided(found, provenance.blockingCe, provenance.reachKnown, reachKnown, active);
     decided += records;
     if (last) return decided;
   }
   return decided;
+}
+
+/**
+ * Records the scan's decisions `found` (records of four: c, slot, blocking edge, both): c is
+ * no longer active. Its own function, called once per block, so that V8 optimises it as a
+ * whole instead of through decideRoundInKernel's loop (fig8 30 %, fresh process: 5-6 ms for
+ * 146k records inline, 1.0-1.9 ms here).
+ */
+function markDecided(found: Int32Array, blockingCe: Int32Array, reachKnownOf: Int32Array, reachKnown: number, active: Uint8Array): void {
+  for (let i = 0; i < found.length; i += 4) {
+    const c = found[i]!;
+    blockingCe[c] = found[i + 2]!;
+    reachKnownOf[c] = reachKnown;
+    active[c] = 0;
+  }
 }
 
 /**
@@ -398,11 +491,17 @@ function scanSize(pg: Polygraph, splitEdgesMax: number): ScanSize | null {
   return { constraints: pg.consCount, constraintEdges: pg.ceFrom.length, rwMax: splitEdgesMax };
 }
 
-/** Marks the split nodes the known edges `since ..` leave; returns how many were newly marked. */
-function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, grown: Uint8Array): number {
+/**
+ * Marks the split nodes the known edges `since ..` leave; returns how many were newly marked.
+ * Stops at `enough` marked (then not every grown node is marked): from there ReachTable.update
+ * recomputes every row and never reads the marks (fullPassGrown). Why: after round 1 nearly
+ * every node grew (fig8 30 %: 18,821 of 20,000), and marking them read all 194k new edges
+ * (4-6 ms in a fresh process) where 2,501 marks decide.
+ */
+function markGrown(known: Polygraph['known'], since: number, tbl: SplitTable, grown: Uint8Array, enough: number): number {
   const { from, kind } = known.views();
   let grownCount = 0;
-  for (let i = since; i < kind.length; i++) {
+  for (let i = since; i < kind.length && grownCount < enough; i++) {
     const k = kind[i]!;
     for (let p = 0; p < tbl.count[k]!; p++) {
       const u = 2 * from[i]! + tbl.x[2 * k + p]!;
@@ -454,28 +553,6 @@ function edgeSources(n: number, pg: Polygraph, active: Uint8Array): Uint8Array {
 function knownRwClosed(g: SplitGraph, order: Int32Array, known: Polygraph['known']): boolean {
   const { from, to, kind } = known.views();
   return closingRw(g, order, from.length, from, to, kind) !== null;
-}
-
-/**
- * The first edge of this side (slot = 2c + side) that would close a forbidden cycle with the
- * known graph, or -1: edge a->b closes one when b's split node in the target layer reaches a's
- * split node in a source layer (split.ts); a PSI RW edge when b.d reaches a.d.
- */
-function blockingEdge(pg: Polygraph, slot: number, reach: Reach, tbl: SplitTable, psi: boolean): number {
-  const { count, x, y } = tbl;
-  for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-    const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!, c = count[k]!;
-    if (c === 0) {
-      if (psi && k === K_RW && reach.reachesD(2 * b, a)) return e;
-      continue;
-    }
-    // Every pair of a kind has the same target layer (split.ts), so one start serves them all.
-    const start = 2 * b + y[2 * k]!;
-    for (let p = 0; p < c; p++) {
-      if (x[2 * k + p] === 0 ? reach.reachesD(start, a) : reach.reachesN(start, a)) return e;
-    }
-  }
-  return -1;
 }
 
 export function addSide(pg: Polygraph, slot: number, known: Polygraph['known']): void {

@@ -24,6 +24,7 @@
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { assembleModule, type WatFunc } from './wasm-asm.ts';
+import { KERNEL_BASE64 } from './reach-wasm-bytes.ts';
 
 const INF = 0x7fffffff;
 const PAGE = 65536;
@@ -510,11 +511,14 @@ const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, 
 
 let compiled: WebAssembly.Module | null | undefined;
 
-/** The kernel's module, assembled and compiled on first use; null where WebAssembly SIMD is missing. */
+/**
+ * The kernel's module, compiled on first use from the bytes assembled ahead of time
+ * (reach-wasm-bytes.ts: the tests check they are KERNEL's); null where WebAssembly SIMD is missing.
+ */
 function kernelModule(): WebAssembly.Module | null {
   if (compiled !== undefined) return compiled;
   try {
-    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule(KERNEL)) : null;
+    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedKernelBytes()) : null;
   } catch (err) {
     // No SIMD (a very old engine or one with it disabled): the JS passes do the work.
     if (err instanceof WebAssembly.CompileError) compiled = null;
@@ -523,16 +527,26 @@ function kernelModule(): WebAssembly.Module | null {
   return compiled;
 }
 
-/** The kernel's bytes (tests validate them). */
+/** The kernel's bytes as reach-wasm-bytes.ts holds them (what runs; the tests compare them with kernelBytes). */
+export function embeddedKernelBytes(): Uint8Array<ArrayBuffer> {
+  const text = atob(KERNEL_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+/** The kernel's bytes, assembled from KERNEL (tests validate them). */
 export function kernelBytes(): Uint8Array<ArrayBuffer> {
   return assembleModule(KERNEL);
 }
 
 /**
  * Tables of fewer cells keep the JS passes (POLYSI_WASM_MIN_CELLS overrides; the tests set 0).
- * Why: assembling and compiling the kernel costs 1-5 ms CPU once per process, a few percent of
- * checking a small history (the 360-txn ones: 720 rows x 12 chains = 8,640 cells), where the
- * JS passes take well under a millisecond; fig8 has 500,000 cells.
+ * Why: setting the kernel up (compiling its bytes, its memory, copying the graph and the
+ * constraint columns in) costs more than it saves on a small history (the 360-txn valid one:
+ * 720 rows x 13 chains = 9,360 cells; with the kernel its pruning took 6.98 ms against 5.32,
+ * best of 11 fresh processes each, even with the bytes assembled ahead of time); fig8 has
+ * 500,000 cells.
  */
 export const KERNEL_MIN_CELLS = 1 << 15;
 

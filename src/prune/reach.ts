@@ -30,6 +30,19 @@ const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
 const FULL_PASS_FRACTION = 8;
 
+/**
+ * The fewest grown nodes for which `update` recomputes every row of a graph of `nodeCount`
+ * nodes (then it never reads which nodes grew: a caller may stop marking them there).
+ */
+export function fullPassGrown(nodeCount: number): number {
+  return Math.floor(nodeCount / FULL_PASS_FRACTION) + 1;
+}
+
+/** ReachTable.columns: the table and the RW predecessor lists (CSR by txn), read in place. */
+export interface ReachColumns {
+  S: number; sess: Int32Array; pos: Int32Array; minPos: Int32Array; rwStart: Int32Array; rwSess: Int32Array; rwPos: Int32Array;
+}
+
 export interface Reach {
   /** Does split node u reach t.d (u = t.d counts)? */
   reachesD(u: number, t: number): boolean;
@@ -97,9 +110,14 @@ export class ReachTable {
     return this.kernel !== null;
   }
 
+  /**
+   * `room` gives what the WebAssembly kernel must reserve memory for (the split edges of any
+   * later graph, and the scan's sizes; reach-wasm.ts); it is asked only when the kernel is
+   * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
+   */
   static build(
-    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | null,
-    deadlineMs: number, splitEdgesMax = 0, scan: ScanSize | null = null,
+    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | (() => Uint8Array) | null,
+    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -108,7 +126,11 @@ export class ReachTable {
     const pos = cover.posOf, sess = new Int32Array(n);
     for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
     const cells = g.nodeCount * S;
-    const kernel = kernelWanted(cells) ? WasmReach.create(S, sess, pos, g, splitEdgesMax, scan) : null;
+    let kernel: WasmReach | null = null;
+    if (kernelWanted(cells)) {
+      const { splitEdgesMax, scan } = room?.() ?? { splitEdgesMax: 0, scan: null };
+      kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax, scan);
+    }
     if (kernel !== null) {
       kernel.full(g, order, deadlineMs);
       return new ReachTable(S, sess, pos, null, kernel, cover.count, tracked);
@@ -133,7 +155,7 @@ export class ReachTable {
    * each Dep edge once per txn instead of twice, is cheaper.
    */
   update(g: SplitGraph, order: Int32Array, grown: Uint8Array, grownCount: number, deadlineMs: number): Uint8Array | null {
-    const full = grownCount * FULL_PASS_FRACTION > g.nodeCount;
+    const full = grownCount >= fullPassGrown(g.nodeCount);
     if (this.kernel !== null) {
       try {
         if (!full) return this.kernel.update(g, order, grown, deadlineMs);
@@ -162,6 +184,18 @@ export class ReachTable {
     if (this.kernel === null) return null;
     const rw = rwPredecessors(this.sess.length, rwCount, rwFrom, rwTo, rwOnly, this.sess, this.pos);
     return this.kernel.beginScan(pg, tbl, active, recheck, rw) ? this.kernel : null;
+  }
+
+  /**
+   * The arrays `reach` answers from, for a scan that reads them in place (prune.ts's
+   * decideRound: in a fresh process a closure call per query cost more than the query).
+   * reachesD(u, t) = sess[t] >= 0 && minPos[u*S + sess[t]] <= pos[t]; reachesN(u, t) = some j in
+   * rwStart[t] .. rwStart[t+1]-1 with minPos[u*S + rwSess[j]] <= rwPos[j].
+   */
+  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): ReachColumns {
+    const { S, sess, pos, minPos } = this;
+    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
+    return { S, sess, pos, minPos, rwStart: rw.start, rwSess: rw.sess, rwPos: rw.pos };
   }
 
   /**
@@ -308,26 +342,63 @@ function rowsOfBlock(
  */
 export interface RwFilter { kind: Int32Array; intoN: Uint8Array; wanted?: Uint8Array | null }
 
-function kept(only: RwFilter, i: number, rwTo: Int32Array): boolean {
-  return only.intoN[only.kind[i]!] === 1 && (only.wanted == null || only.wanted[rwTo[i]!] === 1);
-}
-
 /**
  * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
  * position (CSR; usually a handful per txn, so reachesN costs far less than a scan of all
  * sessions). Predecessors in untracked sessions are dropped: that only under-approximates.
+ * Each pass is its own function, one per filter, so that V8 optimises each loop with its own
+ * feedback: in a fresh process one function holding them all was compiled on its first loop
+ * and deoptimised on the next (and again when round 2 first brought `wanted`): fig8 30 %, round
+ * 2 over 243k known edges took 17-21 ms instead of a few.
  */
 function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter | null, sess: Int32Array, pos: Int32Array) {
   const byTo = new Int32Array(n + 1);
-  if (only === null) for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
-  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) byTo[rwTo[i]! + 1]!++;
-  for (let t = 0; t < n; t++) byTo[t + 1]! += byTo[t]!;
-  const rwCount = byTo[n]!;
-  const preds = new Int32Array(rwCount);
+  const wanted = only?.wanted ?? null;
+  if (only === null) countAll(byTo, count, rwTo);
+  else if (wanted === null) countKind(byTo, count, rwTo, only.kind, only.intoN);
+  else countWanted(byTo, count, rwTo, only.kind, only.intoN, wanted);
+  prefixSums(byTo, n);
+  const preds = new Int32Array(byTo[n]!);
   const fill = byTo.slice(0, n);
-  if (only === null) for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
-  else for (let i = 0; i < count; i++) if (kept(only, i, rwTo)) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+  if (only === null) fillAll(preds, fill, count, rwFrom, rwTo);
+  else if (wanted === null) fillKind(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN);
+  else fillWanted(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN, wanted);
+  return lastPerSession(n, byTo, preds, sess, pos);
+}
 
+function countAll(byTo: Int32Array, count: number, rwTo: Int32Array): void {
+  for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
+}
+
+function countKind(byTo: Int32Array, count: number, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array): void {
+  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1) byTo[rwTo[i]! + 1]!++;
+}
+
+function countWanted(byTo: Int32Array, count: number, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array, wanted: Uint8Array): void {
+  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1 && wanted[rwTo[i]!] === 1) byTo[rwTo[i]! + 1]!++;
+}
+
+function prefixSums(a: Int32Array, n: number): void {
+  for (let t = 0; t < n; t++) a[t + 1]! += a[t]!;
+}
+
+function fillAll(preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array): void {
+  for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+}
+
+function fillKind(preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array): void {
+  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+}
+
+function fillWanted(
+  preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array, wanted: Uint8Array,
+): void {
+  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1 && wanted[rwTo[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
+}
+
+/** The predecessors `preds` (CSR by `byTo`) reduced to one entry per session, its last position. */
+function lastPerSession(n: number, byTo: Int32Array, preds: Int32Array, sess: Int32Array, pos: Int32Array) {
+  const rwCount = byTo[n]!;
   const start = new Int32Array(n + 1);
   // The sessions are written over `preds` as it is read: entry m is written after preds[j] is
   // read, and m <= j (each predecessor adds at most one entry), so nothing unread is lost.

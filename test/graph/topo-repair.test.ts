@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  backwardSpans, buildSplitGraph, repairTopoOrder, splitTable, topoOrder, topoOrderSplit, type SplitGraph,
+  backwardSpans, backwardSpansOrResort, buildSplitGraph, repairTopoOrder, splitTable, topoOrder, topoOrderSplit, type SplitGraph,
 } from '../../src/graph/split.ts';
 
 const LEVELS = ['ser', 'strict-ser', 'si', 'strict-si', 'pc', 'psi', 'rr'] as const;
@@ -119,4 +119,34 @@ test('repairTopoOrder: the grown graph sorted exactly when plain Kahn sorts it, 
     repaired++;
   }
   assert.ok(repaired > 1000 && foundCyclic > 100 && partial > 500, `repaired ${repaired}, cyclic ${foundCyclic}, partial ${partial}`);
+});
+
+test('backwardSpansOrResort: backwardSpans exactly, or resort only when all the spans cover more than half the positions (4,000 seeded cases, chunks of 1 to 8 edges)', () => {
+  let resorts = 0, same = 0, fullyScannedOverHalf = 0;
+  for (let seed = 1; seed <= 4000; seed++) {
+    const r = rng(seed);
+    const n = 2 + Math.floor(r() * 60);
+    const total = Math.floor(r() * 4 * n);
+    const { from, to, kind } = randomEdges(r, n, total, r() < 0.6 ? 0 : 0.02);
+    const level = LEVELS[seed % LEVELS.length]!;
+    const tbl = splitTable(level);
+    const cut = Math.floor(r() * (total + 1));
+    const g0 = buildSplitGraph(n, cut, from, to, kind, level);
+    const order0 = r() < 0.5 ? topoOrderSplit(g0) : topoOrder(g0);
+    if (order0 === null) continue;
+    const chunk = 1 + Math.floor(r() * 8);
+    const full = backwardSpans(order0, cut, total, from, to, kind, tbl);
+    const got = backwardSpansOrResort(order0, cut, total, from, to, kind, tbl, chunk);
+    let covered = 0;
+    if (full !== null) for (let i = 0, depth = 0; i < 2 * n; i++) { depth += full[i]!; if (depth > 0) covered++; }
+    if (got === 'resort') {
+      assert.ok(covered * 2 > 2 * n, `seed ${seed}: resort, yet the spans cover ${covered} of ${2 * n}`);
+      resorts++;
+      continue;
+    }
+    assert.deepEqual(got, full, `seed ${seed}: spans differ`);
+    if (covered * 2 > 2 * n) fullyScannedOverHalf++;
+    same++;
+  }
+  assert.ok(resorts > 300 && same > 1000 && fullyScannedOverHalf > 50, `resorts ${resorts}, same ${same}, scanned to the end over half ${fullyScannedOverHalf}`);
 });

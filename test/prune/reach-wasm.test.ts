@@ -10,10 +10,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 import type { SplitGraph } from '../../src/graph/split.ts';
 import { minReachablePositions, updateRows } from '../../src/prune/reach.ts';
-import { KERNEL_MIN_CELLS, kernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
+import { embeddedKernelBytes, KERNEL_MIN_CELLS, kernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
 import { assembleModule } from '../../src/prune/wasm-asm.ts';
 import { mulberry32, randInt, type Rng } from '../support/gen.ts';
 
@@ -53,6 +55,25 @@ test('the WebAssembly kernel is available here, and POLYSI_NO_WASM=1 turns it of
     else process.env['POLYSI_NO_WASM'] = old;
   }
 });
+
+test('the kernel bytes that run (reach-wasm-bytes.ts) are what the assembler makes of KERNEL', () => {
+  const assembled = kernelBytes();
+  // The update writes the file; this process still holds the module as it was imported.
+  if (process.env['UPDATE_WASM_KERNEL'] === '1') return writeKernelBytes(assembled);
+  assert.deepEqual(embeddedKernelBytes(), assembled,
+    'src/prune/reach-wasm-bytes.ts is stale: run UPDATE_WASM_KERNEL=1 node --import tsx --test test/prune/reach-wasm.test.ts');
+});
+
+/** Rewrites src/prune/reach-wasm-bytes.ts with `bytes` (its header and layout kept). */
+function writeKernelBytes(bytes: Uint8Array): void {
+  const path = fileURLToPath(new URL('../../src/prune/reach-wasm-bytes.ts', import.meta.url));
+  const b64 = Buffer.from(bytes).toString('base64');
+  const lines: string[] = [];
+  for (let i = 0; i < b64.length; i += 96) lines.push(`  '${b64.slice(i, i + 96)}',`);
+  const old = readFileSync(path, 'utf8');
+  const head = old.slice(0, old.indexOf('export const KERNEL_BASE64'));
+  writeFileSync(path, `${head}export const KERNEL_BASE64 = [\n${lines.join('\n')}\n].join('');\n`);
+}
 
 test('the assembler refuses unknown instructions, locals, labels and unclosed blocks', () => {
   const f = (body: string) => () => assembleModule([{ name: 'f', params: ['a'], result: null, locals: [], body }]);
