@@ -18,7 +18,7 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
-import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import { checkDeadline, DEADLINE_CHECK_AT, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import { INIT_TXN } from '../result/types.ts';
 import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
@@ -189,9 +189,10 @@ function addKeys(v: Validated, byKey: ByKey, known: EdgeList, out: ConstraintWri
   const free = new Int32Array(byKey.widest);
   const chains = v.lists.chains;
 
+  checkDeadline(deadlineMs, 'construct');
   for (let key = 0; key < nKeys; key++) {
     if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
-    if ((key & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'construct');
+    if ((key & DEADLINE_CHECK_MASK) === DEADLINE_CHECK_AT) checkDeadline(deadlineMs, 'construct');
     const chain = chains.size === 0 ? undefined : chains.get(key);
     const w0 = writeStart[key]!, w1 = writeStart[key + 1]!;
     // A register key nobody writes has no pair and no edge (a lone writer still gets RW edges from the initial state's readers).
@@ -371,9 +372,16 @@ function prefixSumsWidest(a: Int32Array, n: number): number {
 /** CSR starts of `count` items bucketed by `keyOf[i]` in [0, n) (prefix sums done). */
 function bucketStarts(keyOf: Int32Array, count: number, n: number): Int32Array {
   const start = new Int32Array(n + 1);
-  for (let i = 0; i < count; i++) start[keyOf[i]! + 1]!++;
+  // The counting loop alone in its function: the call after it, in the same function, had no
+  // type feedback when the loop was compiled, and reaching it threw the compiled code away.
+  countKeys(keyOf, count, start);
   prefixSums(start, n);
   return start;
+}
+
+/** `start[keyOf[i] + 1]++` for i < count. */
+function countKeys(keyOf: Int32Array, count: number, start: Int32Array): void {
+  for (let i = 0; i < count; i++) start[keyOf[i]! + 1]!++;
 }
 
 function prefixSums(a: Int32Array, n: number): void {

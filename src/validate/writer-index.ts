@@ -135,8 +135,28 @@ function writesOfShared(opKind: Uint8Array, opValue: Int32Array, opCount: number
 
 /** CSR starts by key of the `m` sorted writes (prefix sums done). */
 function keyStarts(sorted: Int32Array, m: number, opKey: Int32Array, nKeys: number, keyStart: Int32Array): void {
-  for (let i = 0; i < m; i++) keyStart[opKey[sorted[i]!]! + 1]!++;
-  for (let k = 0; k < nKeys; k++) keyStart[k + 1]! += keyStart[k]!;
+  countBy(sorted, m, opKey, keyStart);
+  prefixSums(keyStart, nKeys);
+}
+
+// One loop per function below: a loop compiled on its own (on-stack replacement) compiles the
+// whole function holding it, and a second loop after it, never run, has no type feedback, so
+// reaching it threw the compiled code away (fig8 30 %: countingSort was deoptimised up to three
+// times per check, keyStarts once).
+
+/** `start[keyOf[items[i]] + 1]++` for the first `m` items. */
+function countBy(items: Int32Array, m: number, keyOf: Int32Array, start: Int32Array): void {
+  for (let i = 0; i < m; i++) start[keyOf[items[i]!]! + 1]!++;
+}
+
+/** Running sums: `a[k + 1] += a[k]` for k < n. */
+function prefixSums(a: Int32Array, n: number): void {
+  for (let k = 0; k < n; k++) a[k + 1]! += a[k]!;
+}
+
+/** Stable scatter of `items` into the buckets of `keyOf[item]` (`fill`: bucket starts, advanced). */
+function scatterBy(items: Int32Array, keyOf: Int32Array, fill: Int32Array, out: Int32Array): void {
+  for (let i = 0; i < items.length; i++) out[fill[keyOf[items[i]!]!]!++] = items[i]!;
 }
 
 /**
@@ -154,11 +174,11 @@ function sortedValues(sorted: Int32Array, m: number, opKey: Int32Array, opValue:
 }
 
 /** Stable counting sort of `items` by `keyOf[item]` in [0, range). */
-function countingSort(items: Int32Array, range: number, keyOf: Int32Array | Uint8Array): Int32Array {
+function countingSort(items: Int32Array, range: number, keyOf: Int32Array): Int32Array {
   const start = new Int32Array(range + 1);
-  for (let i = 0; i < items.length; i++) start[keyOf[items[i]!]! + 1]!++;
-  for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
+  countBy(items, items.length, keyOf, start);
+  prefixSums(start, range);
   const out = new Int32Array(items.length);
-  for (let i = 0; i < items.length; i++) out[start[keyOf[items[i]!]!]!++] = items[i]!;
+  scatterBy(items, keyOf, start, out);
   return out;
 }
