@@ -52,7 +52,24 @@ export interface PruneOptions {
    * CONTRACT_MIN_TXNS). 0 (the default) always hands it over when it is exact.
    */
   contractMinTxns?: number;
+  /**
+   * From this many transactions on, rounds after the first build the RW predecessor lists only
+   * for the txns that active constraints' edges leave (edgeSources). Default
+   * RW_LISTS_FILTER_MIN_TXNS. Either way the scan decides the same: it reads no other list.
+   */
+  rwListsFilterMinTxns?: number;
 }
+
+/**
+ * Below this many transactions a later round's RW predecessor lists are built for every txn,
+ * as in the first round. Why: the filter (edgeSources, then the lists restricted to the txns it
+ * marks) saves memory at 10^6 txns (peak 1,912 -> 1,867 MB), but in a fresh process on a
+ * history of fig8's size it costs more than it saves: edgeSources' pass over every constraint
+ * and the filtered count and fill are cold code, while the unfiltered ones were compiled in the
+ * first round (fig8 30 %, round 2's lists and the scan's preparation, load 7-10: best/median
+ * 28.4/46.0 ms filtered, 14.7/17.5 ms not).
+ */
+export const RW_LISTS_FILTER_MIN_TXNS = 1 << 16;
 
 /**
  * The early stop the checker uses (check/index.ts): a round deciding less than half of what was
@@ -241,7 +258,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     try {
       if (table === null) {
         const room = () => {
-          splitCap = splitEdgesBound(pg, g1.outTo.length, tbl);
+          splitCap = pg.consCount <= SCAN_CONSTRAINTS_MAX ? splitEdgesCoarseBound(pg, g1.outTo.length, tbl) : splitEdgesBound(pg, g1.outTo.length, tbl);
           return { splitEdgesMax: splitCap, scan: scanSize(pg, splitCap) };
         };
         table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room);
@@ -256,8 +273,10 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // The known edges with a split edge from a .d node into a .n node (SI: RW; PC: RW and
       // WW), read in place from the known columns: "does u reach t.n?" goes through them. Edges
       // into t.n from a .n node (PC's WW) are left out, which only under-approximates (safe).
-      // After the first round only the lists of txns that active constraints' edges leave.
-      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: rounds === 1 ? null : edgeSources(h.txnCount, pg, active) };
+      // After the first round, on large histories, only the lists of txns that active
+      // constraints' edges leave (RW_LISTS_FILTER_MIN_TXNS says why not on smaller ones).
+      const filter = rounds > 1 && h.txnCount >= (opts.rwListsFilterMinTxns ?? RW_LISTS_FILTER_MIN_TXNS);
+      const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: filter ? edgeSources(h.txnCount, pg, active) : null };
       kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
       reach = kernel === null ? table.columns(known.length, known.from.view(), known.to.view(), rwOnly) : null;
     } catch (err) {
@@ -288,7 +307,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
  * split edges of the larger side of every constraint (a constraint forces one side). The
  * WebAssembly kernel reserves its memory for that at once (reach-wasm.ts says why).
  */
-function splitEdgesBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable): number {
+export function splitEdgesBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable): number {
   const { consCount, edgeStart, ceKind } = pg;
   const count = tbl.count;
   let bound = firstSplitEdges;
@@ -300,6 +319,21 @@ function splitEdgesBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable
     bound += either > or ? either : or;
   }
   return bound;
+}
+
+/**
+ * splitEdgesBound without its pass over the constraint edges: every constraint edge counted
+ * with the most split edges any kind has (at least each side's, so at least the larger side's).
+ * Used where the kernel scans (at most SCAN_CONSTRAINTS_MAX constraints): there the room it
+ * over-reserves is a few MB of memory and of extension buffers that are never touched (fig8
+ * 30 %: 409k constraint edges, 2 split edges at most per edge at SI), while the exact pass was
+ * cold code over every constraint edge in a fresh process (2.6 ms). Larger polygraphs keep the
+ * exact bound: at 10^6 txns the excess would be tens of MB.
+ */
+export function splitEdgesCoarseBound(pg: Polygraph, firstSplitEdges: number, tbl: SplitTable): number {
+  let most = 0;
+  for (let k = 0; k < tbl.count.length; k++) if (tbl.count[k]! > most) most = tbl.count[k]!;
+  return firstSplitEdges + most * pg.ceFrom.length;
 }
 
 /**

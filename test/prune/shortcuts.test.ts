@@ -16,9 +16,9 @@ import assert from 'node:assert/strict';
 import { validate, type Validated } from '../../src/validate/validate.ts';
 import type { History } from '../../src/history/model.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, closingQuery, topoOrder, usesRealTime } from '../../src/graph/split.ts';
+import { buildSplitGraph, checksRwApart, closingQuery, splitTable, topoOrder, usesRealTime } from '../../src/graph/split.ts';
 import { closingRw } from '../../src/graph/forbidden.ts';
-import { addSide, pruneConstraints, type PruneOutcome } from '../../src/prune/prune.ts';
+import { addSide, pruneConstraints, splitEdgesBound, splitEdgesCoarseBound, type PruneOutcome } from '../../src/prune/prune.ts';
 import { solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
 import { mulberry32, randomHistory, simulatedSiHistory } from '../support/gen.ts';
@@ -207,7 +207,7 @@ function naivePruneSi(pg: Polygraph): Uint8Array | null {
   }
 }
 
-test('SI pruning to the fixpoint decides exactly what rounds of graph searches decide (RW lists, repaired orders, incremental tables)', () => {
+test('SI pruning to the fixpoint decides exactly what rounds of graph searches decide (RW lists filtered or not, repaired orders, incremental tables)', () => {
   let cases = 0, multiRound = 0, decidedLater = 0;
   for (let seed = 1; seed <= 300; seed++) {
     const rng = mulberry32(5000 + seed);
@@ -216,17 +216,43 @@ test('SI pruning to the fixpoint decides exactly what rounds of graph searches d
       : simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 4, bug: seed % 3 === 0 ? 'mixed' : 'none' });
     const v = validate(h);
     if (v.anomalies.length > 0) continue;
-    const pg = buildPolygraph(v);
     const expected = naivePruneSi(buildPolygraph(v));
-    const p = pruneConstraints(h, pg, { level: 'si', roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
-    if (expected === null) {
-      assert.ok(p.cyclic, `seed ${seed}: the graph searches found a cycle, pruning did not`);
-      continue;
+    // Later rounds' RW lists restricted to the txns active constraints' edges leave (as on
+    // large histories), and for every txn (as below RW_LISTS_FILTER_MIN_TXNS).
+    for (const rwListsFilterMinTxns of [0, Number.POSITIVE_INFINITY]) {
+      const pg = buildPolygraph(v);
+      const p = pruneConstraints(h, pg, { level: 'si', roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, rwListsFilterMinTxns });
+      const at = `seed ${seed}, lists ${rwListsFilterMinTxns === 0 ? 'filtered' : 'for every txn'}`;
+      if (expected === null) { assert.ok(p.cyclic, `${at}: the graph searches found a cycle, pruning did not`); continue; }
+      assert.ok(!p.cyclic, `${at}: pruning found a cycle, the graph searches did not`);
+      assert.deepEqual(p.active, expected, `${at}: active constraints differ`);
+      if (rwListsFilterMinTxns !== 0) continue;
+      cases++;
+      if (p.rounds > 2) { multiRound++; decidedLater += p.activeCount < pg.consCount ? 1 : 0; }
     }
-    assert.ok(!p.cyclic, `seed ${seed}: pruning found a cycle, the graph searches did not`);
-    assert.deepEqual(p.active, expected, `seed ${seed}: active constraints differ`);
-    cases++;
-    if (p.rounds > 2) { multiRound++; decidedLater += p.activeCount < pg.consCount ? 1 : 0; }
   }
   assert.ok(cases > 100 && multiRound > 30, `${cases} cases, ${multiRound} with three rounds or more`);
+});
+
+test('the split edge bounds the kernel reserves room for: the coarse one is at least the exact one, which is at least the final known graph\'s split edges', () => {
+  let cases = 0, strict = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const { h, v } = smallCase(9000 + seed, seed);
+    if (v.anomalies.length > 0) continue;
+    for (const level of LEVELS) {
+      const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const k0 = pg.known.views();
+      const first = buildSplitGraph(pg.nodeCount, k0.from.length, k0.from, k0.to, k0.kind, level).outTo.length;
+      const tbl = splitTable(level);
+      const exact = splitEdgesBound(pg, first, tbl), coarse = splitEdgesCoarseBound(pg, first, tbl);
+      pruneConstraints(h, pg, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY });
+      const k = pg.known.views();
+      const final = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level).outTo.length;
+      assert.ok(final <= exact, `seed ${seed} ${level}: ${final} split edges, exact bound ${exact}`);
+      assert.ok(exact <= coarse, `seed ${seed} ${level}: exact bound ${exact}, coarse ${coarse}`);
+      cases++;
+      if (exact < coarse) strict++;
+    }
+  }
+  assert.ok(cases > 500 && strict > 100, `${cases} cases, ${strict} with a coarser bound`);
 });
