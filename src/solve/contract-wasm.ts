@@ -17,6 +17,7 @@
  */
 
 import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { EDGES_BASE64 } from './contract-wasm-bytes.ts';
 
 /** Header slots (byte offsets) holding the arrays' byte addresses; the kernel loads them first. */
 const H = {
@@ -188,13 +189,22 @@ const WASM_BYTES_MAX = 64 << 20;
 let compiled: WebAssembly.Module | null | undefined;
 
 function edgesModule(): WebAssembly.Module | null {
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([EDGES])) : null;
+  // From the bytes assembled ahead of time (contract-wasm-bytes.ts: the tests check they are EDGES's).
+  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedContractKernelBytes()) : null;
   return compiled;
 }
 
-/** The module's bytes (tests validate them). */
+/** The module's bytes, assembled from EDGES (tests validate them and compare them with the embedded ones). */
 export function contractKernelBytes(): Uint8Array<ArrayBuffer> {
   return assembleModule([EDGES]);
+}
+
+/** The module's bytes as contract-wasm-bytes.ts holds them (what runs). */
+export function embeddedContractKernelBytes(): Uint8Array<ArrayBuffer> {
+  const text = atob(EDGES_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 function wasmWanted(): boolean {

@@ -18,6 +18,7 @@
  */
 
 import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { KAHN_BASE64 } from './kahn-bytes.ts';
 
 /** One CSR graph: node u's heads are `to[start[u] .. start[u+1]-1]`. */
 export interface Csr { start: Int32Array; to: Int32Array }
@@ -128,13 +129,22 @@ const WASM_BYTES_MAX = 64 << 20;
 let compiled: WebAssembly.Module | null | undefined;
 
 function kahnModule(): WebAssembly.Module | null {
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([KAHN])) : null;
+  // From the bytes assembled ahead of time (kahn-bytes.ts: the tests check they are KAHN's).
+  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedKahnBytes()) : null;
   return compiled;
 }
 
-/** The module's bytes (tests validate them). */
+/** The module's bytes, assembled from KAHN (tests validate them and compare them with the embedded ones). */
 export function kahnBytes(): Uint8Array<ArrayBuffer> {
   return assembleModule([KAHN]);
+}
+
+/** The module's bytes as kahn-bytes.ts holds them (what runs). */
+export function embeddedKahnBytes(): Uint8Array<ArrayBuffer> {
+  const text = atob(KAHN_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 /** False under POLYSI_NO_WASM=1 (the JS passes then run, as everywhere else) or without WebAssembly. */

@@ -16,6 +16,7 @@
  */
 
 import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { CSR_BASE64 } from './csr-wasm-bytes.ts';
 
 /** csr(m, N, from, to, id, outStart, outTo, outId, inStart, inFrom, fillOut, fillIn): 0, or -1 for an end out of range. */
 const CSR: WatFunc = {
@@ -95,13 +96,22 @@ const WASM_BYTES_MAX = 64 << 20;
 let compiled: WebAssembly.Module | null | undefined;
 
 function csrModule(): WebAssembly.Module | null {
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(assembleModule([CSR])) : null;
+  // From the bytes assembled ahead of time (csr-wasm-bytes.ts: the tests check they are CSR's).
+  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedCsrKernelBytes()) : null;
   return compiled;
 }
 
-/** The module's bytes (tests validate them). */
+/** The module's bytes, assembled from CSR (tests validate them and compare them with the embedded ones). */
 export function csrKernelBytes(): Uint8Array<ArrayBuffer> {
   return assembleModule([CSR]);
+}
+
+/** The module's bytes as csr-wasm-bytes.ts holds them (what runs). */
+export function embeddedCsrKernelBytes(): Uint8Array<ArrayBuffer> {
+  const text = atob(CSR_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 function wasmWanted(): boolean {
