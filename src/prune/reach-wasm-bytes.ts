@@ -1,6 +1,6 @@
 /**
  * The WebAssembly kernel of reach-wasm.ts as bytes, assembled ahead of time: in a fresh process
- * assembling its text (wasm-asm.ts) cost about 3 ms, compiling the bytes 0.3 ms.
+ * assembling its text (util/wasm-asm.ts) cost about 3 ms, compiling the bytes 0.3 ms.
  * Generated from reach-wasm.ts's KERNEL; test/prune/reach-wasm.test.ts checks that it is still
  * what the assembler makes, and rewrites it when run with UPDATE_WASM_KERNEL=1.
  */

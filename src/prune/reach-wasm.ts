@@ -23,15 +23,15 @@
 
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { SplitGraph } from '../graph/split.ts';
-import { assembleModule, type WatFunc } from './wasm-asm.ts';
+import { assembleModule, type WatFunc } from '../util/wasm-asm.ts';
+import { base64Bytes, freshMemory, lazyModule, WASM_PAGE, wasmWanted } from '../util/wasm.ts';
 import { KERNEL_BASE64 } from './reach-wasm-bytes.ts';
 
 const INF = 0x7fffffff;
-const PAGE = 65536;
 /** Nodes handled by one call into the kernel between deadline checks (as reach.ts's BLOCK). */
 const BLOCK = DEADLINE_CHECK_MASK + 1;
 /** WebAssembly (32-bit) memories end at 4 GiB; past a bit less, the JS passes run instead. */
-export const WASM_BYTES_MAX = 4 * 2 ** 30 - 64 * PAGE;
+export const WASM_BYTES_MAX = 4 * 2 ** 30 - 64 * WASM_PAGE;
 
 // Reading `base[idx]` of an Int32 array at byte address `base` is written out as
 // `local.get $idx i32.const 2 i32.shl local.get $base i32.add i32.load` below.
@@ -509,30 +509,16 @@ interface Kernel {
 
 const KERNEL = [MERGE, MERGE_ANY, ROWS, UPDATE, REACHES_D, REACHES_N, BLOCKING, DECIDE, GATHER];
 
-let compiled: WebAssembly.Module | null | undefined;
-
 /**
  * The kernel's module, compiled on first use from the bytes assembled ahead of time
- * (reach-wasm-bytes.ts: the tests check they are KERNEL's); null where WebAssembly SIMD is missing.
+ * (reach-wasm-bytes.ts: the tests check they are KERNEL's); null where WebAssembly SIMD is missing
+ * (a very old engine or one with it disabled): the JS passes do the work.
  */
-function kernelModule(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedKernelBytes()) : null;
-  } catch (err) {
-    // No SIMD (a very old engine or one with it disabled): the JS passes do the work.
-    if (err instanceof WebAssembly.CompileError) compiled = null;
-    else throw err;
-  }
-  return compiled;
-}
+const kernelModule = lazyModule(embeddedKernelBytes);
 
 /** The kernel's bytes as reach-wasm-bytes.ts holds them (what runs; the tests compare them with kernelBytes). */
 export function embeddedKernelBytes(): Uint8Array<ArrayBuffer> {
-  const text = atob(KERNEL_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
+  return base64Bytes(KERNEL_BASE64);
 }
 
 /** The kernel's bytes, assembled from KERNEL (tests validate them). */
@@ -559,9 +545,7 @@ export function kernelWanted(cells: number): boolean {
 
 /** Whether the WebAssembly kernel is wanted (POLYSI_NO_WASM=1 selects the JS passes) and usable here. */
 export function wasmAvailable(): boolean {
-  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
-  if (off !== undefined && off !== '' && off !== '0') return false;
-  return kernelModule() !== null;
+  return wasmWanted() && kernelModule() !== null;
 }
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
@@ -658,14 +642,10 @@ export class WasmReach {
     const scanBytes = scan === null ? 0 : scanArea(0, scan, sess.length).end;
     const bytes = align16(cells * 4) + 8 * sess.length + 32 + scanBytes + passBytes(g.nodeCount, Math.max(splitEdgesMax, g.outTo.length), S);
     if (bytes > WASM_BYTES_MAX) return null;
-    try {
-      const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
-      const instance = new WebAssembly.Instance(module, { env: { memory } });
-      return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos, scan);
-    } catch (err) {
-      if (err instanceof RangeError) return null;
-      throw err;
-    }
+    const memory = freshMemory(bytes);
+    if (memory === null) return null;
+    const instance = new WebAssembly.Instance(module, { env: { memory } });
+    return new WasmReach(memory, instance.exports as unknown as Kernel, S, cells, sess, pos, scan);
   }
 
   /** The table (minPos), a view of the memory; valid until the next pass. */
@@ -677,7 +657,7 @@ export class WasmReach {
   /** Grows the memory to at least `bytes` (RangeError when it cannot); see `create` on why it rarely should. */
   private reserve(bytes: number): void {
     const have = this.memory.buffer.byteLength;
-    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
+    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / WASM_PAGE));
   }
 
   /** Copies `a` to the next free place at or after `at`; returns its byte address. */

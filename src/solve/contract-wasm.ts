@@ -5,7 +5,7 @@
  * pruning's table (S, pos, minPos), the next txn of D on each chain (`at`, `base`, `len`) and
  * the (c) lists (`into`), as contract.ts's `contractedEdges` takes them.
  * Gives: the same edges in the same order (`EdgeKernel.edges`), or null when WebAssembly is
- * off (POLYSI_NO_WASM=1), missing, or the arrays pass 64 MB (WASM_BYTES_MAX): the JS pass
+ * off (POLYSI_NO_WASM=1), missing, or the arrays pass 64 MB (KERNEL_COPY_BYTES_MAX): the JS pass
  * then runs.
  * Why: the pass reads the reach table ~3 million times (fig8 30 %: 16,665 nodes x 25 chains,
  * and the kept targets' rows), once per solve; in a fresh process its JS loop ran mostly
@@ -16,7 +16,8 @@
  * blocks of nodes.
  */
 
-import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { assembleModule, type WatFunc } from '../util/wasm-asm.ts';
+import { base64Bytes, freshMemory, KERNEL_COPY_BYTES_MAX, lazyModule, wasmWanted } from '../util/wasm.ts';
 import { EDGES_BASE64 } from './contract-wasm-bytes.ts';
 
 /** Header slots (byte offsets) holding the arrays' byte addresses; the kernel loads them first. */
@@ -177,22 +178,8 @@ const EDGES: WatFunc = {
   `,
 };
 
-const PAGE = 65536;
-/**
- * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
- * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
- * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
- * 2-7 MB per kernel.
- */
-const WASM_BYTES_MAX = 64 << 20;
-
-let compiled: WebAssembly.Module | null | undefined;
-
-function edgesModule(): WebAssembly.Module | null {
-  // From the bytes assembled ahead of time (contract-wasm-bytes.ts: the tests check they are EDGES's).
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedContractKernelBytes()) : null;
-  return compiled;
-}
+/** From the bytes assembled ahead of time (contract-wasm-bytes.ts: the tests check they are EDGES's). */
+const edgesModule = lazyModule(embeddedContractKernelBytes);
 
 /** The module's bytes, assembled from EDGES (tests validate them and compare them with the embedded ones). */
 export function contractKernelBytes(): Uint8Array<ArrayBuffer> {
@@ -201,25 +188,7 @@ export function contractKernelBytes(): Uint8Array<ArrayBuffer> {
 
 /** The module's bytes as contract-wasm-bytes.ts holds them (what runs). */
 export function embeddedContractKernelBytes(): Uint8Array<ArrayBuffer> {
-  const text = atob(EDGES_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
-
-function wasmWanted(): boolean {
-  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
-  return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
-}
-
-/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
-function freshMemory(bytes: number): WebAssembly.Memory | null {
-  try {
-    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
-  } catch (err) {
-    if (err instanceof RangeError) return null;
-    throw err;
-  }
+  return base64Bytes(EDGES_BASE64);
 }
 
 /** The edge pass's inputs (contract.ts's names). */
@@ -260,7 +229,7 @@ export function edgeKernel(x: EdgeInputs, always = false): EdgeKernel | null {
   const arrays = [x.minPos, x.pos, x.at, x.base, x.len, x.splitOf, x.nodeOf, x.into.start, x.into.end, x.into.pred];
   let bytes = HEADER_BYTES + 4 * (4 * S + 2 * cap);
   for (const a of arrays) bytes += 4 * a.length;
-  if (bytes > WASM_BYTES_MAX) return null;
+  if (bytes > KERNEL_COPY_BYTES_MAX) return null;
   const module = edgesModule();
   if (module === null) return null;
   const memory = freshMemory(bytes);

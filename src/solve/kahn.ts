@@ -17,7 +17,8 @@
  * Invariant: both return the same count for the same graphs; neither changes its inputs.
  */
 
-import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { assembleModule, type WatFunc } from '../util/wasm-asm.ts';
+import { base64Bytes, freshMemory, KERNEL_COPY_BYTES_MAX, lazyModule, wasmWanted } from '../util/wasm.ts';
 import { KAHN_BASE64 } from './kahn-bytes.ts';
 
 /** One CSR graph: node u's heads are `to[start[u] .. start[u+1]-1]`. */
@@ -117,22 +118,8 @@ const KAHN: WatFunc = {
   `,
 };
 
-const PAGE = 65536;
-/**
- * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
- * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
- * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
- * 2-7 MB per kernel.
- */
-const WASM_BYTES_MAX = 64 << 20;
-
-let compiled: WebAssembly.Module | null | undefined;
-
-function kahnModule(): WebAssembly.Module | null {
-  // From the bytes assembled ahead of time (kahn-bytes.ts: the tests check they are KAHN's).
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedKahnBytes()) : null;
-  return compiled;
-}
+/** From the bytes assembled ahead of time (kahn-bytes.ts: the tests check they are KAHN's). */
+const kahnModule = lazyModule(embeddedKahnBytes);
 
 /** The module's bytes, assembled from KAHN (tests validate them and compare them with the embedded ones). */
 export function kahnBytes(): Uint8Array<ArrayBuffer> {
@@ -141,16 +128,7 @@ export function kahnBytes(): Uint8Array<ArrayBuffer> {
 
 /** The module's bytes as kahn-bytes.ts holds them (what runs). */
 export function embeddedKahnBytes(): Uint8Array<ArrayBuffer> {
-  const text = atob(KAHN_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
-
-/** False under POLYSI_NO_WASM=1 (the JS passes then run, as everywhere else) or without WebAssembly. */
-function wasmWanted(): boolean {
-  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
-  return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
+  return base64Bytes(KAHN_BASE64);
 }
 
 /**
@@ -170,7 +148,7 @@ export function kahnCount(N: number, a: Csr, b: EdgeList, kernel: 'auto' | 'alwa
   if (b.from.length !== b.to.length) malformed();
   const bytes = 4 * ((N + 1) + a.to.length + 3 * b.to.length + 3 * N);
   const small = kernel === 'auto' && N + a.to.length + b.to.length < KAHN_KERNEL_MIN;
-  if (small || !wasmWanted() || bytes > WASM_BYTES_MAX) return kahnCountJs(N, a, b);
+  if (small || !wasmWanted() || bytes > KERNEL_COPY_BYTES_MAX) return kahnCountJs(N, a, b);
   const module = kahnModule();
   if (module === null) return kahnCountJs(N, a, b);
   // A fresh memory per check: zeroed pages are the in-degree array's initial value, and it is
@@ -188,16 +166,6 @@ export function kahnCount(N: number, a: Csr, b: EdgeList, kernel: 'auto' | 'alwa
   const sorted = kahn(N, aS, aT, bF, bT, deg, q, bHead, bNext);
   if (sorted < 0) malformed();
   return sorted;
-}
-
-/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
-function freshMemory(bytes: number): WebAssembly.Memory | null {
-  try {
-    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
-  } catch (err) {
-    if (err instanceof RangeError) return null;
-    throw err;
-  }
 }
 
 /** Stage-boundary check of a's ends (the kernel checks the rest: nodes, starts' order). */

@@ -1,6 +1,6 @@
 /**
  * The bytes of the theory's adjacency kernel, assembled ahead of time: the solve stage was the last one to run the
- * assembler (prune/wasm-asm.ts) in a fresh process, cold, for its three kernels.
+ * assembler (util/wasm-asm.ts) in a fresh process, cold, for its three kernels.
  * Generated from csr-wasm.ts's CSR; test/solve/kernel-bytes.test.ts checks that they are still what the
  * assembler makes, and rewrites them when run with UPDATE_WASM_KERNEL=1.
  */

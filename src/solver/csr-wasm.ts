@@ -9,13 +9,14 @@
  * `inStart` (N + 1) and `inFrom` (edges by head, in edge order within a head): exactly what the
  * JS counting sort gives (`csrJs`; test/solver/csr-wasm.test.ts compares them); or null where
  * the JS should run: POLYSI_NO_WASM=1, no WebAssembly, fewer than CSR_KERNEL_MIN edges, or more
- * than 64 MB of kernel memory (WASM_BYTES_MAX).
+ * than 64 MB of kernel memory (KERNEL_COPY_BYTES_MAX).
  * Why: the passes run once per solve over ~100,000 edges (fig8 30 %: the contracted graph's
  * 72,514 fixed edges, twice), mostly before V8 optimises them; V8 compiles WebAssembly before
  * it runs (Liftoff). An end outside 0 .. N-1 is an error, never a stray write.
  */
 
-import { assembleModule, type WatFunc } from '../prune/wasm-asm.ts';
+import { assembleModule, type WatFunc } from '../util/wasm-asm.ts';
+import { base64Bytes, freshMemory, KERNEL_COPY_BYTES_MAX, lazyModule, wasmWanted } from '../util/wasm.ts';
 import { CSR_BASE64 } from './csr-wasm-bytes.ts';
 
 /** csr(m, N, from, to, id, outStart, outTo, outId, inStart, inFrom, fillOut, fillIn): 0, or -1 for an end out of range. */
@@ -84,22 +85,8 @@ export interface Adjacency {
 /** Fewer edges keep the JS: assembling and compiling the kernel costs ~1 ms once per process. */
 export const CSR_KERNEL_MIN = 1 << 14;
 
-const PAGE = 65536;
-/**
- * Past this many bytes of kernel memory the JS runs instead, in place: the kernel copies its
- * inputs, and at scale the copy would add to the check's peak memory (10^6 txns: the known split
- * graph alone is ~160 MB, the reach table ~200 MB; the target there is 2 GB). fig8 30 % needs
- * 2-7 MB per kernel.
- */
-const WASM_BYTES_MAX = 64 << 20;
-
-let compiled: WebAssembly.Module | null | undefined;
-
-function csrModule(): WebAssembly.Module | null {
-  // From the bytes assembled ahead of time (csr-wasm-bytes.ts: the tests check they are CSR's).
-  if (compiled === undefined) compiled = typeof WebAssembly === 'object' ? new WebAssembly.Module(embeddedCsrKernelBytes()) : null;
-  return compiled;
-}
+/** From the bytes assembled ahead of time (csr-wasm-bytes.ts: the tests check they are CSR's). */
+const csrModule = lazyModule(embeddedCsrKernelBytes);
 
 /** The module's bytes, assembled from CSR (tests validate them and compare them with the embedded ones). */
 export function csrKernelBytes(): Uint8Array<ArrayBuffer> {
@@ -108,15 +95,7 @@ export function csrKernelBytes(): Uint8Array<ArrayBuffer> {
 
 /** The module's bytes as csr-wasm-bytes.ts holds them (what runs). */
 export function embeddedCsrKernelBytes(): Uint8Array<ArrayBuffer> {
-  const text = atob(CSR_BASE64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
-
-function wasmWanted(): boolean {
-  const off = typeof process === 'object' ? process.env['POLYSI_NO_WASM'] : undefined;
-  return !(off !== undefined && off !== '' && off !== '0') && typeof WebAssembly === 'object';
+  return base64Bytes(CSR_BASE64);
 }
 
 /**
@@ -130,7 +109,7 @@ export function adjacency(N: number, from: Int32Array, to: Int32Array, ids: Int3
   if (to.length !== m || id.length !== m) throw new RangeError('edge columns differ in length');
   const bytes = 4 * (6 * m + 4 * (N + 1));
   const wanted = kernel === 'always' || (kernel === 'auto' && m >= CSR_KERNEL_MIN);
-  const module = wanted && wasmWanted() && bytes <= WASM_BYTES_MAX ? csrModule() : null;
+  const module = wanted && wasmWanted() && bytes <= KERNEL_COPY_BYTES_MAX ? csrModule() : null;
   if (module === null) return csrJs(N, from, to, id);
   const memory = freshMemory(bytes);
   if (memory === null) return csrJs(N, from, to, id);
@@ -151,16 +130,6 @@ export function adjacency(N: number, from: Int32Array, to: Int32Array, ids: Int3
   }
   const copy = (where: number, n: number): Int32Array<ArrayBuffer> => new Int32Array(buf, where, n).slice();
   return { outStart: copy(outStart, N + 1), outTo: copy(outTo, m), outId: copy(outId, m), inStart: copy(inStart, N + 1), inFrom: copy(inFrom, m) };
-}
-
-/** A fresh memory of `bytes`, or null when it cannot be had (RangeError): the JS then runs. */
-function freshMemory(bytes: number): WebAssembly.Memory | null {
-  try {
-    return new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
-  } catch (err) {
-    if (err instanceof RangeError) return null;
-    throw err;
-  }
 }
 
 /** The same in JS (one loop per helper: this runs once per solve, mostly before V8 optimises it). */

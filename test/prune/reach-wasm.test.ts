@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { SplitGraph } from '../../src/graph/split.ts';
 import { minReachablePositions, updateRows } from '../../src/prune/reach.ts';
 import { embeddedKernelBytes, KERNEL_MIN_CELLS, kernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
-import { assembleModule } from '../../src/prune/wasm-asm.ts';
+import { assembleModule } from '../../src/util/wasm-asm.ts';
 import { mulberry32, randInt, type Rng } from '../support/gen.ts';
 
 const INF_MS = Number.POSITIVE_INFINITY;

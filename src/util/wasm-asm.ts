@@ -1,13 +1,15 @@
 /**
  * A tiny WebAssembly assembler: functions written in the flat (stack) form of the WebAssembly
- * text format, a small subset of it, turned into the bytes of a module at run time.
+ * text format, a small subset of it, turned into the bytes of a module.
  *
  * Takes: function definitions (parameter and local names, a body in flat WAT text). Gives: the
  * bytes of a module that imports one memory (`env.memory`) and exports every function.
- * Why: pruning's reachability kernel (reach-wasm.ts) runs as WebAssembly, which V8 compiles at
- * once (Liftoff) instead of interpreting until TurboFan has feedback; the module is a few
- * hundred bytes, so it is cheaper to assemble from readable source on first use (well under a
- * millisecond) than to commit a binary or depend on a compiler package.
+ * Why: the kernels (prune/reach-wasm.ts, solve/kahn.ts, solve/contract-wasm.ts,
+ * solver/csr-wasm.ts) run as WebAssembly, which V8 compiles at once (Liftoff) instead of
+ * interpreting until TurboFan has feedback. Their source stays readable text in each kernel's file; the bytes
+ * that run are assembled ahead of time into a `*-bytes.ts` file beside each kernel (assembling in
+ * a fresh process cost ~3 ms), and the tests check those bytes are what this assembler makes.
+ * A leaf module (imports nothing).
  * The subset: i32 and v128 locals; block / loop / if / else / end with optional $labels (br and
  * br_if name them); local.get/set/tee by $name; call by $name; i32 arithmetic and comparisons;
  * i32 and v128 loads and stores with `offset=N`; memory.copy; a few i32x4 / v128 operations.
