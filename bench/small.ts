@@ -12,21 +12,27 @@
  *                                     the check reports (parse .. explain) from --json; the
  *                                     violation also without the code cache (POLYSI_NO_CODE_CACHE=1:
  *                                     dist/polysi.mjs, as before the cache), to compare;
+ *   polysi check SAMPLE               the first --sample histories of the corpus one by one, each
+ *                                     in fresh processes: the median per verdict (one history is
+ *                                     one draw; see below);
  *   polysi check CORPUS_DIR           the whole corpus in one command on every core.
  * `polysi` is the package's "bin" (bin/polysi.cjs), run as `node BIN ...`.
- * Usage: npm run bench:small [-- --runs 7] [-- --corpus 3302] [-- --corpus-runs 1]
+ * Usage: npm run bench:small [-- --runs 7] [-- --corpus 3302] [-- --corpus-runs 1] [-- --sample 40]
  */
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureSmallInputs } from './small-gen.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, corpus: { type: 'string', default: '3302' }, 'corpus-runs': { type: 'string', default: '1' } } });
-const runs = Number(values.runs), corpusSize = Number(values.corpus), corpusRuns = Number(values['corpus-runs']);
+const { values } = parseArgs({ options: {
+  runs: { type: 'string', default: '7' }, corpus: { type: 'string', default: '3302' }, 'corpus-runs': { type: 'string', default: '1' },
+  sample: { type: 'string', default: '40' },
+} });
+const runs = Number(values.runs), corpusSize = Number(values.corpus), corpusRuns = Number(values['corpus-runs']), sampleSize = Number(values.sample);
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: { polysi: string } };
 const bin = fileURLToPath(new URL(`../${pkg.bin.polysi}`, import.meta.url));
 const dir = process.env['POLYSI_BENCH_DIR'] ?? join(tmpdir(), 'polysi-bench-small');
@@ -79,6 +85,43 @@ for (const [name, path, code] of [['violation', inputs.violation, 1], ['valid', 
   const check = stats(js.map((j) => ['validate', 'construct', 'prune', 'solve'].reduce((a, k) => a + (j.timesMs[k] ?? 0), 0)));
   console.log(`  parse: ${stage('parse')}\n  check (validate..solve): ${check}${name === 'violation' ? `\n  explain: ${stage('explain')}; anomalies shown ${js.map((j) => j.anomalies.length).join(',')}` : ''}`);
 }
+// One history is one draw: the valid.jsonl above happens to need no solver search, while most
+// valid histories of that shape leave pruning with constraints whose phases close a cycle (the
+// solver then backtracks). So the same comparison over a sample of the corpus, each history in a
+// fresh process `runs` times (best of those per history), then the median over the histories of
+// each verdict: what a user checking many such histories one by one sees.
+const sampleFiles = readdirSync(inputs.corpus).filter((f) => f.endsWith('.jsonl')).sort().slice(0, sampleSize);
+if (sampleFiles.length > 0) {
+  interface Best { wall: number; check: number; explain: number; prune: number; solve: number }
+  const byVerdict = new Map<string, Best[]>();
+  for (const f of sampleFiles) {
+    const path = join(inputs.corpus, f);
+    const best: Best = { wall: Infinity, check: Infinity, explain: Infinity, prune: Infinity, solve: Infinity };
+    let verdict = '';
+    for (let i = 0; i < Math.max(1, Math.min(runs, 5)); i++) {
+      best.wall = Math.min(best.wall, run([bin, 'check', path]).ms);
+      const j = JSON.parse(run([bin, 'check', path, '--json']).out) as { verdict: string; timesMs: Record<string, number> };
+      verdict = j.verdict;
+      const t = (k: string) => j.timesMs[k] ?? 0;
+      best.check = Math.min(best.check, t('validate') + t('construct') + t('prune') + t('solve'));
+      best.explain = Math.min(best.explain, t('explain'));
+      best.prune = Math.min(best.prune, t('prune'));
+      best.solve = Math.min(best.solve, t('solve'));
+    }
+    byVerdict.set(verdict, [...(byVerdict.get(verdict) ?? []), best]);
+  }
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  console.log(`sample of ${sampleFiles.length} corpus histories, each best of ${Math.max(1, Math.min(runs, 5))} fresh processes, median over the histories of each verdict:`);
+  for (const [verdict, bs] of [...byVerdict].sort()) {
+    const m = (k: keyof Best) => median(bs.map((b) => b[k])).toFixed(1);
+    console.log(`  ${verdict.padEnd(10)} ${String(bs.length).padStart(4)} histories: end to end ${m('wall')} ms; check (validate..solve) ${m('check')} ms ` +
+      `(prune ${m('prune')}, solve ${m('solve')}), explain ${m('explain')} ms`);
+  }
+}
+
 for (let i = 0; i < corpusRuns; i++) {
   const r = run([bin, 'check', inputs.corpus]);
   const summary = r.out.slice(r.out.lastIndexOf('summary:'));
