@@ -347,13 +347,36 @@ function kahn(g: SplitGraph, indeg: Int32Array, order: Int32Array, tail: number)
  */
 export function topoOrderSplit(g: SplitGraph): Int32Array | null {
   const N = g.nodeCount;
+  const { outStart, outTo } = g;
+  const indeg = inDegrees(g);
+  const state = new Uint8Array(N);
   const order = new Int32Array(N);
-  for (let u = 0; u < N; u++) order[u] = u;
-  const state = new Uint8Array(N).fill(MEMBER);
-  const sorted = kahnTwins(g, order, 0, N, state, new Int32Array(N), new Int32Array(N));
-  if (sorted === null) return topoOrder(g);
-  return sorted;
+  // kahnTwins over every node (all of them MEMBER, 0 here), written for that case: the
+  // in-degrees in one flat pass over the edges, no per-edge state test (a node is a member
+  // until its in-degree reaches 0, and then no edge into it is left) and no copy at the end.
+  // Same order, same verdict (test/graph/topo-repair.test.ts).
+  let tail = 0;
+  for (let u = 0; u < N; u++) {
+    if (indeg[u] !== 0) continue;
+    if ((u & 1) === 1 && state[u - 1] === MEMBER_0) { state[u] = PARKED; continue; }
+    order[tail++] = u; state[u] = PLACED;
+    if ((u & 1) === 0 && state[u + 1] === PARKED) { order[tail++] = u + 1; state[u + 1] = PLACED; }
+  }
+  for (let head = 0; head < tail; head++) {
+    const u = order[head]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if (--indeg[v]! !== 0) continue;
+      if ((v & 1) === 1 && state[v - 1] === MEMBER_0) { state[v] = PARKED; continue; }
+      order[tail++] = v; state[v] = PLACED;
+      if ((v & 1) === 0 && state[v + 1] === PARKED) { order[tail++] = v + 1; state[v + 1] = PLACED; }
+    }
+  }
+  return tail === N ? order : topoOrder(g);
 }
+
+/** topoOrderSplit's state of a node not yet placed nor parked. */
+const MEMBER_0 = 0;
 
 /** Node states in kahnTwins: not being sorted, waiting, placed, parked (a t.n waiting for t.d). */
 const OUTSIDE = 0, MEMBER = 1, PLACED = 2, PARKED = 3;
