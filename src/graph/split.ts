@@ -52,14 +52,22 @@ function rowOf<T>(table: Partial<Record<Level, T>>, level: Level): T {
   return row;
 }
 
-/** The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs. */
-const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
+/**
+ * The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs,
+ * and how many of its split edges leave the source's .d node (`fromD`) and its .n node (`fromN`).
+ */
+interface Flat { count: Int8Array; x: Int8Array; y: Int8Array; fromD: Int8Array; fromN: Int8Array }
+const FLAT: Record<PolygraphLevel, Flat> = Object.fromEntries(
   Object.entries(ENCODING).map(([level, kinds]) => [level, {
     count: Int8Array.from(kinds, (p) => p.length),
     x: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[0] ?? 0),
     y: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[1] ?? 0),
+    fromD: Int8Array.from(kinds, (p) => p.filter(([x]) => x === 0).length),
+    fromN: Int8Array.from(kinds, (p) => p.filter(([x]) => x === 1).length),
   }]),
-) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
+) as Record<PolygraphLevel, Flat>;
+// fillOut writes at most two pairs per kind.
+if (Object.values(ENCODING).some((kinds) => kinds.some((p) => p.length > 2))) throw new Error('internal error: a kind with more than two split edges');
 
 /**
  * The encoding as flat per-kind arrays for hot loops: an edge of kind k becomes `count[k]`
@@ -69,7 +77,8 @@ const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Arra
 export interface SplitTable { count: Int8Array; x: Int8Array; y: Int8Array; intoN: Uint8Array }
 
 export function splitTable(level: Level): SplitTable {
-  const t = rowOf(FLAT, level);
+  const { count, x, y } = rowOf(FLAT, level);
+  const t = { count, x, y };
   const intoN = Uint8Array.from(t.count, (c, k) => {
     for (let p = 0; p < c; p++) if (t.x[2 * k + p] === 0 && t.y[2 * k + p] === 1) return 1;
     return 0;
@@ -139,7 +148,7 @@ export function buildSplitGraph(
 ): SplitGraph {
   const nodeCount = 2 * n;
   const t = rowOf(FLAT, level);
-  const outStart = countOut(nodeCount, 0, count, from, kind, t.count, t.x);
+  const outStart = countOut(nodeCount, 0, count, from, kind, t.fromD, t.fromN);
   prefixSum(outStart, nodeCount);
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(withEdges ? m : 0);
@@ -149,12 +158,17 @@ export function buildSplitGraph(
   return { nodeCount, outStart, outTo, outEdge };
 }
 
-/** Per node u, at [u + 1], how many split edges the edges since .. count-1 put out of u. */
-function countOut(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
+/**
+ * Per node u, at [u + 1], how many split edges the edges since .. count-1 put out of u: an edge
+ * a->b of kind k puts `fromD[k]` out of a.d and `fromN[k]` out of a.n (no loop over its pairs:
+ * in a fresh process this runs in the interpreter, where each bytecode counts).
+ */
+function countOut(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, fromD: Int8Array, fromN: Int8Array): Int32Array {
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = since; i < count; i++) {
-    const a = from[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
+    const at = 2 * from[i]! + 1, k = kind[i]!;
+    outStart[at]! += fromD[k]!;
+    outStart[at + 1]! += fromN[k]!;
   }
   return outStart;
 }
@@ -163,14 +177,21 @@ function prefixSum(a: Int32Array, n: number): void {
   for (let u = 0; u < n; u++) a[u + 1]! += a[u]!;
 }
 
-/** Writes the split edges of edges since .. count-1 at `fill` (each node's next free slot). */
+/**
+ * Writes the split edges of edges since .. count-1 at `fill` (each node's next free slot), in
+ * pair order. The pairs are written out (a kind has at most two, checked below) instead of
+ * looped over: fewer bytecodes per edge for the interpreter of a fresh process.
+ */
 function fillOut(
   since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
   outTo: Int32Array,
 ): void {
   for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) outTo[fill[2 * a + X[2 * k + p]!]!++] = 2 * b + Y[2 * k + p]!;
+    const k = kind[i]!, c = cnt[k]!;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    outTo[fill[a + X[k2]!]!++] = b + Y[k2]!;
+    if (c === 2) outTo[fill[a + X[k2 + 1]!]!++] = b + Y[k2 + 1]!;
   }
 }
 
@@ -180,10 +201,12 @@ function fillOutWithEdges(
   outTo: Int32Array, outEdge: Int32Array,
 ): void {
   for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) {
-      const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
-    }
+    const k = kind[i]!, c = cnt[k]!;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    let at = fill[a + X[k2]!]!++;
+    outTo[at] = b + Y[k2]!; outEdge[at] = i;
+    if (c === 2) { at = fill[a + X[k2 + 1]!]!++; outTo[at] = b + Y[k2 + 1]!; outEdge[at] = i; }
   }
 }
 
@@ -209,7 +232,7 @@ export function extendSplitGraph(
   if (withEdges !== (g.outEdge.length === g.outTo.length) && g.outTo.length > 0) throw new Error('extendSplitGraph: withEdges differs from the graph extended');
   if (since > count) throw new Error(`extendSplitGraph: since ${since} > count ${count}`);
   const t = rowOf(FLAT, level);
-  const added = countOut(nodeCount, since, count, from, kind, t.count, t.x);
+  const added = countOut(nodeCount, since, count, from, kind, t.fromD, t.fromN);
   // outStart[u] = old start + new edges of the nodes before u.
   const outStart = new Int32Array(nodeCount + 1);
   let extra = 0;
