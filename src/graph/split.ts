@@ -503,19 +503,20 @@ function ranks(order: Int32Array): Int32Array {
   return rank;
 }
 
-/** backwardSpans's scan: adds each backward split edge's span to `spans`; whether there was one. */
+/** backwardSpans's scan: adds each backward split edge's span to `spans`; whether there was one. Pairs written out as in fillOut. */
 function markBackward(
   rank: Int32Array, spans: Int32Array, since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array,
 ): boolean {
   let any = false;
   for (let i = since; i < count; i++) {
     const k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) {
-      const ru = rank[2 * from[i]! + X[2 * k + p]!]!, rv = rank[2 * to[i]! + Y[2 * k + p]!]!;
-      if (ru < rv) continue;
-      spans[rv]!++;
-      spans[ru + 1]!--;
-      any = true;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    let ru = rank[a + X[k2]!]!, rv = rank[b + Y[k2]!]!;
+    if (ru >= rv) { spans[rv]!++; spans[ru + 1]!--; any = true; }
+    if (c === 2) {
+      ru = rank[a + X[k2 + 1]!]!; rv = rank[b + Y[k2 + 1]!]!;
+      if (ru >= rv) { spans[rv]!++; spans[ru + 1]!--; any = true; }
     }
   }
   return any;
