@@ -369,6 +369,9 @@ function decideRound(
   const { blockingCe } = provenance;
   const { count, x, y } = tbl;
   const { S, sess, pos, minPos, rwStart, rwSess, rwPos } = reach;
+  // Per kind: whether one of its split edges leaves the source's .d node, its .n node.
+  const fromD = new Uint8Array(count.length), fromN = new Uint8Array(count.length);
+  for (let k = 0; k < count.length; k++) for (let p = 0; p < count[k]!; p++) if (x[2 * k + p] === 0) fromD[k] = 1; else fromN[k] = 1;
   // The sides to force, in scan order; their edges are appended in batches (appendSides), since
   // the scan reads only the table, never the known edges. Batches keep the scratch small (at
   // 10^6 txns round 1 forces about 8 M sides).
@@ -394,13 +397,12 @@ function decideRound(
         // reachesD(b.d, a)
         closes = psi && k === K_RW && sa >= 0 && minPos[2 * b * S + sa]! <= pos[a]!;
       } else {
-        // Every pair of a kind has the same target layer (split.ts), so one start serves them all.
+        // Every pair of a kind has the same target layer (split.ts), so one start serves them all;
+        // its pairs leave a.d (fromD) and/or a.n (fromN), asked in turn, without a loop over them.
         const row = (2 * b + y[2 * k]!) * S;
-        for (let p = 0; p < n && !closes; p++) {
-          if (x[2 * k + p] === 0) closes = sa >= 0 && minPos[row + sa]! <= pos[a]!; // reachesD(start, a)
-          // reachesN(start, a): through the chains of a's RW predecessors.
-          else for (let j = rwStart[a]!; j < rwStart[a + 1]! && !closes; j++) closes = minPos[row + rwSess[j]!]! <= rwPos[j]!;
-        }
+        if (fromD[k] === 1 && sa >= 0 && minPos[row + sa]! <= pos[a]!) closes = true; // reachesD(start, a)
+        // reachesN(start, a): through the chains of a's RW predecessors.
+        else if (fromN[k] === 1) for (let j = rwStart[a]!; j < rwStart[a + 1]! && !closes; j++) closes = minPos[row + rwSess[j]!]! <= rwPos[j]!;
       }
       if (!closes) continue;
       if (e >= mid) { orBlock = e; break; }
