@@ -23,7 +23,7 @@
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
-import { chainCover } from './chains.ts';
+import { chainCover, type AlsoTouched } from './chains.ts';
 import { kernelWanted, WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
 
 const INF = 0x7fffffff;
@@ -116,7 +116,7 @@ export class ReachTable {
    * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
    */
   static build(
-    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: Uint8Array | (() => Uint8Array) | null,
+    h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: AlsoTouched | null,
     deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched);
