@@ -52,14 +52,22 @@ function rowOf<T>(table: Partial<Record<Level, T>>, level: Level): T {
   return row;
 }
 
-/** The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs. */
-const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }> = Object.fromEntries(
+/**
+ * The same table flattened for the hot loops: per kind, the count and up to two (x, y) pairs,
+ * and how many of its split edges leave the source's .d node (`fromD`) and its .n node (`fromN`).
+ */
+interface Flat { count: Int8Array; x: Int8Array; y: Int8Array; fromD: Int8Array; fromN: Int8Array }
+const FLAT: Record<PolygraphLevel, Flat> = Object.fromEntries(
   Object.entries(ENCODING).map(([level, kinds]) => [level, {
     count: Int8Array.from(kinds, (p) => p.length),
     x: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[0] ?? 0),
     y: Int8Array.from({ length: 2 * kinds.length }, (_, i) => kinds[i >> 1]![i & 1]?.[1] ?? 0),
+    fromD: Int8Array.from(kinds, (p) => p.filter(([x]) => x === 0).length),
+    fromN: Int8Array.from(kinds, (p) => p.filter(([x]) => x === 1).length),
   }]),
-) as Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Array }>;
+) as Record<PolygraphLevel, Flat>;
+// fillOut writes at most two pairs per kind.
+if (Object.values(ENCODING).some((kinds) => kinds.some((p) => p.length > 2))) throw new Error('internal error: a kind with more than two split edges');
 
 /**
  * The encoding as flat per-kind arrays for hot loops: an edge of kind k becomes `count[k]`
@@ -69,7 +77,8 @@ const FLAT: Record<PolygraphLevel, { count: Int8Array; x: Int8Array; y: Int8Arra
 export interface SplitTable { count: Int8Array; x: Int8Array; y: Int8Array; intoN: Uint8Array }
 
 export function splitTable(level: Level): SplitTable {
-  const t = rowOf(FLAT, level);
+  const { count, x, y } = rowOf(FLAT, level);
+  const t = { count, x, y };
   const intoN = Uint8Array.from(t.count, (c, k) => {
     for (let p = 0; p < c; p++) if (t.x[2 * k + p] === 0 && t.y[2 * k + p] === 1) return 1;
     return 0;
@@ -139,7 +148,7 @@ export function buildSplitGraph(
 ): SplitGraph {
   const nodeCount = 2 * n;
   const t = rowOf(FLAT, level);
-  const outStart = countOut(nodeCount, 0, count, from, kind, t.count, t.x);
+  const outStart = countOut(nodeCount, 0, count, from, kind, t.fromD, t.fromN);
   prefixSum(outStart, nodeCount);
   const m = outStart[nodeCount]!;
   const outTo = new Int32Array(m), outEdge = new Int32Array(withEdges ? m : 0);
@@ -149,12 +158,17 @@ export function buildSplitGraph(
   return { nodeCount, outStart, outTo, outEdge };
 }
 
-/** Per node u, at [u + 1], how many split edges the edges since .. count-1 put out of u. */
-function countOut(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array): Int32Array {
+/**
+ * Per node u, at [u + 1], how many split edges the edges since .. count-1 put out of u: an edge
+ * a->b of kind k puts `fromD[k]` out of a.d and `fromN[k]` out of a.n (no loop over its pairs:
+ * in a fresh process this runs in the interpreter, where each bytecode counts).
+ */
+function countOut(nodeCount: number, since: number, count: number, from: Int32Array, kind: Int32Array, fromD: Int8Array, fromN: Int8Array): Int32Array {
   const outStart = new Int32Array(nodeCount + 1);
   for (let i = since; i < count; i++) {
-    const a = from[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) outStart[2 * a + X[2 * k + p]! + 1]!++;
+    const at = 2 * from[i]! + 1, k = kind[i]!;
+    outStart[at]! += fromD[k]!;
+    outStart[at + 1]! += fromN[k]!;
   }
   return outStart;
 }
@@ -163,14 +177,21 @@ function prefixSum(a: Int32Array, n: number): void {
   for (let u = 0; u < n; u++) a[u + 1]! += a[u]!;
 }
 
-/** Writes the split edges of edges since .. count-1 at `fill` (each node's next free slot). */
+/**
+ * Writes the split edges of edges since .. count-1 at `fill` (each node's next free slot), in
+ * pair order. The pairs are written out (a kind has at most two, checked below) instead of
+ * looped over: fewer bytecodes per edge for the interpreter of a fresh process.
+ */
 function fillOut(
   since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array, fill: Int32Array,
   outTo: Int32Array,
 ): void {
   for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) outTo[fill[2 * a + X[2 * k + p]!]!++] = 2 * b + Y[2 * k + p]!;
+    const k = kind[i]!, c = cnt[k]!;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    outTo[fill[a + X[k2]!]!++] = b + Y[k2]!;
+    if (c === 2) outTo[fill[a + X[k2 + 1]!]!++] = b + Y[k2 + 1]!;
   }
 }
 
@@ -180,10 +201,12 @@ function fillOutWithEdges(
   outTo: Int32Array, outEdge: Int32Array,
 ): void {
   for (let i = since; i < count; i++) {
-    const a = from[i]!, b = to[i]!, k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) {
-      const at = fill[2 * a + X[2 * k + p]!]!++; outTo[at] = 2 * b + Y[2 * k + p]!; outEdge[at] = i;
-    }
+    const k = kind[i]!, c = cnt[k]!;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    let at = fill[a + X[k2]!]!++;
+    outTo[at] = b + Y[k2]!; outEdge[at] = i;
+    if (c === 2) { at = fill[a + X[k2 + 1]!]!++; outTo[at] = b + Y[k2 + 1]!; outEdge[at] = i; }
   }
 }
 
@@ -209,7 +232,7 @@ export function extendSplitGraph(
   if (withEdges !== (g.outEdge.length === g.outTo.length) && g.outTo.length > 0) throw new Error('extendSplitGraph: withEdges differs from the graph extended');
   if (since > count) throw new Error(`extendSplitGraph: since ${since} > count ${count}`);
   const t = rowOf(FLAT, level);
-  const added = countOut(nodeCount, since, count, from, kind, t.count, t.x);
+  const added = countOut(nodeCount, since, count, from, kind, t.fromD, t.fromN);
   // outStart[u] = old start + new edges of the nodes before u.
   const outStart = new Int32Array(nodeCount + 1);
   let extra = 0;
@@ -347,13 +370,36 @@ function kahn(g: SplitGraph, indeg: Int32Array, order: Int32Array, tail: number)
  */
 export function topoOrderSplit(g: SplitGraph): Int32Array | null {
   const N = g.nodeCount;
+  const { outStart, outTo } = g;
+  const indeg = inDegrees(g);
+  const state = new Uint8Array(N);
   const order = new Int32Array(N);
-  for (let u = 0; u < N; u++) order[u] = u;
-  const state = new Uint8Array(N).fill(MEMBER);
-  const sorted = kahnTwins(g, order, 0, N, state, new Int32Array(N), new Int32Array(N));
-  if (sorted === null) return topoOrder(g);
-  return sorted;
+  // kahnTwins over every node (all of them MEMBER, 0 here), written for that case: the
+  // in-degrees in one flat pass over the edges, no per-edge state test (a node is a member
+  // until its in-degree reaches 0, and then no edge into it is left) and no copy at the end.
+  // Same order, same verdict (test/graph/topo-repair.test.ts).
+  let tail = 0;
+  for (let u = 0; u < N; u++) {
+    if (indeg[u] !== 0) continue;
+    if ((u & 1) === 1 && state[u - 1] === MEMBER_0) { state[u] = PARKED; continue; }
+    order[tail++] = u; state[u] = PLACED;
+    if ((u & 1) === 0 && state[u + 1] === PARKED) { order[tail++] = u + 1; state[u + 1] = PLACED; }
+  }
+  for (let head = 0; head < tail; head++) {
+    const u = order[head]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+      const v = outTo[e]!;
+      if (--indeg[v]! !== 0) continue;
+      if ((v & 1) === 1 && state[v - 1] === MEMBER_0) { state[v] = PARKED; continue; }
+      order[tail++] = v; state[v] = PLACED;
+      if ((v & 1) === 0 && state[v + 1] === PARKED) { order[tail++] = v + 1; state[v + 1] = PLACED; }
+    }
+  }
+  return tail === N ? order : topoOrder(g);
 }
+
+/** topoOrderSplit's state of a node not yet placed nor parked. */
+const MEMBER_0 = 0;
 
 /** Node states in kahnTwins: not being sorted, waiting, placed, parked (a t.n waiting for t.d). */
 const OUTSIDE = 0, MEMBER = 1, PLACED = 2, PARKED = 3;
@@ -457,19 +503,20 @@ function ranks(order: Int32Array): Int32Array {
   return rank;
 }
 
-/** backwardSpans's scan: adds each backward split edge's span to `spans`; whether there was one. */
+/** backwardSpans's scan: adds each backward split edge's span to `spans`; whether there was one. Pairs written out as in fillOut. */
 function markBackward(
   rank: Int32Array, spans: Int32Array, since: number, count: number, from: Int32Array, to: Int32Array, kind: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array,
 ): boolean {
   let any = false;
   for (let i = since; i < count; i++) {
     const k = kind[i]!, c = cnt[k]!;
-    for (let p = 0; p < c; p++) {
-      const ru = rank[2 * from[i]! + X[2 * k + p]!]!, rv = rank[2 * to[i]! + Y[2 * k + p]!]!;
-      if (ru < rv) continue;
-      spans[rv]!++;
-      spans[ru + 1]!--;
-      any = true;
+    if (c === 0) continue;
+    const a = 2 * from[i]!, b = 2 * to[i]!, k2 = 2 * k;
+    let ru = rank[a + X[k2]!]!, rv = rank[b + Y[k2]!]!;
+    if (ru >= rv) { spans[rv]!++; spans[ru + 1]!--; any = true; }
+    if (c === 2) {
+      ru = rank[a + X[k2 + 1]!]!; rv = rank[b + Y[k2 + 1]!]!;
+      if (ru >= rv) { spans[rv]!++; spans[ru + 1]!--; any = true; }
     }
   }
   return any;

@@ -194,6 +194,11 @@ const ROWS: WatFunc = {
                   i32.or
                   br_if $skip
                   local.get $stamp local.get $c i32.add i32.const -2 i32.store
+                  ;; already reached through a successor merged before: nothing to add
+                  local.get $nRow local.get $c i32.add i32.load
+                  local.get $t local.get $pos i32.add i32.load
+                  i32.le_s
+                  br_if $skip
                 end
               end
               local.get $nRow
@@ -208,18 +213,9 @@ const ROWS: WatFunc = {
           local.get $done local.get $n i32.add i32.const 1 i32.store8
         end
         local.get $u local.get $n i32.eq br_if $next
-        ;; t.d = t.n's row, t's own position, and the rows of its RW successors (.n nodes)
+        ;; t.d = t.n's row, the rows of its RW successors (.n nodes), then t's own position
         local.get $u local.get $rb i32.mul local.get $tab i32.add local.tee $row
         local.get $nRow local.get $rb memory.copy
-        local.get $u i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
-        local.get $sess i32.add i32.load local.tee $c
-        i32.const 0 i32.ge_s
-        if
-          local.get $t local.get $pos i32.add i32.load local.set $p
-          local.get $c i32.const 2 i32.shl local.get $row i32.add local.set $c
-          local.get $p local.get $c i32.load i32.lt_s
-          if local.get $c local.get $p i32.store end
-        end
         local.get $u i32.const 2 i32.shl local.get $outStart i32.add local.tee $e
         i32.load offset=4 local.set $last
         local.get $e i32.load local.set $e
@@ -229,14 +225,35 @@ const ROWS: WatFunc = {
           local.get $e i32.const 2 i32.shl local.get $outTo i32.add i32.load local.tee $v
           i32.const 1 i32.and
           if
-            local.get $row
-            local.get $v local.get $rb i32.mul local.get $tab i32.add
-            local.get $S
-            call $merge
+            block $rwSkip
+              ;; x.n when the row already reaches x.d: nothing to add
+              local.get $v i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
+              local.get $sess i32.add i32.load local.tee $c
+              i32.const 0 i32.ge_s
+              if
+                local.get $c i32.const 2 i32.shl local.get $row i32.add i32.load
+                local.get $t local.get $pos i32.add i32.load
+                i32.le_s
+                br_if $rwSkip
+              end
+              local.get $row
+              local.get $v local.get $rb i32.mul local.get $tab i32.add
+              local.get $S
+              call $merge
+            end
           end
           local.get $e i32.const 1 i32.add local.set $e
           br $rw
         end
+        end
+        local.get $u i32.const 1 i32.shr_u i32.const 2 i32.shl local.tee $t
+        local.get $sess i32.add i32.load local.tee $c
+        i32.const 0 i32.ge_s
+        if
+          local.get $t local.get $pos i32.add i32.load local.set $p
+          local.get $c i32.const 2 i32.shl local.get $row i32.add local.set $c
+          local.get $p local.get $c i32.load i32.lt_s
+          if local.get $c local.get $p i32.store end
         end
         local.get $done local.get $u i32.add i32.const 1 i32.store8
       end

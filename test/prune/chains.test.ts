@@ -19,7 +19,7 @@ function historyOf(n: number): History {
   return { txnCount: n, txnSession: Int32Array.from({ length: n }, (_, t) => t), txnStatus: new Uint8Array(n) } as unknown as History;
 }
 
-test('chainCover: txns marked in alsoTouched get a chain, others without an edge none; the function form is called only when a txn is untouched (2,000 seeded cases)', () => {
+test('chainCover: txns marked in alsoTouched get a chain, others without an edge none; the function form is called only when a txn is untouched, with the touched txns, and null adds none (2,000 seeded cases)', () => {
   let untouchedCases = 0, allTouchedCases = 0, markedWithoutEdge = 0;
   for (let seed = 1; seed <= 2000; seed++) {
     const rng = mulberry32(seed);
@@ -38,9 +38,16 @@ test('chainCover: txns marked in alsoTouched get a chain, others without an edge
     const also = Uint8Array.from({ length: n }, () => (rng() < 0.3 ? 1 : 0));
     let calls = 0;
     const h = historyOf(n);
-    const viaFunction = chainCover(h, g, order, () => { calls++; return also; });
+    const viaFunction = chainCover(h, g, order, (touched) => {
+      calls++;
+      // It sees exactly the txns with an edge.
+      assert.deepEqual(touched, hasEdge, `seed ${seed}: the touched txns it is given`);
+      return also;
+    });
     const viaArray = chainCover(h, g, order, also);
     assert.deepEqual(viaFunction, viaArray, `seed ${seed}: function and array forms differ`);
+    // A function answering null adds nothing.
+    assert.deepEqual(chainCover(h, g, order, () => null), chainCover(h, g, order, null), `seed ${seed}: null`);
     const untouched = hasEdge.indexOf(0) !== -1;
     assert.equal(calls, untouched ? 1 : 0, `seed ${seed}: alsoTouched called ${calls} times`);
     if (untouched) untouchedCases++; else allTouchedCases++;

@@ -14,7 +14,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { validate, type Validated } from '../../src/validate/validate.ts';
-import type { History } from '../../src/history/model.ts';
+import { TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { EdgeList, K_RW, K_WR, K_WW } from '../../src/graph/edges.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
 import { buildSplitGraph, checksRwApart, closingQuery, splitTable, topoOrder, usesRealTime } from '../../src/graph/split.ts';
 import { closingRw } from '../../src/graph/forbidden.ts';
@@ -127,6 +128,46 @@ test('pruning stopped once few constraints are left (with or without a table for
   assert.ok(solved > 30, `the solver had constraints left in only ${solved} cases`);
   assert.ok(withTable > 10, `an early stop handed the solver its table in only ${withTable} cases`);
   assert.ok(violations > 10, `only ${violations} violations`);
+});
+
+/**
+ * Five txns, SER: known 1->0, 1->2, 1->3 (WR); constraint 0 between writers 4 and 1 (either
+ * 4->1 and the RW 2->1, or 1->4), constraint 1 between 0 and 3 (either 0->3 or 3->0). Txn 4 has
+ * no known edge; round 1 finds 2->1 closing a cycle and forces 1->4; constraint 1 stays open.
+ */
+function endpointCase(status4: number): { h: History; pg: Polygraph } {
+  const known = new EdgeList();
+  for (const [a, b] of [[1, 0], [1, 2], [1, 3]]) known.push(a!, b!, K_WR, 0);
+  const pg: Polygraph = {
+    nodeCount: 5, known, consCount: 2, consA: Int32Array.from([4, 0]), consB: Int32Array.from([1, 3]),
+    edgeStart: Int32Array.from([0, 2, 3, 4, 5]),
+    ceFrom: Int32Array.from([4, 2, 1, 0, 3]), ceTo: Int32Array.from([1, 1, 4, 3, 0]),
+    ceKind: Uint8Array.from([K_WW, K_RW, K_WW, K_WW, K_WW]), ceKey: Int32Array.from([0, 0, 0, 1, 1]),
+  };
+  const h = { txnCount: 5, txnSession: Int32Array.from([0, 1, 2, 3, 4]), txnStatus: Uint8Array.from([0, 0, 0, 0, status4]) } as unknown as History;
+  return { h, pg };
+}
+
+test('constraint endpoints are skipped only when every untouched txn is uncommitted, and a table that then misses a touched txn is never handed to the solver', () => {
+  // Committed, txn 4 is an endpoint with a chain: the table (brought to the final graph) is handed over.
+  const ok = endpointCase(TXN_COMMITTED);
+  const p1 = pruneConstraints(ok.h, ok.pg, { level: 'ser', roundsMax: 10, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive: Number.POSITIVE_INFINITY, contractMinTxns: 0 });
+  assert.equal(p1.activeCount, 1);
+  assert.equal(p1.rounds, 1);
+  assert.ok(p1.reach !== null && p1.graph !== null, 'a table for the solver');
+  assert.ok(p1.reach.sess[4]! >= 0, 'txn 4 has a column');
+  assert.ok(p1.reach.reach(0, new Int32Array(0), new Int32Array(0)).reachesD(2 * 1, 4), 'the table says 1 reaches 4');
+  // Of unknown outcome (as if the validator had let an untouched one into a constraint): the
+  // endpoints are skipped, txn 4 has no chain, and the table, no longer exact, is withheld.
+  const broken = endpointCase(TXN_UNKNOWN);
+  const p2 = pruneConstraints(broken.h, broken.pg, { level: 'ser', roundsMax: 10, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive: Number.POSITIVE_INFINITY, contractMinTxns: 0 });
+  assert.deepEqual(p2.active, p1.active, 'the same decisions');
+  assert.equal(p2.reach, null, 'no table missing a touched txn');
+  // To the fixpoint as well (the round that forces nothing hands the table over).
+  const p3 = pruneConstraints(endpointCase(TXN_UNKNOWN).h, endpointCase(TXN_UNKNOWN).pg, { level: 'ser', roundsMax: 10, deadlineMs: Number.POSITIVE_INFINITY });
+  assert.equal(p3.reach, null, 'no table at the fixpoint either');
+  const p4 = pruneConstraints(endpointCase(TXN_COMMITTED).h, endpointCase(TXN_COMMITTED).pg, { level: 'ser', roundsMax: 10, deadlineMs: Number.POSITIVE_INFINITY });
+  assert.ok(p4.reach !== null && p4.activeCount === 1, 'the fixpoint hands its exact table over');
 });
 
 function checkFinalOrder(pg: Polygraph, p: PruneOutcome, level: Level, at: string): void {
