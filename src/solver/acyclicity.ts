@@ -60,15 +60,22 @@ export class AcyclicityTheory implements Theory {
   private condChunks: Int32Array[][] | null = [];
 
   /** Fixed edges, CSR by tail: node u's out-edges are slots `outStart[u] .. outStart[u+1]-1`. */
-  private outStart = new Int32Array(0);
+  private outStart: Int32Array = new Int32Array(0);
   /** `outTo[f]`: head of the fixed edge in CSR slot f. */
-  private outTo = new Int32Array(0);
+  private outTo: Int32Array = new Int32Array(0);
   /** `outId[f]`: caller's id of the fixed edge in CSR slot f. */
   private outId = new Int32Array(0);
-  /** Fixed edges, CSR by head: node v's in-edges are `inStart[v] .. inStart[v+1]-1`. */
+  /**
+   * Fixed edges, CSR by head: node v's in-edges are `inStart[v] .. inStart[v+1]-1`. With a fixed
+   * graph given as a CSR (`setFixedGraph`) they are built on the first backward search that reads
+   * them (`inBuilt`): a small history's searches mostly shift without reading any (see insert).
+   */
   private inStart = new Int32Array(0);
+  private inBuilt = true;
+  /** The fixed graph and its order as `setFixedGraph` gave them (dropped by initialize). */
+  private fixedGraph: { outStart: Int32Array; outTo: Int32Array; order: Int32Array } | null = null;
   /** `inFrom[k]`: tail of the k-th fixed in-edge slot. */
-  private inFrom = new Int32Array(0);
+  private inFrom: Int32Array = new Int32Array(0);
 
   /** Conditional edges, CSR by literal: literal l guards edges `litStart[l] .. litStart[l+1]-1`. */
   private litStart = new Int32Array(1);
@@ -128,6 +135,7 @@ export class AcyclicityTheory implements Theory {
 
   addFixedEdge(from: number, to: number, id: number): void {
     this.checkBuilding(from, to);
+    this.checkNoFixedGraph();
     this.fixFromB!.push(from);
     this.fixToB!.push(to);
     this.fixIdB!.push(id);
@@ -149,7 +157,32 @@ export class AcyclicityTheory implements Theory {
    */
   addFixedEdges(from: Int32Array, to: Int32Array, id: Int32Array): void {
     this.checkBulk([from, to, id]);
+    this.checkNoFixedGraph();
     this.fixChunks!.push([from, to, id]);
+  }
+
+  /**
+   * All the fixed edges at once, as a CSR over the theory's nodes (node u's heads are
+   * `outTo[outStart[u] .. outStart[u+1]-1]`), with `order`, a topological order of them
+   * (`order[i]` = the node at position i): the theory starts from that order. The CSR is kept,
+   * not copied, and must not change; the order is copied. Instead of addFixedEdge(s), not with
+   * them. Fixed edges have no ids then (`lastCycle` reports them as -1).
+   * The order is the caller's word: checking it would cost a pass over every edge, cold. A wrong
+   * one can only hide a cycle, never make one up (cycles are found by following edges), and
+   * solve.ts proves every model acyclic on its own (the model check), so a wrong order is an
+   * internal error there, never a wrong verdict.
+   * Why: the uncontracted solve (small histories) used to renumber every known split edge,
+   * then count and scatter them into out- and in-CSRs, copies of pruning's graph (360 txns:
+   * ~3 ms of a ~7 ms solve, all cold code).
+   */
+  setFixedGraph(outStart: Int32Array, outTo: Int32Array, order: Int32Array): void {
+    if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
+    this.checkNoFixedGraph();
+    if (this.fixedEdgeCount() > 0) throw new Error('AcyclicityTheory.setFixedGraph: fixed edges were added one by one');
+    const n = this.n;
+    if (outStart.length !== n + 1 || outStart[0] !== 0 || outStart[n] !== outTo.length) throw new RangeError(`a fixed graph's starts must span 0 .. ${outTo.length} over ${n} nodes`);
+    if (order.length !== n) throw new RangeError(`an order of ${order.length} nodes for ${n}`);
+    this.fixedGraph = { outStart, outTo, order };
   }
 
   /** Conditional edges in bulk: edge i is from[i] -> to[i], guarded by lit[i], with id[i]. */
@@ -162,6 +195,7 @@ export class AcyclicityTheory implements Theory {
   /** How many fixed edges have been added (before initialize) or were added (after). */
   fixedEdgeCount(): number {
     if (this.initialized) return this.outTo.length;
+    if (this.fixedGraph !== null) return this.fixedGraph.outTo.length;
     let m = this.fixFromB!.length;
     for (const c of this.fixChunks!) m += c[0]!.length;
     return m;
@@ -175,6 +209,10 @@ export class AcyclicityTheory implements Theory {
   initialize(): number[] | null {
     if (this.initialized) throw new Error('AcyclicityTheory.initialize called twice');
     this.initialized = true;
+    if (this.fixedGraph !== null) {
+      this.initializeFromGraph(this.fixedGraph);
+      return null;
+    }
     const n = this.n;
     const fixFrom = gather(this.fixFromB!, this.fixChunks!, 0);
     const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
@@ -189,36 +227,8 @@ export class AcyclicityTheory implements Theory {
     this.inStart = inStart;
     this.inFrom = inFrom;
 
-    // Conditional edges, CSR by literal.
-    const cFrom = gather(this.condFromB!, this.condChunks!, 0);
-    const cTo = gather(this.condToB!, this.condChunks!, 1);
-    const cLit = gather(this.condLitB!, this.condChunks!, 2);
-    const cId = gather(this.condIdB!, this.condChunks!, 3);
-    const cn = cFrom.length;
-    const maxLit = maxOf(cLit);
-    const { litStart, condFrom, condTo, condLit, condId } = byLiteral(maxLit, cFrom, cTo, cLit, cId);
-    this.condFrom = condFrom;
-    this.condTo = condTo;
-    this.condLit = condLit;
-    this.condId = condId;
-    this.litStart = litStart;
-    this.activeCount = new Int32Array(maxLit + 1);
-    this.litStamp = new Int32Array(maxLit + 1);
-    this.actOutHead = new Int32Array(n).fill(-1);
-    this.actInHead = new Int32Array(n).fill(-1);
-    this.actOutNext = new Int32Array(cn);
-    this.actInNext = new Int32Array(cn);
-    this.fixFromB = this.fixToB = this.fixIdB = null;
-    this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
-    this.fixChunks = this.condChunks = null;
-
-    this.ord = new Int32Array(n);
-    this.nodeAt = new Int32Array(n);
-    this.mark = new Int32Array(n);
-    this.listF = new Int32Array(n);
-    this.listB = new Int32Array(n);
-    this.ordsF = new Int32Array(n);
-    this.ordsB = new Int32Array(n);
+    this.initializeConditional();
+    this.initializeScratch();
 
     // Initial order: the caller's numbering if it is already topological (common: nodes numbered
     // in time or session order), else the lexicographically smallest topological order (Kahn
@@ -251,6 +261,73 @@ export class AcyclicityTheory implements Theory {
       return ids.slice();
     }
     return null;
+  }
+
+  /** initialize for `setFixedGraph`: the CSR as given, the order copied, no in-CSR yet. */
+  private initializeFromGraph(g: { outStart: Int32Array; outTo: Int32Array; order: Int32Array }): void {
+    this.outStart = g.outStart;
+    this.outTo = g.outTo;
+    this.outId = new Int32Array(0);
+    this.inBuilt = false;
+    this.initializeConditional();
+    this.initializeScratch();
+    const { ord, nodeAt } = this;
+    nodeAt.set(g.order);
+    for (let i = 0; i < nodeAt.length; i++) ord[nodeAt[i]!] = i;
+    this.fixedGraph = null;
+  }
+
+  /**
+   * The in-CSR of the fixed out-CSR (for `setFixedGraph`), on first need: in-degrees, prefix
+   * sums, then the tails in node order. An end outside 0 .. n-1 is an error.
+   */
+  private buildInEdges(): void {
+    const n = this.n, outStart = this.outStart, outTo = this.outTo;
+    const inStart = new Int32Array(n + 1);
+    if (!countHeads(inStart, outTo)) throw new RangeError(`a fixed edge's head is outside 0..${n - 1}`);
+    for (let v = 0; v < n; v++) inStart[v + 1] += inStart[v]!;
+    this.inFrom = fillTails(n, outStart, outTo, inStart);
+    this.inStart = inStart;
+    this.inBuilt = true;
+  }
+
+  /** The conditional edges as CSR by literal, and the per-node active lists (empty). */
+  private initializeConditional(): void {
+    const n = this.n;
+    // Conditional edges, CSR by literal.
+    const cFrom = gather(this.condFromB!, this.condChunks!, 0);
+    const cTo = gather(this.condToB!, this.condChunks!, 1);
+    const cLit = gather(this.condLitB!, this.condChunks!, 2);
+    const cId = gather(this.condIdB!, this.condChunks!, 3);
+    const cn = cFrom.length;
+    const maxLit = maxOf(cLit);
+    const { litStart, condFrom, condTo, condLit, condId } = byLiteral(maxLit, cFrom, cTo, cLit, cId);
+    this.condFrom = condFrom;
+    this.condTo = condTo;
+    this.condLit = condLit;
+    this.condId = condId;
+    this.litStart = litStart;
+    this.activeCount = new Int32Array(maxLit + 1);
+    this.litStamp = new Int32Array(maxLit + 1);
+    this.actOutHead = new Int32Array(n).fill(-1);
+    this.actInHead = new Int32Array(n).fill(-1);
+    this.actOutNext = new Int32Array(cn);
+    this.actInNext = new Int32Array(cn);
+    this.fixFromB = this.fixToB = this.fixIdB = null;
+    this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
+    this.fixChunks = this.condChunks = null;
+  }
+
+  /** The order and the searches' scratch, n entries each. */
+  private initializeScratch(): void {
+    const n = this.n;
+    this.ord = new Int32Array(n);
+    this.nodeAt = new Int32Array(n);
+    this.mark = new Int32Array(n);
+    this.listF = new Int32Array(n);
+    this.listB = new Int32Array(n);
+    this.ordsF = new Int32Array(n);
+    this.ordsB = new Int32Array(n);
   }
 
   onAssign(lit: Lit): Lit[] | null {
@@ -289,7 +366,8 @@ export class AcyclicityTheory implements Theory {
   lastCycle(): number[] {
     if (this.fixedCycle !== null) return this.fixedCycle.slice();
     // Built on demand from edge codes: conflicts are frequent, cycle reports are rare.
-    return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code]! : this.condId[-code - 1]!));
+    // Fixed edges given as a graph (setFixedGraph) have no ids: -1.
+    return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code] ?? -1 : this.condId[-code - 1]!));
   }
 
   /** A copy of the current topological order: `result[u]` is u's position. */
@@ -304,6 +382,10 @@ export class AcyclicityTheory implements Theory {
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < 0 || from >= this.n || to >= this.n) {
       throw new RangeError(`edge ${from}->${to} outside 0..${this.n - 1}`);
     }
+  }
+
+  private checkNoFixedGraph(): void {
+    if (this.fixedGraph !== null) throw new Error('AcyclicityTheory: fixed edges were given as a graph (setFixedGraph)');
   }
 
   private checkBulk(cols: Int32Array[]): void {
@@ -353,8 +435,6 @@ export class AcyclicityTheory implements Theory {
     const mark = this.mark;
     const outStart = this.outStart;
     const outTo = this.outTo;
-    const inStart = this.inStart;
-    const inFrom = this.inFrom;
 
     // Forward search from y over positions < ub; reaching x closes a cycle.
     const epochF = this.nextEpoch();
@@ -395,6 +475,9 @@ export class AcyclicityTheory implements Theory {
     // search that runs out of budget is wasted (fig8 30 %, search CPU in a fresh process: budget
     // 1/8 47-75 ms, 1/64 21-40 ms, always shifting 21-35 ms, never 94-108 ms).
     const budget = this.reorder === 'pk' ? 0x7fffffff : (ub - lb) >> SHIFT_RATIO_LOG2;
+    if (budget > 0 && !this.inBuilt) this.buildInEdges();
+    const inStart = this.inStart;
+    const inFrom = this.inFrom;
     const epochB = this.nextEpoch();
     const listB = this.listB;
     let nB = 0;
@@ -569,6 +652,24 @@ export class AcyclicityTheory implements Theory {
 function outsideAt(from: Int32Array, to: Int32Array, n: number): number {
   for (let i = 0; i < from.length; i++) if (from[i]! >>> 0 >= n || to[i]! >>> 0 >= n) return i;
   return -1;
+}
+
+/** `inStart[v + 1]` += the number of edges into v; false when a head is outside 0 .. n-1. */
+function countHeads(inStart: Int32Array, outTo: Int32Array): boolean {
+  const n = inStart.length - 1;
+  for (let f = 0; f < outTo.length; f++) {
+    const v = outTo[f]!;
+    if (v >>> 0 >= n) return false;
+    inStart[v + 1]++;
+  }
+  return true;
+}
+
+/** The tails by head (in-CSR with starts `inStart`) of the out-CSR `outStart`/`outTo`, in tail order. */
+function fillTails(n: number, outStart: Int32Array, outTo: Int32Array, inStart: Int32Array): Int32Array {
+  const inFrom = new Int32Array(outTo.length), fill = inStart.slice(0, n);
+  for (let u = 0; u < n; u++) for (let f = outStart[u]!; f < outStart[u + 1]!; f++) inFrom[fill[outTo[f]!]!++] = u;
+  return inFrom;
 }
 
 function maxOf(a: Int32Array): number {

@@ -363,3 +363,79 @@ test('bulk edges are range-checked like single ones', () => {
   assert.throws(() => th.addFixedEdges(Int32Array.of(0, 1), Int32Array.of(1), Int32Array.of(0)), RangeError);
   assert.throws(() => th.addConditionalEdges(Int32Array.of(0), Int32Array.of(1), Int32Array.of(-1), Int32Array.of(0)), RangeError);
 });
+
+// setFixedGraph (the uncontracted solve's set-up, solve.ts): the fixed edges as a CSR with a
+// topological order given, the in-CSR built on the first backward search that reads it. Against
+// the same edges added one by one and sorted by the theory itself, given that theory's first
+// order: the same conflicts, the same orders after every step, the same cycles (fixed edges
+// named -1), in every reordering mode and on graphs wide enough for backward searches ('auto'
+// reads in-edges only in regions of 64 positions or more).
+test('fixed edges given as a graph with an order (setFixedGraph) behave exactly like edges added one by one', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(0x5e7f);
+  let conflicts = 0, steps = 0;
+  for (let round = 0; round < scaled(600); round++) {
+    const reorder = (['auto', 'pk', 'shift'] as const)[round % 3]!;
+    const n = round % 2 === 0 ? randInt(rng, 2, 14) : randInt(rng, 64, 260);
+    const nVars = randInt(rng, 1, 8);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 3 * n), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, n < 20 ? 3 * n : 60));
+    const one = buildTheory(n, fixed, cond, reorder);
+    assert.equal(one.initialize(), null);
+    const rank = one.topologicalOrder();
+    const order = new Int32Array(n);
+    rank.forEach((p, u) => { order[p] = u; });
+    // The CSR by tail, in edge order within a tail (as buildSplitGraph makes it).
+    const outStart = new Int32Array(n + 1);
+    for (const e of fixed) outStart[e.from + 1]!++;
+    for (let u = 0; u < n; u++) outStart[u + 1]! += outStart[u]!;
+    const outTo = new Int32Array(fixed.length), fill = outStart.slice(0, n);
+    for (const e of fixed) outTo[fill[e.from]!++] = e.to;
+    const graph = new AcyclicityTheory(n, { reorder });
+    graph.setFixedGraph(outStart, outTo, order);
+    graph.addConditionalEdges(Int32Array.from(cond, (e) => e.from), Int32Array.from(cond, (e) => e.to), Int32Array.from(cond, (e) => e.lit), Int32Array.from(cond, (e) => e.id));
+    assert.equal(graph.fixedEdgeCount(), fixed.length);
+    assert.equal(graph.initialize(), null);
+    assert.deepEqual(graph.topologicalOrder(), rank, `round ${round}: initial order`);
+    const stack: Lit[] = [];
+    for (let step = 0; step < 40; step++) {
+      if (stack.length > 0 && (stack.length === nVars || rng() < 0.3)) {
+        const l = stack.pop()!;
+        one.onUnassign(l); graph.onUnassign(l);
+        continue;
+      }
+      const free = Array.from({ length: nVars }, (_, v) => v).filter((v) => !stack.some((l) => l >> 1 === v));
+      const lit = mkLit(free[randInt(rng, 0, free.length - 1)]!, rng() < 0.5);
+      steps++;
+      const ca = one.onAssign(lit), cb = graph.onAssign(lit);
+      assert.deepEqual(cb, ca, `round ${round} step ${step}: conflict on ${lit}`);
+      if (ca === null) {
+        stack.push(lit);
+      } else {
+        conflicts++;
+        assert.deepEqual(graph.lastCycle(), one.lastCycle().map((id) => (id < 1000 ? -1 : id)), `round ${round} step ${step}: cycle`);
+        one.onUnassign(lit); graph.onUnassign(lit);
+      }
+      assert.deepEqual(graph.topologicalOrder(), one.topologicalOrder(), `round ${round} step ${step}: order`);
+    }
+  }
+  assert.ok(conflicts > steps / 20, `conflicts=${conflicts} of ${steps} assignments`);
+});
+
+test('setFixedGraph checks its shape and excludes edges added otherwise', () => {
+  const th = new AcyclicityTheory(3);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2)), /starts/);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1, 2), Int32Array.of(1), Int32Array.of(0, 1, 2)), /starts/);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1)), /order of 2 nodes/);
+  th.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2));
+  assert.throws(() => th.addFixedEdge(1, 2, 0), /setFixedGraph/);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(1), Int32Array.of(2), Int32Array.of(0)), /setFixedGraph/);
+  const other = new AcyclicityTheory(3);
+  other.addFixedEdge(0, 1, 0);
+  assert.throws(() => other.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2)), /one by one/);
+  // A head outside 0 .. n-1 is found when the in-edges are built (pk reads them at once).
+  const bad = new AcyclicityTheory(3, { reorder: 'pk' });
+  bad.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(7), Int32Array.of(0, 1, 2));
+  bad.addConditionalEdge(2, 1, mkLit(0, false), 5);
+  assert.equal(bad.initialize(), null);
+  assert.throws(() => bad.onAssign(mkLit(0, false)), /head is outside/);
+});
