@@ -50,14 +50,18 @@ export class AcyclicityTheory implements Theory {
   /** Set when the fixed edges alone are cyclic: every onAssign then reports the empty clause. */
   private fixedCyclic = false;
 
-  // Build-phase edge lists (dropped by initialize).
-  private fixFromB: IntBuffer | null = new IntBuffer();
-  private fixToB: IntBuffer | null = new IntBuffer();
-  private fixIdB: IntBuffer | null = new IntBuffer();
-  private condFromB: IntBuffer | null = new IntBuffer();
-  private condToB: IntBuffer | null = new IntBuffer();
-  private condLitB: IntBuffer | null = new IntBuffer();
-  private condIdB: IntBuffer | null = new IntBuffer();
+  // Build-phase edge lists of edges added one by one, made on the first (dropped by initialize;
+  // the solver adds in bulk, and seven empty buffers were seven allocations per solve).
+  private fixFromB: IntBuffer | null = null;
+  private fixToB: IntBuffer | null = null;
+  private fixIdB: IntBuffer | null = null;
+  private condFromB: IntBuffer | null = null;
+  private condToB: IntBuffer | null = null;
+  private condLitB: IntBuffer | null = null;
+  private condIdB: IntBuffer | null = null;
+  /** Whether the conditional edges' literals, in the order added, never decrease, and their largest. */
+  private condSorted = true;
+  private condMaxLit = -1;
   /** Edges added in bulk (typed arrays, kept without copying): [from, to, id] and [from, to, lit, id]. */
   private fixChunks: Int32Array[][] | null = [];
   private condChunks: Int32Array[][] | null = [];
@@ -83,10 +87,10 @@ export class AcyclicityTheory implements Theory {
   /** Conditional edges, CSR by literal: literal l guards edges `litStart[l] .. litStart[l+1]-1`. */
   private litStart = new Int32Array(1);
   /** `condFrom[c]`, `condTo[c]`, `condLit[c]`, `condId[c]`: conditional edge c (numbered in literal order). */
-  private condFrom = new Int32Array(0);
-  private condTo = new Int32Array(0);
-  private condLit = new Int32Array(0);
-  private condId = new Int32Array(0);
+  private condFrom: Int32Array = new Int32Array(0);
+  private condTo: Int32Array = new Int32Array(0);
+  private condLit: Int32Array = new Int32Array(0);
+  private condId: Int32Array = new Int32Array(0);
   /** `activeCount[l]`: how many of literal l's edges are active (a prefix of its range). */
   private activeCount = new Int32Array(0);
   /** `actOutHead[u]`: newest active conditional edge out of u, or -1; `actOutNext[c]`: the one before c. */
@@ -139,18 +143,19 @@ export class AcyclicityTheory implements Theory {
   addFixedEdge(from: number, to: number, id: number): void {
     this.checkBuilding(from, to);
     this.checkNoFixedGraph();
-    this.fixFromB!.push(from);
-    this.fixToB!.push(to);
-    this.fixIdB!.push(id);
+    (this.fixFromB ??= new IntBuffer()).push(from);
+    (this.fixToB ??= new IntBuffer()).push(to);
+    (this.fixIdB ??= new IntBuffer()).push(id);
   }
 
   addConditionalEdge(from: number, to: number, lit: Lit, id: number): void {
     this.checkBuilding(from, to);
     if (!Number.isInteger(lit) || lit < 0) throw new RangeError(`bad literal ${lit}`);
-    this.condFromB!.push(from);
-    this.condToB!.push(to);
-    this.condLitB!.push(lit);
-    this.condIdB!.push(id);
+    (this.condFromB ??= new IntBuffer()).push(from);
+    (this.condToB ??= new IntBuffer()).push(to);
+    (this.condLitB ??= new IntBuffer()).push(lit);
+    (this.condIdB ??= new IntBuffer()).push(id);
+    this.noteLiterals(lit, lit);
   }
 
   /**
@@ -191,15 +196,29 @@ export class AcyclicityTheory implements Theory {
   /** Conditional edges in bulk: edge i is from[i] -> to[i], guarded by lit[i], with id[i]. */
   addConditionalEdges(from: Int32Array, to: Int32Array, lit: Int32Array, id: Int32Array): void {
     this.checkBulk([from, to, lit, id]);
-    for (let i = 0; i < lit.length; i++) if (lit[i]! < 0) throw new RangeError(`bad literal ${lit[i]}`);
+    // One pass: the literals' range, order and largest (initialize skips its sort when sorted).
+    let sorted = true, min = lit.length > 0 ? lit[0]! : 0, max = min;
+    for (let i = 1; i < lit.length; i++) {
+      const l = lit[i]!;
+      if (l < max) { sorted = false; if (l < min) min = l; } else max = l;
+    }
+    if (min < 0) throw new RangeError(`bad literal ${min}`);
     this.condChunks!.push([from, to, lit, id]);
+    if (lit.length > 0) this.noteLiterals(lit[0]!, max);
+    if (!sorted) this.condSorted = false;
+  }
+
+  /** Literals first .. last (in the order added, last the largest) follow those added before. */
+  private noteLiterals(first: number, last: number): void {
+    if (first < this.condMaxLit) this.condSorted = false;
+    if (last > this.condMaxLit) this.condMaxLit = last;
   }
 
   /** How many fixed edges have been added (before initialize) or were added (after). */
   fixedEdgeCount(): number {
     if (this.initialized) return this.outTo.length;
     if (this.fixedGraph !== null) return this.fixedGraph.outTo.length;
-    let m = this.fixFromB!.length;
+    let m = this.fixFromB?.length ?? 0;
     for (const c of this.fixChunks!) m += c[0]!.length;
     return m;
   }
@@ -217,9 +236,9 @@ export class AcyclicityTheory implements Theory {
       return null;
     }
     const n = this.n;
-    const fixFrom = gather(this.fixFromB!, this.fixChunks!, 0);
-    const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
-    const fixId = gather(this.fixIdB!, this.fixChunks!, 2);
+    const fixFrom = gather(this.fixFromB, this.fixChunks!, 0);
+    const fixTo = gather(this.fixToB, this.fixChunks!, 1);
+    const fixId = gather(this.fixIdB, this.fixChunks!, 2);
 
     // Fixed out-CSR and in-CSR by counting sort (csr-wasm.ts: as WebAssembly for many edges, as
     // this runs once per solve, mostly before V8 would optimise its JS loops).
@@ -298,13 +317,15 @@ export class AcyclicityTheory implements Theory {
   private initializeConditional(): void {
     const n = this.n;
     // Conditional edges, CSR by literal.
-    const cFrom = gather(this.condFromB!, this.condChunks!, 0);
-    const cTo = gather(this.condToB!, this.condChunks!, 1);
-    const cLit = gather(this.condLitB!, this.condChunks!, 2);
-    const cId = gather(this.condIdB!, this.condChunks!, 3);
+    const cFrom = gather(this.condFromB, this.condChunks!, 0);
+    const cTo = gather(this.condToB, this.condChunks!, 1);
+    const cLit = gather(this.condLitB, this.condChunks!, 2);
+    const cId = gather(this.condIdB, this.condChunks!, 3);
     const cn = cFrom.length;
-    const maxLit = maxOf(cLit);
-    const { litStart, condFrom, condTo, condLit, condId } = byLiteral(maxLit, cFrom, cTo, cLit, cId);
+    const maxLit = this.condMaxLit;
+    // Sorted by literal already (the solver adds its edges variable by variable): no copy.
+    const sorted = this.condSorted && (this.condFromB === null || this.condChunks!.length === 0);
+    const { litStart, condFrom, condTo, condLit, condId } = sorted ? litStarts(maxLit, cFrom, cTo, cLit, cId) : byLiteral(maxLit, cFrom, cTo, cLit, cId);
     this.condFrom = condFrom;
     this.condTo = condTo;
     this.condLit = condLit;
@@ -681,12 +702,6 @@ function fillTails(n: number, outStart: Int32Array, outTo: Int32Array, inStart: 
   return inFrom;
 }
 
-function maxOf(a: Int32Array): number {
-  let max = -1;
-  for (let i = 0; i < a.length; i++) if (a[i]! > max) max = a[i]!;
-  return max;
-}
-
 /** Conditional edges renumbered in literal order, with `litStart` (CSR by literal). */
 function byLiteral(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int32Array, cId: Int32Array) {
   const cn = cFrom.length;
@@ -706,6 +721,14 @@ function byLiteral(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int
   return { litStart, condFrom, condTo, condLit, condId };
 }
 
+/** byLiteral for edges already in literal order: the starts only, the columns as they are. */
+function litStarts(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int32Array, cId: Int32Array) {
+  const litStart = new Int32Array(maxLit + 2);
+  countLits(litStart, cLit);
+  for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
+  return { litStart, condFrom: cFrom, condTo: cTo, condLit: cLit, condId: cId };
+}
+
 function countLits(litStart: Int32Array, lit: Int32Array): void {
   for (let i = 0; i < lit.length; i++) litStart[lit[i]! + 1]++;
 }
@@ -723,13 +746,13 @@ function identityOrder(ord: Int32Array, nodeAt: Int32Array): void {
 }
 
 /** Column k of the edges pushed one by one followed by those added in bulk (no copy if only one chunk). */
-function gather(buf: IntBuffer, chunks: Int32Array[][], k: number): Int32Array {
-  if (buf.length === 0 && chunks.length === 1) return chunks[0]![k]!;
-  let m = buf.length;
+function gather(buf: IntBuffer | null, chunks: Int32Array[][], k: number): Int32Array {
+  if (buf === null && chunks.length === 1) return chunks[0]![k]!;
+  let m = buf?.length ?? 0;
   for (const c of chunks) m += c[k]!.length;
   const out = new Int32Array(m);
-  out.set(buf.view());
-  let at = buf.length;
+  if (buf !== null) out.set(buf.view());
+  let at = buf?.length ?? 0;
   for (const c of chunks) { out.set(c[k]!, at); at += c[k]!.length; }
   return out;
 }

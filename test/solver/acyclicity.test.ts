@@ -449,3 +449,64 @@ test('setFixedGraph checks its shape and excludes edges added otherwise', () => 
   assert.equal(bad.initialize(), null);
   assert.throws(() => bad.onAssign(mkLit(0, false)), /head is outside/);
 });
+
+// Conditional edges already in literal order (the solver adds them variable by variable) are
+// kept as they are, without initialize's counting sort. Against the same edges given with their
+// literal groups in reverse order (the sort then runs and gives the same sequence, as it is
+// stable), one by one in literal order, and one then the rest in bulk: the same conflicts,
+// cycles and orders. And edges added in bulk then one by one in literal order, which initialize
+// takes one by one first, and two chunks each in literal order but not together: against
+// those sequences in one chunk.
+test('conditional edges in literal order skip the sort and behave exactly like sorted ones', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(0x1175);
+  for (let round = 0; round < scaled(400); round++) {
+    const n = randInt(rng, 2, 40);
+    const nVars = randInt(rng, 1, 8);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 2 * n), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, 4 * n));
+    const sorted = [...cond].sort((p, q) => p.lit - q.lit);
+    const groups = [...new Set(sorted.map((e) => e.lit))].reverse();
+    const reversed = groups.flatMap((l) => sorted.filter((e) => e.lit === l));
+    const col = <T>(xs: T[], f: (x: T) => number) => Int32Array.from(xs, f);
+    const make = (edges: CondEdge[], how: 'bulk' | 'single' | 'mixed' | 'late' | 'two'): AcyclicityTheory => {
+      const th = new AcyclicityTheory(n);
+      for (const e of fixed) th.addFixedEdge(e.from, e.to, e.id);
+      const bulk = (xs: CondEdge[]) => { if (xs.length > 0) th.addConditionalEdges(col(xs, (e) => e.from), col(xs, (e) => e.to), col(xs, (e) => e.lit), col(xs, (e) => e.id)); };
+      const head = how === 'single' ? edges.length : how === 'mixed' ? 1 : 0;
+      if (how === 'late') bulk(edges.slice(0, -1));
+      for (const e of how === 'late' ? edges.slice(-1) : edges.slice(0, head)) th.addConditionalEdge(e.from, e.to, e.lit, e.id);
+      if (how === 'two') { bulk(edges.slice(0, cut)); bulk(edges.slice(cut)); } else if (how !== 'late') bulk(edges.slice(head));
+      assert.equal(th.initialize(), null);
+      return th;
+    };
+    // Two chunks: the upper literals' edges, then the lower ones', each in literal order.
+    const mid = sorted[sorted.length >> 1]!.lit, upperFirst = sorted.filter((e) => e.lit >= mid).concat(sorted.filter((e) => e.lit < mid));
+    const cut = sorted.filter((e) => e.lit >= mid).length;
+    const ref = make(reversed, 'bulk'), refLate = make(sorted.slice(-1).concat(sorted.slice(0, -1)), 'bulk'), refTwo = make(upperFirst, 'bulk');
+    const pairs: [AcyclicityTheory, AcyclicityTheory][] = [
+      [make(sorted, 'bulk'), ref], [make(sorted, 'single'), ref], [make(reversed, 'mixed'), ref], [make(sorted, 'late'), refLate], [make(upperFirst, 'two'), refTwo],
+    ];
+    const refs = [ref, refLate, refTwo], all = [...refs, ...pairs.map((p) => p[0])];
+    const stack: Lit[] = [];
+    for (let step = 0; step < 30; step++) {
+      if (stack.length > 0 && (stack.length === nVars || rng() < 0.3)) {
+        const l = stack.pop()!;
+        for (const th of all) th.onUnassign(l);
+        continue;
+      }
+      const free = Array.from({ length: nVars }, (_, v) => v).filter((v) => !stack.some((l) => l >> 1 === v));
+      const lit = mkLit(free[randInt(rng, 0, free.length - 1)]!, rng() < 0.5);
+      const want = refs.map((r) => r.onAssign(lit));
+      for (const [i, [th, r]] of pairs.entries()) {
+        const w = want[refs.indexOf(r)]!;
+        assert.deepEqual(th.onAssign(lit), w, `round ${round} step ${step} theory ${i}: conflict`);
+        if (w !== null) assert.deepEqual(th.lastCycle(), r.lastCycle(), `round ${round} step ${step} theory ${i}: cycle`);
+        assert.deepEqual(th.topologicalOrder(), r.topologicalOrder(), `round ${round} step ${step} theory ${i}: order`);
+      }
+      // Both references see the same edges (in another order within a literal): the same verdict.
+      assert.ok(want.every((w) => (w === null) === (want[0] === null)), `round ${round} step ${step}: references`);
+      if (want[0] === null) stack.push(lit);
+      else for (const th of all) th.onUnassign(lit);
+    }
+  }
+});
