@@ -150,7 +150,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
   // Variable x is constraint act[x]; `varOf` is the inverse.
   const varOf = variableOf(act, pg.consCount);
-  for (let x = 0; x < variables; x++) solver.newVar();
+  solver.newVars(variables);
   for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
   if (h !== null) {
     // The contracted graph is small: renumber it so that the phases' edges go forwards too, and
