@@ -152,8 +152,10 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     theory.setFixedGraph(g.outStart, g.outTo, order);
   }
   const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
-  // Variable x is constraint act[x]; `varOf` is the inverse.
-  const varOf = variableOf(act, pg.consCount);
+  // Variable x is constraint act[x]; `varOf()` is the inverse, made when first needed (PSI's
+  // clauses, an unsat witness: not for a 'sat' at the other levels).
+  let varOfMemo: Int32Array | null = null;
+  const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
   solver.newVars(variables);
   for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
   if (h !== null) {
@@ -178,7 +180,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // model and ruled out by a clause over the choices that made it (lazy clause generation).
   // Each clause removes at least the current model, so the loop ends.
   while (result === 'sat' && checksRwApart(opts.level)) {
-    const edges = chosenEdges(pg, active, varOf, (x) => solver.modelValue(x));
+    const edges = chosenEdges(pg, active, varOf(), (x) => solver.modelValue(x));
     const g = buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, opts.level);
     const order = topoOrder(g);
     if (order === null) throw new Error('internal error: the solver returned a model whose graph is cyclic');
@@ -193,7 +195,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
         const c = edges.constraint[i]!;
         if (c < 0 || seen.has(c)) continue;
         seen.add(c);
-        const x = varOf[c]!;
+        const x = varOf()[c]!;
         clause.push(mkLit(x, solver.modelValue(x)));
       }
       if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats(), theoryGraph };
@@ -225,7 +227,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     return { result, cycle: null, edges: null, stats: stats(), theoryGraph, choice };
   }
   // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
-  const edges = chosenEdges(pg, active, varOf, (x) => solver.fixedValue(x) ?? true);
+  const edges = chosenEdges(pg, active, varOf(), (x) => solver.fixedValue(x) ?? true);
   const cycle = witnessCycle(pg.nodeCount, edges, opts.level);
   if (cycle === null) throw new Error('internal error: the solver said unsat but the chosen graph is acyclic');
   const fixed = new Int8Array(pg.consCount).fill(-1);
@@ -407,12 +409,11 @@ export function flatPairs(level: Level): FlatPairs {
  */
 function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs, pos: Int32Array, node: Int32Array | null, idBase: number) {
   const { count: cnt, x: X, y: Y } = pairs;
+  // Room for two split edges per constraint edge (flatPairs checks there are at most two), so
+  // that only the constraints are visited here, not their edges; the columns are cut to size.
   let m = 0;
-  for (let x = 0; x < act.length; x++) {
-    const c = act[x]!;
-    for (let e = pg.edgeStart[2 * c]!; e < pg.edgeStart[2 * c + 2]!; e++) m += cnt[pg.ceKind[e]!]!;
-  }
-  const from = new Int32Array(m), to = new Int32Array(m), lit = new Int32Array(m), id = new Int32Array(m);
+  for (let x = 0; x < act.length; x++) m += pg.edgeStart[2 * act[x]! + 2]! - pg.edgeStart[2 * act[x]!]!;
+  const from = new Int32Array(2 * m), to = new Int32Array(2 * m), lit = new Int32Array(2 * m), id = new Int32Array(2 * m);
   const backward = new Int32Array(2 * act.length), stuck = new Int32Array(2 * act.length);
   let j = 0;
   for (let x = 0; x < act.length; x++) {
@@ -434,7 +435,7 @@ function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs,
       stuck[2 * x + side] = notForwards;
     }
   }
-  return { from, to, lit, id, backward, stuck };
+  return { from: from.subarray(0, j), to: to.subarray(0, j), lit: lit.subarray(0, j), id: id.subarray(0, j), backward, stuck };
 }
 
 /**
