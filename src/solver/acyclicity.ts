@@ -41,42 +41,56 @@ function condCode(c: number): number {
 /** The backward search may visit 1/2^this of the region before the shift is used instead (see insert). */
 const SHIFT_RATIO_LOG2 = 6;
 
+/** Below this budget, a theory whose in-edges are not built yet shifts instead of building them (see insert). */
+const LAZY_IN_EDGES_MIN_BUDGET = 2;
+
 export class AcyclicityTheory implements Theory {
   private readonly n: number;
   private initialized = false;
   /** Set when the fixed edges alone are cyclic: every onAssign then reports the empty clause. */
   private fixedCyclic = false;
 
-  // Build-phase edge lists (dropped by initialize).
-  private fixFromB: IntBuffer | null = new IntBuffer();
-  private fixToB: IntBuffer | null = new IntBuffer();
-  private fixIdB: IntBuffer | null = new IntBuffer();
-  private condFromB: IntBuffer | null = new IntBuffer();
-  private condToB: IntBuffer | null = new IntBuffer();
-  private condLitB: IntBuffer | null = new IntBuffer();
-  private condIdB: IntBuffer | null = new IntBuffer();
+  // Build-phase edge lists of edges added one by one, made on the first (dropped by initialize;
+  // the solver adds in bulk, and seven empty buffers were seven allocations per solve).
+  private fixFromB: IntBuffer | null = null;
+  private fixToB: IntBuffer | null = null;
+  private fixIdB: IntBuffer | null = null;
+  private condFromB: IntBuffer | null = null;
+  private condToB: IntBuffer | null = null;
+  private condLitB: IntBuffer | null = null;
+  private condIdB: IntBuffer | null = null;
+  /** Whether the conditional edges' literals, in the order added, never decrease, and their largest. */
+  private condSorted = true;
+  private condMaxLit = -1;
   /** Edges added in bulk (typed arrays, kept without copying): [from, to, id] and [from, to, lit, id]. */
   private fixChunks: Int32Array[][] | null = [];
   private condChunks: Int32Array[][] | null = [];
 
   /** Fixed edges, CSR by tail: node u's out-edges are slots `outStart[u] .. outStart[u+1]-1`. */
-  private outStart = new Int32Array(0);
+  private outStart: Int32Array = new Int32Array(0);
   /** `outTo[f]`: head of the fixed edge in CSR slot f. */
-  private outTo = new Int32Array(0);
+  private outTo: Int32Array = new Int32Array(0);
   /** `outId[f]`: caller's id of the fixed edge in CSR slot f. */
   private outId = new Int32Array(0);
-  /** Fixed edges, CSR by head: node v's in-edges are `inStart[v] .. inStart[v+1]-1`. */
+  /**
+   * Fixed edges, CSR by head: node v's in-edges are `inStart[v] .. inStart[v+1]-1`. With a fixed
+   * graph given as a CSR (`setFixedGraph`) they are built on the first backward search that reads
+   * them (`inBuilt`): a small history's searches mostly shift without reading any (see insert).
+   */
   private inStart = new Int32Array(0);
+  private inBuilt = true;
+  /** The fixed graph and its order as `setFixedGraph` gave them (dropped by initialize). */
+  private fixedGraph: { outStart: Int32Array; outTo: Int32Array; order: Int32Array } | null = null;
   /** `inFrom[k]`: tail of the k-th fixed in-edge slot. */
-  private inFrom = new Int32Array(0);
+  private inFrom: Int32Array = new Int32Array(0);
 
   /** Conditional edges, CSR by literal: literal l guards edges `litStart[l] .. litStart[l+1]-1`. */
   private litStart = new Int32Array(1);
   /** `condFrom[c]`, `condTo[c]`, `condLit[c]`, `condId[c]`: conditional edge c (numbered in literal order). */
-  private condFrom = new Int32Array(0);
-  private condTo = new Int32Array(0);
-  private condLit = new Int32Array(0);
-  private condId = new Int32Array(0);
+  private condFrom: Int32Array = new Int32Array(0);
+  private condTo: Int32Array = new Int32Array(0);
+  private condLit: Int32Array = new Int32Array(0);
+  private condId: Int32Array = new Int32Array(0);
   /** `activeCount[l]`: how many of literal l's edges are active (a prefix of its range). */
   private activeCount = new Int32Array(0);
   /** `actOutHead[u]`: newest active conditional edge out of u, or -1; `actOutNext[c]`: the one before c. */
@@ -128,18 +142,20 @@ export class AcyclicityTheory implements Theory {
 
   addFixedEdge(from: number, to: number, id: number): void {
     this.checkBuilding(from, to);
-    this.fixFromB!.push(from);
-    this.fixToB!.push(to);
-    this.fixIdB!.push(id);
+    this.checkNoFixedGraph();
+    (this.fixFromB ??= new IntBuffer()).push(from);
+    (this.fixToB ??= new IntBuffer()).push(to);
+    (this.fixIdB ??= new IntBuffer()).push(id);
   }
 
   addConditionalEdge(from: number, to: number, lit: Lit, id: number): void {
     this.checkBuilding(from, to);
     if (!Number.isInteger(lit) || lit < 0) throw new RangeError(`bad literal ${lit}`);
-    this.condFromB!.push(from);
-    this.condToB!.push(to);
-    this.condLitB!.push(lit);
-    this.condIdB!.push(id);
+    (this.condFromB ??= new IntBuffer()).push(from);
+    (this.condToB ??= new IntBuffer()).push(to);
+    (this.condLitB ??= new IntBuffer()).push(lit);
+    (this.condIdB ??= new IntBuffer()).push(id);
+    this.noteLiterals(lit, lit);
   }
 
   /**
@@ -149,20 +165,60 @@ export class AcyclicityTheory implements Theory {
    */
   addFixedEdges(from: Int32Array, to: Int32Array, id: Int32Array): void {
     this.checkBulk([from, to, id]);
+    this.checkNoFixedGraph();
     this.fixChunks!.push([from, to, id]);
+  }
+
+  /**
+   * All the fixed edges at once, as a CSR over the theory's nodes (node u's heads are
+   * `outTo[outStart[u] .. outStart[u+1]-1]`), with `order`, a topological order of them
+   * (`order[i]` = the node at position i): the theory starts from that order. The CSR is kept,
+   * not copied, and must not change; the order is copied. Instead of addFixedEdge(s), not with
+   * them. Fixed edges have no ids then (`lastCycle` reports them as -1).
+   * The order is the caller's word: checking it would cost a pass over every edge, cold. A wrong
+   * one can only hide a cycle, never make one up (cycles are found by following edges), and
+   * solve.ts proves every model acyclic on its own (the model check), so a wrong order is an
+   * internal error there, never a wrong verdict.
+   * Why: the uncontracted solve (small histories) used to renumber every known split edge,
+   * then count and scatter them into out- and in-CSRs, copies of pruning's graph (360 txns:
+   * ~3 ms of a ~7 ms solve, all cold code).
+   */
+  setFixedGraph(outStart: Int32Array, outTo: Int32Array, order: Int32Array): void {
+    if (this.initialized) throw new Error('AcyclicityTheory: edges must be added before initialize()');
+    this.checkNoFixedGraph();
+    if (this.fixedEdgeCount() > 0) throw new Error('AcyclicityTheory.setFixedGraph: fixed edges were added one by one');
+    const n = this.n;
+    if (outStart.length !== n + 1 || outStart[0] !== 0 || outStart[n] !== outTo.length) throw new RangeError(`a fixed graph's starts must span 0 .. ${outTo.length} over ${n} nodes`);
+    if (order.length !== n) throw new RangeError(`an order of ${order.length} nodes for ${n}`);
+    this.fixedGraph = { outStart, outTo, order };
   }
 
   /** Conditional edges in bulk: edge i is from[i] -> to[i], guarded by lit[i], with id[i]. */
   addConditionalEdges(from: Int32Array, to: Int32Array, lit: Int32Array, id: Int32Array): void {
     this.checkBulk([from, to, lit, id]);
-    for (let i = 0; i < lit.length; i++) if (lit[i]! < 0) throw new RangeError(`bad literal ${lit[i]}`);
+    // One pass: the literals' range, order and largest (initialize skips its sort when sorted).
+    let sorted = true, min = lit.length > 0 ? lit[0]! : 0, max = min;
+    for (let i = 1; i < lit.length; i++) {
+      const l = lit[i]!;
+      if (l < max) { sorted = false; if (l < min) min = l; } else max = l;
+    }
+    if (min < 0) throw new RangeError(`bad literal ${min}`);
     this.condChunks!.push([from, to, lit, id]);
+    if (lit.length > 0) this.noteLiterals(lit[0]!, max);
+    if (!sorted) this.condSorted = false;
+  }
+
+  /** Literals first .. last (in the order added, last the largest) follow those added before. */
+  private noteLiterals(first: number, last: number): void {
+    if (first < this.condMaxLit) this.condSorted = false;
+    if (last > this.condMaxLit) this.condMaxLit = last;
   }
 
   /** How many fixed edges have been added (before initialize) or were added (after). */
   fixedEdgeCount(): number {
     if (this.initialized) return this.outTo.length;
-    let m = this.fixFromB!.length;
+    if (this.fixedGraph !== null) return this.fixedGraph.outTo.length;
+    let m = this.fixFromB?.length ?? 0;
     for (const c of this.fixChunks!) m += c[0]!.length;
     return m;
   }
@@ -175,10 +231,14 @@ export class AcyclicityTheory implements Theory {
   initialize(): number[] | null {
     if (this.initialized) throw new Error('AcyclicityTheory.initialize called twice');
     this.initialized = true;
+    if (this.fixedGraph !== null) {
+      this.initializeFromGraph(this.fixedGraph);
+      return null;
+    }
     const n = this.n;
-    const fixFrom = gather(this.fixFromB!, this.fixChunks!, 0);
-    const fixTo = gather(this.fixToB!, this.fixChunks!, 1);
-    const fixId = gather(this.fixIdB!, this.fixChunks!, 2);
+    const fixFrom = gather(this.fixFromB, this.fixChunks!, 0);
+    const fixTo = gather(this.fixToB, this.fixChunks!, 1);
+    const fixId = gather(this.fixIdB, this.fixChunks!, 2);
 
     // Fixed out-CSR and in-CSR by counting sort (csr-wasm.ts: as WebAssembly for many edges, as
     // this runs once per solve, mostly before V8 would optimise its JS loops).
@@ -189,36 +249,8 @@ export class AcyclicityTheory implements Theory {
     this.inStart = inStart;
     this.inFrom = inFrom;
 
-    // Conditional edges, CSR by literal.
-    const cFrom = gather(this.condFromB!, this.condChunks!, 0);
-    const cTo = gather(this.condToB!, this.condChunks!, 1);
-    const cLit = gather(this.condLitB!, this.condChunks!, 2);
-    const cId = gather(this.condIdB!, this.condChunks!, 3);
-    const cn = cFrom.length;
-    const maxLit = maxOf(cLit);
-    const { litStart, condFrom, condTo, condLit, condId } = byLiteral(maxLit, cFrom, cTo, cLit, cId);
-    this.condFrom = condFrom;
-    this.condTo = condTo;
-    this.condLit = condLit;
-    this.condId = condId;
-    this.litStart = litStart;
-    this.activeCount = new Int32Array(maxLit + 1);
-    this.litStamp = new Int32Array(maxLit + 1);
-    this.actOutHead = new Int32Array(n).fill(-1);
-    this.actInHead = new Int32Array(n).fill(-1);
-    this.actOutNext = new Int32Array(cn);
-    this.actInNext = new Int32Array(cn);
-    this.fixFromB = this.fixToB = this.fixIdB = null;
-    this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
-    this.fixChunks = this.condChunks = null;
-
-    this.ord = new Int32Array(n);
-    this.nodeAt = new Int32Array(n);
-    this.mark = new Int32Array(n);
-    this.listF = new Int32Array(n);
-    this.listB = new Int32Array(n);
-    this.ordsF = new Int32Array(n);
-    this.ordsB = new Int32Array(n);
+    this.initializeConditional();
+    this.initializeScratch();
 
     // Initial order: the caller's numbering if it is already topological (common: nodes numbered
     // in time or session order), else the lexicographically smallest topological order (Kahn
@@ -251,6 +283,75 @@ export class AcyclicityTheory implements Theory {
       return ids.slice();
     }
     return null;
+  }
+
+  /** initialize for `setFixedGraph`: the CSR as given, the order copied, no in-CSR yet. */
+  private initializeFromGraph(g: { outStart: Int32Array; outTo: Int32Array; order: Int32Array }): void {
+    this.outStart = g.outStart;
+    this.outTo = g.outTo;
+    this.outId = new Int32Array(0);
+    this.inBuilt = false;
+    this.initializeConditional();
+    this.initializeScratch();
+    const { ord, nodeAt } = this;
+    nodeAt.set(g.order);
+    for (let i = 0; i < nodeAt.length; i++) ord[nodeAt[i]!] = i;
+    this.fixedGraph = null;
+  }
+
+  /**
+   * The in-CSR of the fixed out-CSR (for `setFixedGraph`), on first need: in-degrees, prefix
+   * sums, then the tails in node order. An end outside 0 .. n-1 is an error.
+   */
+  private buildInEdges(): void {
+    const n = this.n, outStart = this.outStart, outTo = this.outTo;
+    const inStart = new Int32Array(n + 1);
+    if (!countHeads(inStart, outTo)) throw new RangeError(`a fixed edge's head is outside 0..${n - 1}`);
+    for (let v = 0; v < n; v++) inStart[v + 1] += inStart[v]!;
+    this.inFrom = fillTails(n, outStart, outTo, inStart);
+    this.inStart = inStart;
+    this.inBuilt = true;
+  }
+
+  /** The conditional edges as CSR by literal, and the per-node active lists (empty). */
+  private initializeConditional(): void {
+    const n = this.n;
+    // Conditional edges, CSR by literal.
+    const cFrom = gather(this.condFromB, this.condChunks!, 0);
+    const cTo = gather(this.condToB, this.condChunks!, 1);
+    const cLit = gather(this.condLitB, this.condChunks!, 2);
+    const cId = gather(this.condIdB, this.condChunks!, 3);
+    const cn = cFrom.length;
+    const maxLit = this.condMaxLit;
+    // Sorted by literal already (the solver adds its edges variable by variable): no copy.
+    const sorted = this.condSorted && (this.condFromB === null || this.condChunks!.length === 0);
+    const { litStart, condFrom, condTo, condLit, condId } = sorted ? litStarts(maxLit, cFrom, cTo, cLit, cId) : byLiteral(maxLit, cFrom, cTo, cLit, cId);
+    this.condFrom = condFrom;
+    this.condTo = condTo;
+    this.condLit = condLit;
+    this.condId = condId;
+    this.litStart = litStart;
+    this.activeCount = new Int32Array(maxLit + 1);
+    this.litStamp = new Int32Array(maxLit + 1);
+    this.actOutHead = new Int32Array(n).fill(-1);
+    this.actInHead = new Int32Array(n).fill(-1);
+    this.actOutNext = new Int32Array(cn);
+    this.actInNext = new Int32Array(cn);
+    this.fixFromB = this.fixToB = this.fixIdB = null;
+    this.condFromB = this.condToB = this.condLitB = this.condIdB = null;
+    this.fixChunks = this.condChunks = null;
+  }
+
+  /** The order and the searches' scratch, n entries each. */
+  private initializeScratch(): void {
+    const n = this.n;
+    this.ord = new Int32Array(n);
+    this.nodeAt = new Int32Array(n);
+    this.mark = new Int32Array(n);
+    this.listF = new Int32Array(n);
+    this.listB = new Int32Array(n);
+    this.ordsF = new Int32Array(n);
+    this.ordsB = new Int32Array(n);
   }
 
   onAssign(lit: Lit): Lit[] | null {
@@ -289,7 +390,8 @@ export class AcyclicityTheory implements Theory {
   lastCycle(): number[] {
     if (this.fixedCycle !== null) return this.fixedCycle.slice();
     // Built on demand from edge codes: conflicts are frequent, cycle reports are rare.
-    return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code]! : this.condId[-code - 1]!));
+    // Fixed edges given as a graph (setFixedGraph) have no ids: -1.
+    return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code] ?? -1 : this.condId[-code - 1]!));
   }
 
   /** A copy of the current topological order: `result[u]` is u's position. */
@@ -304,6 +406,10 @@ export class AcyclicityTheory implements Theory {
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < 0 || from >= this.n || to >= this.n) {
       throw new RangeError(`edge ${from}->${to} outside 0..${this.n - 1}`);
     }
+  }
+
+  private checkNoFixedGraph(): void {
+    if (this.fixedGraph !== null) throw new Error('AcyclicityTheory: fixed edges were given as a graph (setFixedGraph)');
   }
 
   private checkBulk(cols: Int32Array[]): void {
@@ -353,8 +459,6 @@ export class AcyclicityTheory implements Theory {
     const mark = this.mark;
     const outStart = this.outStart;
     const outTo = this.outTo;
-    const inStart = this.inStart;
-    const inFrom = this.inFrom;
 
     // Forward search from y over positions < ub; reaching x closes a cycle.
     const epochF = this.nextEpoch();
@@ -395,6 +499,15 @@ export class AcyclicityTheory implements Theory {
     // search that runs out of budget is wasted (fig8 30 %, search CPU in a fresh process: budget
     // 1/8 47-75 ms, 1/64 21-40 ms, always shifting 21-35 ms, never 94-108 ms).
     const budget = this.reorder === 'pk' ? 0x7fffffff : (ub - lb) >> SHIFT_RATIO_LOG2;
+    // Without in-edges yet (setFixedGraph), a budget of 1 shifts at once: the search would read
+    // x's in-edges only to shift anyway unless none lies in the region, and building them is a
+    // pass over every fixed edge (360 txns: ~0.3-1 ms of cold code, on 8 of 30 valid histories,
+    // for one such insertion each). Any topological order is as good for the search: conflicts
+    // and their clauses do not depend on which one the theory keeps (test/solver/acyclicity.test.ts).
+    if (!this.inBuilt && budget < LAZY_IN_EDGES_MIN_BUDGET) return this.shift(c, lb, ub, nF);
+    if (budget > 0 && !this.inBuilt) this.buildInEdges();
+    const inStart = this.inStart;
+    const inFrom = this.inFrom;
     const epochB = this.nextEpoch();
     const listB = this.listB;
     let nB = 0;
@@ -571,10 +684,22 @@ function outsideAt(from: Int32Array, to: Int32Array, n: number): number {
   return -1;
 }
 
-function maxOf(a: Int32Array): number {
-  let max = -1;
-  for (let i = 0; i < a.length; i++) if (a[i]! > max) max = a[i]!;
-  return max;
+/** `inStart[v + 1]` += the number of edges into v; false when a head is outside 0 .. n-1. */
+function countHeads(inStart: Int32Array, outTo: Int32Array): boolean {
+  const n = inStart.length - 1;
+  for (let f = 0; f < outTo.length; f++) {
+    const v = outTo[f]!;
+    if (v >>> 0 >= n) return false;
+    inStart[v + 1]++;
+  }
+  return true;
+}
+
+/** The tails by head (in-CSR with starts `inStart`) of the out-CSR `outStart`/`outTo`, in tail order. */
+function fillTails(n: number, outStart: Int32Array, outTo: Int32Array, inStart: Int32Array): Int32Array {
+  const inFrom = new Int32Array(outTo.length), fill = inStart.slice(0, n);
+  for (let u = 0; u < n; u++) for (let f = outStart[u]!; f < outStart[u + 1]!; f++) inFrom[fill[outTo[f]!]!++] = u;
+  return inFrom;
 }
 
 /** Conditional edges renumbered in literal order, with `litStart` (CSR by literal). */
@@ -596,6 +721,14 @@ function byLiteral(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int
   return { litStart, condFrom, condTo, condLit, condId };
 }
 
+/** byLiteral for edges already in literal order: the starts only, the columns as they are. */
+function litStarts(maxLit: number, cFrom: Int32Array, cTo: Int32Array, cLit: Int32Array, cId: Int32Array) {
+  const litStart = new Int32Array(maxLit + 2);
+  countLits(litStart, cLit);
+  for (let l = 0; l <= maxLit; l++) litStart[l + 1] += litStart[l]!;
+  return { litStart, condFrom: cFrom, condTo: cTo, condLit: cLit, condId: cId };
+}
+
 function countLits(litStart: Int32Array, lit: Int32Array): void {
   for (let i = 0; i < lit.length; i++) litStart[lit[i]! + 1]++;
 }
@@ -613,13 +746,13 @@ function identityOrder(ord: Int32Array, nodeAt: Int32Array): void {
 }
 
 /** Column k of the edges pushed one by one followed by those added in bulk (no copy if only one chunk). */
-function gather(buf: IntBuffer, chunks: Int32Array[][], k: number): Int32Array {
-  if (buf.length === 0 && chunks.length === 1) return chunks[0]![k]!;
-  let m = buf.length;
+function gather(buf: IntBuffer | null, chunks: Int32Array[][], k: number): Int32Array {
+  if (buf === null && chunks.length === 1) return chunks[0]![k]!;
+  let m = buf?.length ?? 0;
   for (const c of chunks) m += c[k]!.length;
   const out = new Int32Array(m);
-  out.set(buf.view());
-  let at = buf.length;
+  if (buf !== null) out.set(buf.view());
+  let at = buf?.length ?? 0;
   for (const c of chunks) { out.set(c[k]!, at); at += c[k]!.length; }
   return out;
 }

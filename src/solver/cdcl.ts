@@ -164,6 +164,23 @@ export class Solver {
   }
 
   /**
+   * `count` new variables at once, numbered from `varCount` on (returned): newVar's work with one
+   * grow of the per-variable arrays, instead of one per doubling (the solve makes all its
+   * variables up front; ~125 on a 360-txn history: four grows of eleven arrays, cold).
+   */
+  newVars(count: number): number {
+    const first = this.nVars;
+    if (first + count > this.capVars) this.grow(Math.max(16, first + count));
+    for (let i = 0; i < count; i++) {
+      const v = this.nVars++;
+      this.watches.push([], []);
+      this.reason[v] = NO_REASON;
+      this.heap.insert(v);
+    }
+    return first;
+  }
+
+  /**
    * Adds a clause (at decision level 0; a model left by a previous 'sat' is dropped first).
    * Returns false if the formula is now known unsat.
    */

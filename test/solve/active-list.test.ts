@@ -1,7 +1,7 @@
 /**
- * solve.ts's `activeList` (the active constraints' indices, read four flags at a time) against a
+ * solve.ts's `activeList` (the active constraints' indices, by indexOf) against a
  * plain filter: seeded random flags of every length 0-70 and some long sparse ones, at byte
- * offsets 0-3 into a buffer (an unaligned view takes the byte loop), and with flags other than 1.
+ * offsets 0-3 into a buffer, and with flags other than 1.
  */
 
 import { test } from 'node:test';

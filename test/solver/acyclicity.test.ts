@@ -363,3 +363,150 @@ test('bulk edges are range-checked like single ones', () => {
   assert.throws(() => th.addFixedEdges(Int32Array.of(0, 1), Int32Array.of(1), Int32Array.of(0)), RangeError);
   assert.throws(() => th.addConditionalEdges(Int32Array.of(0), Int32Array.of(1), Int32Array.of(-1), Int32Array.of(0)), RangeError);
 });
+
+// setFixedGraph (the uncontracted solve's set-up, solve.ts): the fixed edges as a CSR with a
+// topological order given, the in-CSR built on the first backward search that reads it. Against
+// the same edges added one by one and sorted by the theory itself, given that theory's first
+// order: the same conflicts and the same cycles (fixed edges named -1) after every step, in
+// every reordering mode and on graphs wide enough for backward searches ('auto' reads in-edges
+// only in regions of 128 positions or more); the same orders too with 'pk' and 'shift'. With
+// 'auto' the orders may differ (before its in-edges exist, a region under 128 positions shifts
+// where the other theory may complete a Pearce-Kelly search): both must be topological.
+test('fixed edges given as a graph with an order (setFixedGraph) behave exactly like edges added one by one', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(0x5e7f);
+  let conflicts = 0, steps = 0, orderDiffers = 0;
+  for (let round = 0; round < scaled(600); round++) {
+    const reorder = (['auto', 'pk', 'shift'] as const)[round % 3]!;
+    const n = round % 2 === 0 ? randInt(rng, 2, 14) : randInt(rng, 64, 260);
+    const nVars = randInt(rng, 1, 8);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 3 * n), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, n < 20 ? 3 * n : 60));
+    const one = buildTheory(n, fixed, cond, reorder);
+    assert.equal(one.initialize(), null);
+    const rank = one.topologicalOrder();
+    const order = new Int32Array(n);
+    rank.forEach((p, u) => { order[p] = u; });
+    // The CSR by tail, in edge order within a tail (as buildSplitGraph makes it).
+    const outStart = new Int32Array(n + 1);
+    for (const e of fixed) outStart[e.from + 1]!++;
+    for (let u = 0; u < n; u++) outStart[u + 1]! += outStart[u]!;
+    const outTo = new Int32Array(fixed.length), fill = outStart.slice(0, n);
+    for (const e of fixed) outTo[fill[e.from]!++] = e.to;
+    const graph = new AcyclicityTheory(n, { reorder });
+    graph.setFixedGraph(outStart, outTo, order);
+    graph.addConditionalEdges(Int32Array.from(cond, (e) => e.from), Int32Array.from(cond, (e) => e.to), Int32Array.from(cond, (e) => e.lit), Int32Array.from(cond, (e) => e.id));
+    assert.equal(graph.fixedEdgeCount(), fixed.length);
+    assert.equal(graph.initialize(), null);
+    assert.deepEqual(graph.topologicalOrder(), rank, `round ${round}: initial order`);
+    const stack: Lit[] = [];
+    for (let step = 0; step < 40; step++) {
+      if (stack.length > 0 && (stack.length === nVars || rng() < 0.3)) {
+        const l = stack.pop()!;
+        one.onUnassign(l); graph.onUnassign(l);
+        continue;
+      }
+      const free = Array.from({ length: nVars }, (_, v) => v).filter((v) => !stack.some((l) => l >> 1 === v));
+      const lit = mkLit(free[randInt(rng, 0, free.length - 1)]!, rng() < 0.5);
+      steps++;
+      const ca = one.onAssign(lit), cb = graph.onAssign(lit);
+      assert.deepEqual(cb, ca, `round ${round} step ${step}: conflict on ${lit}`);
+      if (ca === null) {
+        stack.push(lit);
+      } else {
+        conflicts++;
+        assert.deepEqual(graph.lastCycle(), one.lastCycle().map((id) => (id < 1000 ? -1 : id)), `round ${round} step ${step}: cycle`);
+        one.onUnassign(lit); graph.onUnassign(lit);
+      }
+      if (reorder !== 'auto') {
+        assert.deepEqual(graph.topologicalOrder(), one.topologicalOrder(), `round ${round} step ${step}: order`);
+      } else {
+        const ord = graph.topologicalOrder(), trueLits = new Set(stack);
+        assert.deepEqual([...ord].sort((p, q) => p - q), Array.from({ length: n }, (_, i) => i), `round ${round} step ${step}: a permutation`);
+        for (const e of [...fixed, ...cond.filter((e) => trueLits.has(e.lit))]) assert.ok(ord[e.from]! < ord[e.to]!, `round ${round} step ${step}: order violates ${e.from}->${e.to}`);
+        if (ord.some((p, u) => p !== one.topologicalOrder()[u])) orderDiffers++;
+      }
+    }
+  }
+  assert.ok(orderDiffers > 0, 'auto never shifted where the other theory searched');
+  assert.ok(conflicts > steps / 20, `conflicts=${conflicts} of ${steps} assignments`);
+});
+
+test('setFixedGraph checks its shape and excludes edges added otherwise', () => {
+  const th = new AcyclicityTheory(3);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2)), /starts/);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1, 2), Int32Array.of(1), Int32Array.of(0, 1, 2)), /starts/);
+  assert.throws(() => th.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1)), /order of 2 nodes/);
+  th.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2));
+  assert.throws(() => th.addFixedEdge(1, 2, 0), /setFixedGraph/);
+  assert.throws(() => th.addFixedEdges(Int32Array.of(1), Int32Array.of(2), Int32Array.of(0)), /setFixedGraph/);
+  const other = new AcyclicityTheory(3);
+  other.addFixedEdge(0, 1, 0);
+  assert.throws(() => other.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(1), Int32Array.of(0, 1, 2)), /one by one/);
+  // A head outside 0 .. n-1 is found when the in-edges are built (pk reads them at once).
+  const bad = new AcyclicityTheory(3, { reorder: 'pk' });
+  bad.setFixedGraph(Int32Array.of(0, 1, 1, 1), Int32Array.of(7), Int32Array.of(0, 1, 2));
+  bad.addConditionalEdge(2, 1, mkLit(0, false), 5);
+  assert.equal(bad.initialize(), null);
+  assert.throws(() => bad.onAssign(mkLit(0, false)), /head is outside/);
+});
+
+// Conditional edges already in literal order (the solver adds them variable by variable) are
+// kept as they are, without initialize's counting sort. Against the same edges given with their
+// literal groups in reverse order (the sort then runs and gives the same sequence, as it is
+// stable), one by one in literal order, and one then the rest in bulk: the same conflicts,
+// cycles and orders. And edges added in bulk then one by one in literal order, which initialize
+// takes one by one first, and two chunks each in literal order but not together: against
+// those sequences in one chunk.
+test('conditional edges in literal order skip the sort and behave exactly like sorted ones', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(0x1175);
+  for (let round = 0; round < scaled(400); round++) {
+    const n = randInt(rng, 2, 40);
+    const nVars = randInt(rng, 1, 8);
+    const fixed = randomFixed(rng, n, randInt(rng, 0, 2 * n), false);
+    const cond = randomCond(rng, n, nVars, randInt(rng, 1, 4 * n));
+    const sorted = [...cond].sort((p, q) => p.lit - q.lit);
+    const groups = [...new Set(sorted.map((e) => e.lit))].reverse();
+    const reversed = groups.flatMap((l) => sorted.filter((e) => e.lit === l));
+    const col = <T>(xs: T[], f: (x: T) => number) => Int32Array.from(xs, f);
+    const make = (edges: CondEdge[], how: 'bulk' | 'single' | 'mixed' | 'late' | 'two'): AcyclicityTheory => {
+      const th = new AcyclicityTheory(n);
+      for (const e of fixed) th.addFixedEdge(e.from, e.to, e.id);
+      const bulk = (xs: CondEdge[]) => { if (xs.length > 0) th.addConditionalEdges(col(xs, (e) => e.from), col(xs, (e) => e.to), col(xs, (e) => e.lit), col(xs, (e) => e.id)); };
+      const head = how === 'single' ? edges.length : how === 'mixed' ? 1 : 0;
+      if (how === 'late') bulk(edges.slice(0, -1));
+      for (const e of how === 'late' ? edges.slice(-1) : edges.slice(0, head)) th.addConditionalEdge(e.from, e.to, e.lit, e.id);
+      if (how === 'two') { bulk(edges.slice(0, cut)); bulk(edges.slice(cut)); } else if (how !== 'late') bulk(edges.slice(head));
+      assert.equal(th.initialize(), null);
+      return th;
+    };
+    // Two chunks: the upper literals' edges, then the lower ones', each in literal order.
+    const mid = sorted[sorted.length >> 1]!.lit, upperFirst = sorted.filter((e) => e.lit >= mid).concat(sorted.filter((e) => e.lit < mid));
+    const cut = sorted.filter((e) => e.lit >= mid).length;
+    const ref = make(reversed, 'bulk'), refLate = make(sorted.slice(-1).concat(sorted.slice(0, -1)), 'bulk'), refTwo = make(upperFirst, 'bulk');
+    const pairs: [AcyclicityTheory, AcyclicityTheory][] = [
+      [make(sorted, 'bulk'), ref], [make(sorted, 'single'), ref], [make(reversed, 'mixed'), ref], [make(sorted, 'late'), refLate], [make(upperFirst, 'two'), refTwo],
+    ];
+    const refs = [ref, refLate, refTwo], all = [...refs, ...pairs.map((p) => p[0])];
+    const stack: Lit[] = [];
+    for (let step = 0; step < 30; step++) {
+      if (stack.length > 0 && (stack.length === nVars || rng() < 0.3)) {
+        const l = stack.pop()!;
+        for (const th of all) th.onUnassign(l);
+        continue;
+      }
+      const free = Array.from({ length: nVars }, (_, v) => v).filter((v) => !stack.some((l) => l >> 1 === v));
+      const lit = mkLit(free[randInt(rng, 0, free.length - 1)]!, rng() < 0.5);
+      const want = refs.map((r) => r.onAssign(lit));
+      for (const [i, [th, r]] of pairs.entries()) {
+        const w = want[refs.indexOf(r)]!;
+        assert.deepEqual(th.onAssign(lit), w, `round ${round} step ${step} theory ${i}: conflict`);
+        if (w !== null) assert.deepEqual(th.lastCycle(), r.lastCycle(), `round ${round} step ${step} theory ${i}: cycle`);
+        assert.deepEqual(th.topologicalOrder(), r.topologicalOrder(), `round ${round} step ${step} theory ${i}: order`);
+      }
+      // Both references see the same edges (in another order within a literal): the same verdict.
+      assert.ok(want.every((w) => (w === null) === (want[0] === null)), `round ${round} step ${step}: references`);
+      if (want[0] === null) stack.push(lit);
+      else for (const th of all) th.onUnassign(lit);
+    }
+  }
+});

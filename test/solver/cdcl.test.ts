@@ -311,3 +311,26 @@ test('after sat the theory still holds the model; the next solve unwinds it', { 
   s.addClause([mkLit(2)]);
   assert.equal(checker.stack.length, 0, 'addClause should return to level 0 (nothing fixed yet was seen)');
 });
+
+test('variables made at once (newVars) behave exactly like variables made one by one', { timeout: TIMEOUT_MS }, () => {
+  const rng = mulberry32(0x7a25);
+  for (let round = 0; round < scaled(400); round++) {
+    const nVars = randInt(rng, 1, 150);
+    const clauses = randomClauses(rng, nVars, randInt(rng, 1, 5 * nVars));
+    const phases = Array.from({ length: nVars }, () => rng() < 0.5);
+    const one = buildSolver(nVars, clauses);
+    // Some variables one by one first, the rest at once (and an empty batch): numbering continues.
+    const bulk = new Solver();
+    const head = randInt(rng, 0, Math.min(nVars, 20));
+    for (let v = 0; v < head; v++) bulk.newVar();
+    assert.equal(bulk.newVars(0), head);
+    assert.equal(bulk.newVars(nVars - head), head, `round ${round}: first of the batch`);
+    assert.equal(bulk.varCount, nVars);
+    for (const c of clauses) bulk.addClause(c);
+    phases.forEach((p, v) => { one.setPhase(v, p); bulk.setPhase(v, p); });
+    const a = one.solve(), b = bulk.solve();
+    assert.equal(b, a, `round ${round}`);
+    assert.deepEqual(bulk.stats, one.stats, `round ${round}: stats`);
+    if (a === 'sat') assert.equal(modelBits(bulk, Math.min(nVars, 30)), modelBits(one, Math.min(nVars, 30)), `round ${round}: model`);
+  }
+});
