@@ -267,20 +267,25 @@ function variableOf(act: Int32Array, consCount: number): Int32Array {
 function modelForwards(pg: Polygraph, act: Int32Array, choose: (x: number) => boolean, pairs: FlatPairs, at: Int32Array): boolean {
   const slots = new Int32Array(act.length);
   for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (choose(x) ? 0 : 1);
-  const chosen = chosenSideEdges(pg, slots), kv = pg.known.views();
-  return splitEdgesForwards(pg.nodeCount, kv.from, kv.to, kv.kind, pairs, at) && splitEdgesForwards(pg.nodeCount, chosen.from, chosen.to, chosen.kind, pairs, at);
+  return splitEdgesForwards(pg.nodeCount, [pg.known.views(), chosenSideEdges(pg, slots)], pairs, at);
 }
 
+/** Dependency edges as columns: edge i is from[i] -> to[i] of kind[i]. */
+interface EdgeColumns { from: Int32Array; to: Int32Array; kind: Int32Array }
+
 /**
- * Does every split edge (`pairs`: a level's, flatPairs) of the dependency edges from/to/kind
- * over n transactions go forwards in `at` (2n positions)? `how` 'general' takes the loop over
- * the pairs whatever the level (tests compare the two).
+ * Does every split edge (`pairs`: a level's, flatPairs) of the dependency edges in `sets` over
+ * n transactions go forwards in `at` (2n positions)? The per-kind tables and the twins'
+ * positions are made once for all the sets. `how` 'general' takes the loop over the pairs
+ * whatever the level (tests compare the two).
  */
 export function splitEdgesForwards(
-  n: number, from: Int32Array, to: Int32Array, kind: Int32Array, pairs: FlatPairs, at: Int32Array, how: 'auto' | 'general' = 'auto',
+  n: number, sets: readonly EdgeColumns[], pairs: FlatPairs, at: Int32Array, how: 'auto' | 'general' = 'auto',
 ): boolean {
   const per = how === 'general' ? null : perKindTest(pairs);
-  return per === null ? !knownBackwards(from, to, kind, pairs, at) : forwardsPerKind(from, to, kind, per, at, twinsLater(n, at));
+  if (per === null) return sets.every((e) => !knownBackwards(e.from, e.to, e.kind, pairs, at));
+  const hi = twinsLater(n, at);
+  return sets.every((e) => forwardsPerKind(e.from, e.to, e.kind, per, at, hi));
 }
 
 /**
@@ -326,7 +331,7 @@ function forwardsPerKind(from: Int32Array, to: Int32Array, kind: Int32Array, per
 }
 
 /** The constraint edges of edge slots `slots`, as dependency edges. */
-function chosenSideEdges(pg: Polygraph, slots: Int32Array): { from: Int32Array; to: Int32Array; kind: Int32Array } {
+function chosenSideEdges(pg: Polygraph, slots: Int32Array): EdgeColumns {
   const { edgeStart, ceFrom, ceTo, ceKind } = pg;
   let m = 0;
   for (let x = 0; x < slots.length; x++) m += edgeStart[slots[x]! + 1]! - edgeStart[slots[x]!]!;

@@ -120,20 +120,30 @@ test('topoOrderSplit: exactly the twin-Kahn order of a plain reference, else pla
   assert.ok(same > 1500 && fallback > 100, `same ${same}, fallback ${fallback}`);
 });
 
+/**
+ * A seeded case of a graph that grows: `total` edges over n txns at a level chosen by the seed,
+ * of which the first `cut` make the first graph, sorted by the twins' order (as pruning) or
+ * plain Kahn's (`order0`); null when that first graph is cyclic. `r` goes on with the seed's draws.
+ */
+function grownCase(seed: number) {
+  const r = rng(seed);
+  const n = 2 + Math.floor(r() * 60);
+  const total = Math.floor(r() * 4 * n);
+  const { from, to, kind } = randomEdges(r, n, total, r() < 0.6 ? 0 : 0.02);
+  const level = LEVELS[seed % LEVELS.length]!;
+  const tbl = splitTable(level);
+  const cut = Math.floor(r() * (total + 1));
+  const g0 = buildSplitGraph(n, cut, from, to, kind, level);
+  const order0 = r() < 0.5 ? topoOrderSplit(g0) : topoOrder(g0);
+  return order0 === null ? null : { r, n, total, from, to, kind, level, tbl, cut, order0 };
+}
+
 test('repairTopoOrder: the grown graph sorted exactly when plain Kahn sorts it, re-sorting only spanned runs (4,000 seeded cases)', () => {
   let repaired = 0, foundCyclic = 0, partial = 0;
   for (let seed = 1; seed <= 4000; seed++) {
-    const r = rng(seed);
-    const n = 2 + Math.floor(r() * 60);
-    const total = Math.floor(r() * 4 * n);
-    const { from, to, kind } = randomEdges(r, n, total, r() < 0.6 ? 0 : 0.02);
-    const level = LEVELS[seed % LEVELS.length]!;
-    const tbl = splitTable(level);
-    const cut = Math.floor(r() * (total + 1));
-    const g0 = buildSplitGraph(n, cut, from, to, kind, level);
-    // Either order of the first graph: the twins' one (as pruning) or plain Kahn's.
-    const order0 = r() < 0.5 ? topoOrderSplit(g0) : topoOrder(g0);
-    if (order0 === null) continue;
+    const grown = grownCase(seed);
+    if (grown === null) continue;
+    const { n, total, from, to, kind, level, tbl, cut, order0 } = grown;
     const g = buildSplitGraph(n, total, from, to, kind, level);
     const plain = topoOrder(g);
     const spans = backwardSpans(order0, cut, total, from, to, kind, tbl);
@@ -165,16 +175,9 @@ test('repairTopoOrder: the grown graph sorted exactly when plain Kahn sorts it, 
 test('backwardSpansOrResort: backwardSpans exactly, or resort only when all the spans cover more than half the positions (4,000 seeded cases, chunks of 1 to 8 edges)', () => {
   let resorts = 0, same = 0, fullyScannedOverHalf = 0;
   for (let seed = 1; seed <= 4000; seed++) {
-    const r = rng(seed);
-    const n = 2 + Math.floor(r() * 60);
-    const total = Math.floor(r() * 4 * n);
-    const { from, to, kind } = randomEdges(r, n, total, r() < 0.6 ? 0 : 0.02);
-    const level = LEVELS[seed % LEVELS.length]!;
-    const tbl = splitTable(level);
-    const cut = Math.floor(r() * (total + 1));
-    const g0 = buildSplitGraph(n, cut, from, to, kind, level);
-    const order0 = r() < 0.5 ? topoOrderSplit(g0) : topoOrder(g0);
-    if (order0 === null) continue;
+    const grown = grownCase(seed);
+    if (grown === null) continue;
+    const { r, n, total, from, to, kind, tbl, cut, order0 } = grown;
     const chunk = 1 + Math.floor(r() * 8);
     const full = backwardSpans(order0, cut, total, from, to, kind, tbl);
     const got = backwardSpansOrResort(order0, cut, total, from, to, kind, tbl, chunk);
