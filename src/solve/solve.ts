@@ -23,6 +23,7 @@ import { kahnCount, type EdgeList } from './kahn.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../solver/heap.ts';
+import { greedyDescent } from './descent.ts';
 
 /** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
 const PSI_CLAUSES_PER_MODEL = 256;
@@ -81,10 +82,6 @@ export interface ChosenEdges {
  * second run after a model check that failed with them (see below).
  */
 export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveOptions, trust = true): SolveOutcome {
-  // No start-up probing: the known graph is already pruned to a fixpoint, so probing each
-  // polarity mostly re-discovers nothing at the price of two graph insertions per variable
-  // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
-  const solver = new Solver({ probeWithTheory: false });
   const known = pg.known;
   // A topological order of the known graph: the theory starts from it (no sort of its own), and
   // the ranks in it give every variable its initial phase. When it is computed here, so is the
@@ -98,8 +95,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     const edges = chosenEdges(pg, active, new Int32Array(pg.consCount), () => true);
     return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0 } };
   }
-  const rank = new Int32Array(order.length);
-  for (let i = 0; i < order.length; i++) rank[order[i]!] = i;
+  const rank = positionsOf(order);
   const pairs = flatPairs(opts.level);
   // The active constraints as a list, made once: every pass below then visits only those
   // (fig8 30 %: 6,929 of 157,073).
@@ -112,37 +108,21 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs, act);
   const cond = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, h === null ? null : h.nodeOf, known.length);
   const variables = act.length;
-  // Start every variable on the side that agrees with the known graph's order. Real histories
-  // come from a database with a real commit order, which the known graph (SO, WR and all that
-  // pruning forced) approximates, so the guess is usually right and the search needs few
-  // conflicts. Any guess is sound: phases only steer the search.
-  // The side with fewer split edges pointing backwards in that order wins (ties: the writers'
-  // own order): each backward edge costs the theory a reordering search when it is inserted.
+  // Start every variable on the side that agrees with the known graph's order (initialPhases).
   const phase = new Uint8Array(variables);
-  let phasesForwards = true;
-  for (let x = 0; x < variables; x++) {
-    const c = act[x]!;
-    const back0 = cond.backward[2 * x]!, back1 = cond.backward[2 * x + 1]!;
-    const either = back0 !== back1 ? back0 < back1 : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
-    phase[x] = either ? 1 : 0;
-    if (cond.stuck[2 * x + (either ? 0 : 1)] !== 0) phasesForwards = false;
-  }
+  const phasesForwards = initialPhases(pg, act, cond.backward, cond.stuck, rank, phase);
   // The phase shortcut, only without a table (small histories: pruning hands none over below
   // CONTRACT_MIN_TXNS, or pruning is off), and only when every phase side's split edges go
   // forwards in the known graph's order: then the model check in that order (every known split
-  // edge forwards too) proves the phases a model, with no solver built. Otherwise the solver
-  // searches from the same phases; a Kahn over the known graph plus the phases first (before
-  // u1) found a model on 5 of 30 small valid histories and cost ~1 ms on the other 25.
+  // edge forwards too) proves the phases a model, with no theory built. Otherwise the descent
+  // below tries the phases on the theory.
   // With a table the contracted search is cheap and a try is not (fig8 30 %, 125k, 250k: their
   // phases are not a model).
-  if (opts.phaseShortcut !== false && tableless && !checksRwApart(opts.level) && phasesForwards) {
-    if (modelForwards(pg, act, (x) => phase[x] === 1, pairs, rank)) {
-      const choice = new Uint8Array(pg.consCount);
-      for (let x = 0; x < variables; x++) if (phase[x] === 0) choice[act[x]!] = 1;
-      // The solver's stats for a conflict-free run: the theory propagates nothing, so one
-      // decision and one propagation per variable (test/solve/phase-shortcut.test.ts).
-      return { result: 'sat', cycle: null, edges: null, choice, stats: { variables, conflicts: 0, decisions: variables, propagations: variables } };
-    }
+  const descend = opts.phaseShortcut !== false && tableless && !checksRwApart(opts.level);
+  if (descend && phasesForwards && modelForwards(pg, act, phase, pairs, rank)) {
+    // The solver's stats for a conflict-free run: the theory propagates nothing, so one
+    // decision and one propagation per variable (test/solve/phase-shortcut.test.ts).
+    return { result: 'sat', cycle: null, edges: null, choice: choiceOf(pg.consCount, act, phase), stats: { variables, conflicts: 0, decisions: variables, propagations: variables } };
   }
   const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
   let g: SplitGraph | null = null;
@@ -152,12 +132,6 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     theory.setFixedGraph(g.outStart, g.outTo, order);
   }
   const theoryGraph = { nodes: h === null ? 2 * pg.nodeCount : h.nodeCount, edges: 0, contracted: h !== null };
-  // Variable x is constraint act[x]; `varOf()` is the inverse, made when first needed (PSI's
-  // clauses, an unsat witness: not for a 'sat' at the other levels).
-  let varOfMemo: Int32Array | null = null;
-  const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
-  solver.newVars(variables);
-  for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
   if (h !== null) {
     // The contracted graph is small: renumber it so that the phases' edges go forwards too, and
     // a search that follows its phases inserts no edge against the order (each such insertion is
@@ -168,10 +142,74 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   } else {
     theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
   }
-  const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
-
   theoryGraph.edges = theory.fixedEdgeCount();
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
+  // The greedy descent (descent.ts) first, where the shortcut applies: on a small valid history
+  // it usually ends at a model, and the CDCL solver is never built.
+  const flips = descend ? greedyDescent(theory, phase) : -1;
+  const s = flips >= 0
+    ? { result: 'sat' as const, model: phase, stats: { variables, conflicts: flips, decisions: variables, propagations: variables }, psiCycle: null }
+    : searchModel(pg, active, act, phase, theory, opts);
+  if (s.result === 'unknown') return { result: 'unknown', cycle: null, edges: null, stats: s.stats, theoryGraph };
+  if (s.psiCycle !== null) return { result: 'unsat', cycle: s.psiCycle.cycle, edges: s.psiCycle.edges, stats: s.stats, theoryGraph };
+  if (s.result === 'sat') {
+    // Model check, on the whole graph and with edges re-derived from `pg` (not the arrays the
+    // theory was given): uncontracted, the theory's order must put every chosen split edge
+    // forwards; contracted, the theory only ordered E', so the chosen graph is sorted afresh.
+    if (h !== null) {
+      if (!chosenGraphAcyclic(pg, act, s.model, opts.level, opts.knownGraph ?? null)) {
+        throw new Error('internal error: the solver returned a model whose graph is cyclic (contracted)');
+      }
+    } else if (!modelForwards(pg, act, s.model, pairs, theory.topologicalOrder())) {
+      // The theory took the caller's order and graph on trust (setFixedGraph): an order that the
+      // graph does not follow, or a graph that is not pg's, can hide a cycle from it. Then solve
+      // again from a graph built and sorted here (test/solve/phase-shortcut.test.ts: a reversed
+      // order); a model that fails then is the solver's error.
+      if (trust && (opts.knownOrder !== undefined && opts.knownOrder !== null || g !== computed)) return solveConstraints(pg, active, opts, false);
+      throw new Error('internal error: the solver returned a model whose graph is cyclic');
+    }
+    return { result: 'sat', cycle: null, edges: null, stats: s.stats, theoryGraph, choice: choiceOf(pg.consCount, act, s.model) };
+  }
+  // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
+  const fixedSide = s.fixed!;
+  const edges = chosenEdges(pg, active, variableOf(act, pg.consCount), (x) => fixedSide[x] !== 0);
+  const cycle = witnessCycle(pg.nodeCount, edges, opts.level);
+  if (cycle === null) throw new Error('internal error: the solver said unsat but the chosen graph is acyclic');
+  const fixed = new Int8Array(pg.consCount).fill(-1);
+  for (let x = 0; x < variables; x++) if (fixedSide[x] !== -1) fixed[act[x]!] = fixedSide[x] === 1 ? 0 : 1;
+  return { result: 'unsat', cycle, edges, stats: s.stats, theoryGraph, fixed };
+}
+
+/** What the CDCL search gives back: for 'sat' the model (1 = either side), for 'unsat' the level-0 facts. */
+interface SearchOutcome {
+  result: 'sat' | 'unsat' | 'unknown';
+  /** `model[x]` = 1 when the model takes variable x true (the either side). */
+  model: Uint8Array;
+  /** 'unsat': `fixed[x]` = 1 (true), 0 (false) at level 0, -1 (not fixed). */
+  fixed?: Int8Array;
+  stats: SolveOutcome['stats'];
+  /** PSI: a clause with no literal, i.e. a cycle among known edges alone (unsat, with its witness). */
+  psiCycle: { cycle: Int32Array; edges: ChosenEdges } | null;
+}
+
+/**
+ * The CDCL search over the variables of `act` (phases `phase`) with the initialized `theory`;
+ * PSI's RW clauses are added lazily on each model.
+ */
+function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: Uint8Array, theory: AcyclicityTheory, opts: SolveOptions): SearchOutcome {
+  // No start-up probing: the known graph is already pruned to a fixpoint, so probing each
+  // polarity mostly re-discovers nothing at the price of two graph insertions per variable
+  // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
+  const solver = new Solver({ probeWithTheory: false });
+  const variables = act.length;
+  // Variable x is constraint act[x]; `varOf()` is the inverse, made when first needed (PSI's
+  // clauses, an unsat witness: not for a 'sat' at the other levels).
+  let varOfMemo: Int32Array | null = null;
+  const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
+  solver.newVars(variables);
+  for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
+  const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
+  const model = new Uint8Array(variables);
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
   if (opts.conflictsMax !== undefined) limits.conflictsMax = opts.conflictsMax;
@@ -198,44 +236,56 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
         const x = varOf()[c]!;
         clause.push(mkLit(x, solver.modelValue(x)));
       }
-      if (clause.length === 0) return { result: 'unsat', cycle, edges, stats: stats(), theoryGraph };
+      if (clause.length === 0) return { result: 'unsat', model, stats: stats(), psiCycle: { cycle, edges } };
       clauses.push(clause);
     }
-    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', cycle: null, edges: null, stats: stats(), theoryGraph };
+    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', model, stats: stats(), psiCycle: null };
     result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
   }
-  if (result === 'unknown') return { result, cycle: null, edges: null, stats: stats(), theoryGraph };
-
-  if (result === 'sat') {
-    // Model check, on the whole graph and with edges re-derived from `pg` (not the arrays the
-    // theory was given): uncontracted, the theory's order must put every chosen split edge
-    // forwards; contracted, the theory only ordered E', so the chosen graph is sorted afresh.
-    if (h !== null) {
-      if (!chosenGraphAcyclic(pg, act, (x) => solver.modelValue(x), opts.level, opts.knownGraph ?? null)) {
-        throw new Error('internal error: the solver returned a model whose graph is cyclic (contracted)');
-      }
-    } else if (!modelForwards(pg, act, (x) => solver.modelValue(x), pairs, theory.topologicalOrder())) {
-      // The theory took the caller's order and graph on trust (setFixedGraph): an order that the
-      // graph does not follow, or a graph that is not pg's, can hide a cycle from it. Then solve
-      // again from a graph built and sorted here (test/solve/phase-shortcut.test.ts: a reversed
-      // order); a model that fails then is the solver's error.
-      if (trust && (opts.knownOrder !== undefined && opts.knownOrder !== null || g !== computed)) return solveConstraints(pg, active, opts, false);
-      throw new Error('internal error: the solver returned a model whose graph is cyclic');
-    }
-    const choice = new Uint8Array(pg.consCount);
-    for (let x = 0; x < variables; x++) if (!solver.modelValue(x)) choice[act[x]!] = 1;
-    return { result, cycle: null, edges: null, stats: stats(), theoryGraph, choice };
-  }
-  // Unsat: every choice has a cycle; show the one for the choices fixed at level 0, else "either".
-  const edges = chosenEdges(pg, active, varOf(), (x) => solver.fixedValue(x) ?? true);
-  const cycle = witnessCycle(pg.nodeCount, edges, opts.level);
-  if (cycle === null) throw new Error('internal error: the solver said unsat but the chosen graph is acyclic');
-  const fixed = new Int8Array(pg.consCount).fill(-1);
+  if (result === 'sat') for (let x = 0; x < variables; x++) model[x] = solver.modelValue(x) ? 1 : 0;
+  if (result !== 'unsat') return { result, model, stats: stats(), psiCycle: null };
+  const fixed = new Int8Array(variables);
   for (let x = 0; x < variables; x++) {
     const f = solver.fixedValue(x);
-    if (f !== undefined) fixed[act[x]!] = f ? 0 : 1;
+    fixed[x] = f === undefined ? -1 : f ? 1 : 0;
   }
-  return { result, cycle, edges, stats: stats(), theoryGraph, fixed };
+  return { result, model, fixed, stats: stats(), psiCycle: null };
+}
+
+/** `pos[u]`: the place of node u in `order` (its inverse). */
+function positionsOf(order: Int32Array): Int32Array {
+  const pos = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) pos[order[i]!] = i;
+  return pos;
+}
+
+/**
+ * Sets `phase[x]` (1 = either) for every variable: the side that agrees with the known graph's
+ * order, i.e. the side with fewer split edges pointing backwards in it (`backward`; ties: the
+ * writers' own order, `rank`). Returns whether every chosen side has all its split edges
+ * forwards (`stuck` = 0: the phase shortcut's condition).
+ * Why: real histories come from a database with a real commit order, which the known graph
+ * (SO, WR and all that pruning forced) approximates, so the guess is usually right and the
+ * search needs few conflicts; each backward edge costs the theory a reordering search when it is
+ * inserted. Any guess is sound: phases only steer the search.
+ */
+function initialPhases(pg: Polygraph, act: Int32Array, backward: Int32Array, stuck: Int32Array, rank: Int32Array, phase: Uint8Array): boolean {
+  let forwards = true;
+  for (let x = 0; x < act.length; x++) {
+    const c = act[x]!;
+    const back0 = backward[2 * x]!, back1 = backward[2 * x + 1]!;
+    const either = back0 !== back1 ? back0 < back1 : rank[2 * pg.consA[c]!]! < rank[2 * pg.consB[c]!]!;
+    phase[x] = either ? 1 : 0;
+    if (stuck[2 * x + (either ? 0 : 1)] !== 0) forwards = false;
+  }
+  return forwards;
+}
+
+/** `choice[c]` = 0 where variable x of constraint c = act[x] takes the either side (`model[x]` = 1), 1 for or. */
+function choiceOf(consCount: number, act: Int32Array, model: Uint8Array): Uint8Array {
+  const choice = new Uint8Array(consCount);
+  for (let x = 0; x < act.length; x++) if (model[x] === 0) choice[act[x]!] = 1;
+  return choice;
 }
 
 /**
@@ -259,15 +309,21 @@ function variableOf(act: Int32Array, consCount: number): Int32Array {
 }
 
 /**
- * Does every split edge of the known edges and of the sides `choose(x)` picks (variable x:
- * constraint `act[x]`, true = either) go forwards in `at` (`at[u]` < `at[v]`: then `at` sorts
+ * Does every split edge of the known edges and of the sides `model` picks (variable x:
+ * constraint `act[x]`, `model[x]` = 1: either) go forwards in `at` (`at[u]` < `at[v]`: then `at` sorts
  * the chosen graph, which is acyclic)? Re-derived from `pg` (not from what the theory was
  * given): the model check of the uncontracted solve, and the phase shortcut's proof.
  */
-function modelForwards(pg: Polygraph, act: Int32Array, choose: (x: number) => boolean, pairs: FlatPairs, at: Int32Array): boolean {
-  const slots = new Int32Array(act.length);
-  for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (choose(x) ? 0 : 1);
+function modelForwards(pg: Polygraph, act: Int32Array, model: Uint8Array, pairs: FlatPairs, at: Int32Array): boolean {
+  const slots = chosenSlots(act, model);
   return splitEdgesForwards(pg.nodeCount, [pg.known.views(), chosenSideEdges(pg, slots)], pairs, at);
+}
+
+/** The chosen side of each active constraint (variable x: constraint act[x]; `model[x]` = 1: either), as its edge slot. */
+function chosenSlots(act: Int32Array, model: Uint8Array): Int32Array {
+  const slots = new Int32Array(act.length);
+  for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (model[x] === 1 ? 0 : 1);
+  return slots;
 }
 
 /** Dependency edges as columns: edge i is from[i] -> to[i] of kind[i]. */
@@ -358,15 +414,13 @@ function knownBackwards(from: Int32Array, to: Int32Array, kind: Int32Array, pair
  * over the known split graph `g` (built here when not given) and the chosen sides' split edges
  * (a small CSR of their own), so the known graph is not copied. O(nodes + edges).
  */
-function chosenGraphAcyclic(pg: Polygraph, act: Int32Array, choose: (x: number) => boolean, level: Level, g: SplitGraph | null): boolean {
+function chosenGraphAcyclic(pg: Polygraph, act: Int32Array, model: Uint8Array, level: Level, g: SplitGraph | null): boolean {
   const k = pg.known.views();
   const known = g ?? buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
   if (known.nodeCount !== 2 * pg.nodeCount) throw new Error('internal error: the known split graph has the wrong size');
   const { count: cnt, x: X, y: Y } = flatPairs(level);
   const N = known.nodeCount;
-  // The chosen side of each active constraint (variable x: constraint act[x]), as its edge slot.
-  const slots = new Int32Array(act.length);
-  for (let x = 0; x < act.length; x++) slots[x] = 2 * act[x]! + (choose(x) ? 0 : 1);
+  const slots = chosenSlots(act, model);
   return kahnCount(N, { start: known.outStart, to: known.outTo }, chosenSplitEdges(pg, slots, cnt, X, Y)) === N;
 }
 

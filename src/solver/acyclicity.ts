@@ -394,6 +394,13 @@ export class AcyclicityTheory implements Theory {
     return this.cycleCodes.map((code) => (code >= 0 ? this.outId[code] ?? -1 : this.condId[-code - 1]!));
   }
 
+  /** How many conditional edges are active (their literal assigned true): 0 once every literal is unassigned. */
+  activeEdgeCount(): number {
+    let m = 0;
+    for (let l = 0; l < this.activeCount.length; l++) m += this.activeCount[l]!;
+    return m;
+  }
+
   /** A copy of the current topological order: `result[u]` is u's position. */
   topologicalOrder(): Int32Array {
     return this.ord.slice();
