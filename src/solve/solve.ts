@@ -310,13 +310,14 @@ function variableOf(act: Int32Array, consCount: number): Int32Array {
 
 /**
  * Does every split edge of the known edges and of the sides `model` picks (variable x:
- * constraint `act[x]`, `model[x]` = 1: either) go forwards in `at` (`at[u]` < `at[v]`: then `at` sorts
- * the chosen graph, which is acyclic)? Re-derived from `pg` (not from what the theory was
- * given): the model check of the uncontracted solve, and the phase shortcut's proof.
+ * constraint `act[x]`, `model[x]` = 1: either) go forwards in `at` (`at[u]` < `at[v]`: then `at`
+ * sorts the chosen graph, which is acyclic)? Re-derived from `pg` (not from what the theory was
+ * given): the model check of the uncontracted solve, and the phase shortcut's proof. The chosen
+ * sides' edges are read in place, in pg's constraint-edge columns (no copy).
  */
 function modelForwards(pg: Polygraph, act: Int32Array, model: Uint8Array, pairs: FlatPairs, at: Int32Array): boolean {
-  const slots = chosenSlots(act, model);
-  return splitEdgesForwards(pg.nodeCount, [pg.known.views(), chosenSideEdges(pg, slots)], pairs, at);
+  const chosen: EdgeSet = { from: pg.ceFrom, to: pg.ceTo, kind: pg.ceKind, slots: chosenSlots(act, model), start: pg.edgeStart };
+  return splitEdgesForwards(pg.nodeCount, [pg.known.views(), chosen], pairs, at);
 }
 
 /** The chosen side of each active constraint (variable x: constraint act[x]; `model[x]` = 1: either), as its edge slot. */
@@ -326,83 +327,106 @@ function chosenSlots(act: Int32Array, model: Uint8Array): Int32Array {
   return slots;
 }
 
-/** Dependency edges as columns: edge i is from[i] -> to[i] of kind[i]. */
-interface EdgeColumns { from: Int32Array; to: Int32Array; kind: Int32Array }
+/**
+ * Dependency edges as columns: edge i is from[i] -> to[i] of kind[i]; all of them, or with
+ * `slots` and `start` (a CSR over slots) only edges start[s] .. start[s+1]-1 of each slot s in
+ * `slots` (pg's constraint edges of the chosen sides).
+ */
+export interface EdgeSet { from: Int32Array; to: Int32Array; kind: Int32Array | Uint8Array; slots?: Int32Array; start?: Int32Array }
 
 /**
  * Does every split edge (`pairs`: a level's, flatPairs) of the dependency edges in `sets` over
- * n transactions go forwards in `at` (2n positions)? The per-kind tables and the twins'
- * positions are made once for all the sets. `how` 'general' takes the loop over the pairs
- * whatever the level (tests compare the two).
+ * n transactions go forwards in `at` (2n positions)? The position table is made once for all
+ * the sets. `how` 'general' takes the loop over the pairs whatever the level (tests compare the
+ * two).
  */
 export function splitEdgesForwards(
-  n: number, sets: readonly EdgeColumns[], pairs: FlatPairs, at: Int32Array, how: 'auto' | 'general' = 'auto',
+  n: number, sets: readonly EdgeSet[], pairs: FlatPairs, at: Int32Array, how: 'auto' | 'general' = 'auto',
 ): boolean {
-  const per = how === 'general' ? null : perKindTest(pairs);
-  if (per === null) return sets.every((e) => !knownBackwards(e.from, e.to, e.kind, pairs, at));
-  const hi = twinsLater(n, at);
-  return sets.every((e) => forwardsPerKind(e.from, e.to, e.kind, per, at, hi));
+  const t = how === 'general' ? null : positionTable(n, pairs, at);
+  for (const e of sets) {
+    const slots = e.slots ?? null, start = e.start ?? null;
+    const ok = t === null
+      ? (slots === null || start === null ? !knownBackwards(e.from, e.to, e.kind, 0, e.from.length, pairs, at) : slotsForwardsGeneral(e, slots, start, pairs, at))
+      : (slots === null || start === null ? edgesForwards(e.from, e.to, e.kind, t.pos, t.tail, t.head) : slotsForwards(e.from, e.to, e.kind, slots, start, t.pos, t.tail, t.head));
+    if (!ok) return false;
+  }
+  return true;
 }
 
 /**
  * Every level's split edges of one kind share their head's layer y and take their tails from
  * layers {0}, {1} or {0, 1} (split.ts's ENCODING): then all of an edge a -> b's split edges go
- * forwards in `at` iff (the later of its tail nodes) < at[2b + y]. Per kind: `x[k]` = 0 or 1
- * (that layer's node), 2 (the later of the twins), 3 (no split edge); `y[k]`. Null when a kind
- * does not fit (the general loop then runs).
- * Why: the model check reads every known edge once, cold (360 txns: ~4,000 edges); one
- * comparison per edge, from tables indexed by kind alone, is about half the interpreted work of
- * a loop over the pairs.
+ * forwards in `at` iff (the later of its tail nodes) < at[2b + y]. So one table of positions
+ * over the transactions, in four blocks of n: the later of the twins, layer 0's (.d), layer 1's
+ * (.n), and -1 (the tail of a kind with no split edge: always forwards); edge a -> b of kind k
+ * goes forwards iff pos[tail[k] + a] < pos[head[k] + b]. Null when a kind does not fit (the
+ * general loop then runs).
+ * Why: the model check reads every known edge once, cold (360 txns: ~4,200 edges); two loads
+ * from one array at offsets read from per-kind tables is the least interpreted work per edge
+ * (before: a per-kind case split and the layer arithmetic per edge, ~0.3 ms per check).
  */
-function perKindTest(pairs: FlatPairs): { x: Int8Array; y: Int8Array } | null {
+function positionTable(n: number, pairs: FlatPairs, at: Int32Array): { pos: Int32Array; tail: Int32Array; head: Int32Array } | null {
   const { count: cnt, x: X, y: Y } = pairs;
-  const x = new Int8Array(cnt.length), y = new Int8Array(cnt.length);
+  const tail = new Int32Array(cnt.length), head = new Int32Array(cnt.length);
   for (let k = 0; k < cnt.length; k++) {
     const c = cnt[k]!;
-    if (c === 0) { x[k] = 3; continue; }
+    if (c === 0) { tail[k] = 3 * n; head[k] = n; continue; }
     if (c === 2 && (Y[2 * k] !== Y[2 * k + 1] || X[2 * k] === X[2 * k + 1])) return null;
-    x[k] = c === 2 ? 2 : X[2 * k]!;
-    y[k] = Y[2 * k]!;
+    tail[k] = c === 2 ? 0 : (1 + X[2 * k]!) * n;
+    head[k] = (1 + Y[2 * k]!) * n;
   }
-  return { x, y };
+  const pos = new Int32Array(4 * n);
+  fillPositions(n, at, pos);
+  pos.fill(-1, 3 * n);
+  return { pos, tail, head };
 }
 
-/** `hi[a]`: the later position in `at` of transaction a's two split nodes. */
-function twinsLater(n: number, at: Int32Array): Int32Array {
-  const hi = new Int32Array(n);
-  for (let a = 0; a < n; a++) hi[a] = Math.max(at[2 * a]!, at[2 * a + 1]!);
-  return hi;
+/** The first three blocks of positionTable's table: the later twin's position, .d's, .n's. */
+function fillPositions(n: number, at: Int32Array, pos: Int32Array): void {
+  for (let a = 0; a < n; a++) {
+    const d = at[2 * a]!, m = at[2 * a + 1]!;
+    pos[a] = d > m ? d : m;
+    pos[n + a] = d;
+    pos[2 * n + a] = m;
+  }
 }
 
-/** Does every split edge of from/to/kind go forwards in `at` (perKindTest's tables)? */
-function forwardsPerKind(from: Int32Array, to: Int32Array, kind: Int32Array, per: { x: Int8Array; y: Int8Array }, at: Int32Array, hi: Int32Array): boolean {
-  const X = per.x, Y = per.y;
+// One loop (nest) per function below: the model check runs once per solve, mostly before V8
+// optimises it, and an on-stack replacement compiles the whole function that holds the loop.
+
+/** Does every edge of from/to/kind go forwards (positionTable's pos/tail/head)? */
+function edgesForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, pos: Int32Array, tail: Int32Array, head: Int32Array): boolean {
   for (let i = 0; i < from.length; i++) {
-    const k = kind[i]!, xk = X[k]!;
-    if (xk === 3) continue;
-    const a = from[i]!;
-    if ((xk === 2 ? hi[a]! : at[2 * a + xk]!) >= at[2 * to[i]! + Y[k]!]!) return false;
+    const k = kind[i]!;
+    if (pos[tail[k]! + from[i]!]! >= pos[head[k]! + to[i]!]!) return false;
   }
   return true;
 }
 
-/** The constraint edges of edge slots `slots`, as dependency edges. */
-function chosenSideEdges(pg: Polygraph, slots: Int32Array): EdgeColumns {
-  const { edgeStart, ceFrom, ceTo, ceKind } = pg;
-  let m = 0;
-  for (let x = 0; x < slots.length; x++) m += edgeStart[slots[x]! + 1]! - edgeStart[slots[x]!]!;
-  const from = new Int32Array(m), to = new Int32Array(m), kind = new Int32Array(m);
-  let j = 0;
+/** edgesForwards over the edges start[s] .. start[s+1]-1 of each slot s in `slots`. */
+function slotsForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, slots: Int32Array, start: Int32Array, pos: Int32Array, tail: Int32Array, head: Int32Array): boolean {
   for (let x = 0; x < slots.length; x++) {
-    for (let e = edgeStart[slots[x]!]!; e < edgeStart[slots[x]! + 1]!; e++) { from[j] = ceFrom[e]!; to[j] = ceTo[e]!; kind[j] = ceKind[e]!; j++; }
+    for (let e = start[slots[x]!]!, end = start[slots[x]! + 1]!; e < end; e++) {
+      const k = kind[e]!;
+      if (pos[tail[k]! + from[e]!]! >= pos[head[k]! + to[e]!]!) return false;
+    }
   }
-  return { from, to, kind };
+  return true;
 }
 
-/** Does any split edge of the dependency edges from/to/kind go backwards (or nowhere) in `at`? */
-function knownBackwards(from: Int32Array, to: Int32Array, kind: Int32Array, pairs: FlatPairs, at: Int32Array): boolean {
+/** The general loop over the slots' edges (see slotsForwards). */
+function slotsForwardsGeneral(e: EdgeSet, slots: Int32Array, start: Int32Array, pairs: FlatPairs, at: Int32Array): boolean {
+  for (let x = 0; x < slots.length; x++) {
+    if (knownBackwards(e.from, e.to, e.kind, start[slots[x]!]!, start[slots[x]! + 1]!, pairs, at)) return false;
+  }
+  return true;
+}
+
+/** Does any split edge of the dependency edges lo .. hi-1 of from/to/kind go backwards (or nowhere) in `at`? */
+function knownBackwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, lo: number, hi: number, pairs: FlatPairs, at: Int32Array): boolean {
   const { count: cnt, x: X, y: Y } = pairs;
-  for (let i = 0; i < from.length; i++) {
+  for (let i = lo; i < hi; i++) {
     const a = from[i]!, b = to[i]!, k = kind[i]!;
     for (let p = 0; p < cnt[k]!; p++) if (at[2 * a + X[2 * k + p]!]! >= at[2 * b + Y[2 * k + p]!]!) return true;
   }
@@ -423,9 +447,6 @@ function chosenGraphAcyclic(pg: Polygraph, act: Int32Array, model: Uint8Array, l
   const slots = chosenSlots(act, model);
   return kahnCount(N, { start: known.outStart, to: known.outTo }, chosenSplitEdges(pg, slots, cnt, X, Y)) === N;
 }
-
-// One loop (nest) per function below: the model check runs once per solve, mostly before V8
-// optimises it, and an on-stack replacement compiles the whole function that holds the loop.
 
 /** The chosen sides' split edges (edge slots `slots`), as a list. */
 function chosenSplitEdges(pg: Polygraph, slots: Int32Array, cnt: Int8Array, X: Int8Array, Y: Int8Array): EdgeList {
