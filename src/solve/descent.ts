@@ -7,7 +7,7 @@
  * theory now holds every variable's literal `phase[x]` (its order sorts the fixed edges plus
  * every chosen side's edges); or -1 when some variable closes a cycle with either literal, the
  * theory then back to no literal assigned and `phase` holding the flips made so far.
- * Invariant: the theory sees onAssign/onUnassign in LIFO order (its contract with the solver).
+ * Invariant: the theory sees tryAssign/onUnassign in LIFO order (its contract with the solver).
  *
  * Variables go in increasing order; each takes its phase, and when that closes a cycle with the
  * literals before it, the other literal (a "flip"). No clause is learnt and nothing is undone
@@ -29,9 +29,9 @@ export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array): numb
   for (let x = 0; x < n; x++) {
     // Literal 2x is x true (the constraint's either side), 2x + 1 x false.
     const l = 2 * x + (phase[x] === 1 ? 0 : 1);
-    if (theory.onAssign(l) === null) continue;
+    if (theory.tryAssign(l)) continue;
     theory.onUnassign(l);
-    if (theory.onAssign(l ^ 1) !== null) {
+    if (!theory.tryAssign(l ^ 1)) {
       theory.onUnassign(l ^ 1);
       undoDescent(theory, phase, x);
       return -1;

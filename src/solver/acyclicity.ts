@@ -357,17 +357,37 @@ export class AcyclicityTheory implements Theory {
   onAssign(lit: Lit): Lit[] | null {
     if (!this.initialized) throw new Error('AcyclicityTheory used before initialize()');
     if (this.fixedCyclic) return [];
-    if (lit + 1 >= this.litStart.length) return null;
+    const c = this.assign(lit);
+    if (c < 0) return null;
+    this.extractCycle(c);
+    return this.conflictClause();
+  }
+
+  /**
+   * onAssign without the conflict clause: true when lit's edges are all inserted, false when
+   * one closes a cycle (the edges before it stay inserted: onUnassign(lit) must follow, as after
+   * a conflicting onAssign). `lastCycle` does not describe that cycle.
+   * Why: the greedy descent (src/solve/descent.ts) only asks whether a literal fits; a cycle
+   * search for the shortest conflict clause is wasted there.
+   */
+  tryAssign(lit: Lit): boolean {
+    if (!this.initialized) throw new Error('AcyclicityTheory used before initialize()');
+    return !this.fixedCyclic && this.assign(lit) < 0;
+  }
+
+  /** Inserts lit's edges in turn: -1 when all went in, else the edge that closes a cycle (activeCount counts those before it). */
+  private assign(lit: Lit): number {
+    if (lit + 1 >= this.litStart.length) return -1;
     const start = this.litStart[lit]!;
     const end = this.litStart[lit + 1]!;
     for (let c = start; c < end; c++) {
       if (!this.insert(c)) {
         this.activeCount[lit] = c - start;
-        return this.conflictClause();
+        return c;
       }
     }
     this.activeCount[lit] = end - start;
-    return null;
+    return -1;
   }
 
   onUnassign(lit: Lit): void {
@@ -446,59 +466,24 @@ export class AcyclicityTheory implements Theory {
 
   /**
    * Inserts conditional edge c (x->y) keeping `ord` topological (Pearce–Kelly).
-   * Returns false, leaving the graph and order unchanged, if the edge closes a cycle; the cycle
-   * (starting with c) is then in `cycleCodes`.
+   * Returns false, leaving the graph and order unchanged, if the edge closes a cycle (the caller
+   * may then find it with extractCycle).
+   * One step per method (forward search, reordering, backward search): the theory runs cold on
+   * small histories, where a function is baseline-compiled whole once it has run a while, and
+   * most insertions need only the first test or the forward search and the shift.
    */
   private insert(c: number): boolean {
     const x = this.condFrom[c]!;
     const y = this.condTo[c]!;
-    const ord = this.ord;
-    if (x === y) {
-      this.extractCycle(c, x, y);
-      return false;
-    }
-    const ub = ord[x]!;
-    const lb = ord[y]!;
+    if (x === y) return false;
+    const ub = this.ord[x]!;
+    const lb = this.ord[y]!;
     if (lb > ub) {
       this.activate(c);
       return true;
     }
-    const mark = this.mark;
-    const outStart = this.outStart;
-    const outTo = this.outTo;
-
-    // Forward search from y over positions < ub; reaching x closes a cycle.
-    const epochF = this.nextEpoch();
-    const listF = this.listF;
-    let nF = 0;
-    listF[nF++] = y;
-    mark[y] = epochF;
-    for (let i = 0; i < nF; i++) {
-      const u = listF[i]!;
-      for (let f = outStart[u]!, end = outStart[u + 1]!; f < end; f++) {
-        const w = outTo[f]!;
-        if (w === x) {
-          this.extractCycle(c, x, y);
-          return false;
-        }
-        if (mark[w] !== epochF && ord[w]! < ub) {
-          mark[w] = epochF;
-          listF[nF++] = w;
-        }
-      }
-      for (let k = this.actOutHead[u]!; k >= 0; k = this.actOutNext[k]!) {
-        const w = this.condTo[k]!;
-        if (w === x) {
-          this.extractCycle(c, x, y);
-          return false;
-        }
-        if (mark[w] !== epochF && ord[w]! < ub) {
-          mark[w] = epochF;
-          listF[nF++] = w;
-        }
-      }
-    }
-
+    const nF = this.forwardSet(x, y, ub);
+    if (nF < 0) return false;
     if (this.reorder === 'shift') return this.shift(c, lb, ub, nF);
     // Backward search from x over positions > lb (cannot meet the forward set: no cycle), with
     // a budget of 1/64 of the region's width (unbounded for 'pk'): a backward node costs a scan
@@ -512,7 +497,56 @@ export class AcyclicityTheory implements Theory {
     // for one such insertion each). Any topological order is as good for the search: conflicts
     // and their clauses do not depend on which one the theory keeps (test/solver/acyclicity.test.ts).
     if (!this.inBuilt && budget < LAZY_IN_EDGES_MIN_BUDGET) return this.shift(c, lb, ub, nF);
+    return this.backwardAndReorder(c, x, lb, ub, nF, budget);
+  }
+
+  /**
+   * The forward search of inserting x->y against the order: the nodes reachable from y at
+   * positions < ub = ord[x], into `listF` (returns their count), or -1 when x is reachable (a
+   * cycle). Marks them with a fresh epoch.
+   */
+  private forwardSet(x: number, y: number, ub: number): number {
+    const ord = this.ord;
+    const mark = this.mark;
+    const outStart = this.outStart;
+    const outTo = this.outTo;
+    const epochF = this.nextEpoch();
+    const listF = this.listF;
+    let nF = 0;
+    listF[nF++] = y;
+    mark[y] = epochF;
+    for (let i = 0; i < nF; i++) {
+      const u = listF[i]!;
+      for (let f = outStart[u]!, end = outStart[u + 1]!; f < end; f++) {
+        const w = outTo[f]!;
+        if (w === x) return -1;
+        if (mark[w] !== epochF && ord[w]! < ub) {
+          mark[w] = epochF;
+          listF[nF++] = w;
+        }
+      }
+      for (let k = this.actOutHead[u]!; k >= 0; k = this.actOutNext[k]!) {
+        const w = this.condTo[k]!;
+        if (w === x) return -1;
+        if (mark[w] !== epochF && ord[w]! < ub) {
+          mark[w] = epochF;
+          listF[nF++] = w;
+        }
+      }
+    }
+    return nF;
+  }
+
+  /**
+   * Pearce-Kelly's second half for c = x->y (forward set in `listF[0 .. nF-1]`): the backward
+   * search from x within `budget` nodes (past it, the shift instead), then the backward set
+   * (sorted) and the forward set (sorted) take the merged pool of their positions.
+   */
+  private backwardAndReorder(c: number, x: number, lb: number, ub: number, nF: number, budget: number): boolean {
     if (budget > 0 && !this.inBuilt) this.buildInEdges();
+    const ord = this.ord;
+    const mark = this.mark;
+    const listF = this.listF;
     const inStart = this.inStart;
     const inFrom = this.inFrom;
     const epochB = this.nextEpoch();
@@ -602,7 +636,9 @@ export class AcyclicityTheory implements Theory {
    * from y to x over nodes with position < ord[x] (every y->x path lies there), Dijkstra-style
    * with lazy deletion. Leaves the edge codes, c first, in `cycleCodes`.
    */
-  private extractCycle(c: number, x: number, y: number): void {
+  private extractCycle(c: number): void {
+    const x = this.condFrom[c]!;
+    const y = this.condTo[c]!;
     const codes = this.cycleCodes;
     codes.length = 0;
     if (x === y) {

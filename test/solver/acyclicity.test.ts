@@ -146,7 +146,7 @@ test('initialize reports a cycle among the fixed edges, or null', { timeout: TIM
 // 'auto' on larger graphs, where both happen (the backward search's budget is 1/64 of the
 // region: 0 below 64 nodes, so small graphs only shift).
 for (const [reorder, nMin, nMax, fixedMax, condMax] of [['pk', 3, 8, 8, 14], ['shift', 3, 8, 8, 14], ['auto', 3, 8, 8, 14], ['auto', 150, 400, 300, 200]] as const) {
-test(`theory alone (${reorder}, ${nMin}-${nMax} nodes): random assign/unassign sequences vs brute force, order stays topological`, { timeout: TIMEOUT_MS }, () => {
+test(`theory alone (${reorder}, ${nMin}-${nMax} nodes): random assign/unassign sequences (onAssign and tryAssign) vs brute force, order stays topological`, { timeout: TIMEOUT_MS }, () => {
   const rng = mulberry32(777);
   const cases = scaled(nMax > 8 ? 300 : 3000);
   let conflicts = 0;
@@ -170,10 +170,15 @@ test(`theory alone (${reorder}, ${nMin}-${nMax} nodes): random assign/unassign s
       steps++;
       const trueLits = new Set(stack);
       const active = [...fixed, ...cond.filter((e) => trueLits.has((e as CondEdge).lit))];
-      const clause = th.onAssign(lit);
+      // Every third assignment by tryAssign (the greedy descent's: no clause), the rest by onAssign.
+      const quiet = step % 3 === 2;
+      const clause = quiet ? (th.tryAssign(lit) ? null : []) : th.onAssign(lit);
       const acyclic = isAcyclic(n, active.map((e) => [e.from, e.to]));
       assert.equal(clause === null, acyclic, `case ${t} step ${step}`);
-      if (clause === null) {
+      if (quiet && clause !== null) {
+        conflicts++;
+        th.onUnassign(stack.pop()!);
+      } else if (clause === null) {
         const ord = th.topologicalOrder();
         assert.deepEqual([...ord].sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i));
         for (const e of active) assert.ok(ord[e.from]! < ord[e.to]!, `case ${t}: order violates ${e.from}->${e.to}`);
