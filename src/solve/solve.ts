@@ -138,9 +138,9 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     // a Pearce-Kelly search; 250k txns: 0.87 s of a 2.8 s solve with no conflict at all).
     const perm = phaseConsistentOrder(h.nodeCount, h.from, h.to, cond.from, cond.to, cond.lit, phase);
     theory.addFixedEdges(renumbered(h.from, perm), renumbered(h.to, perm), new Int32Array(h.from.length).fill(-1));
-    theory.addConditionalEdges(renumbered(cond.from, perm), renumbered(cond.to, perm), cond.lit, cond.id);
+    theory.setConditionalGraph(cond.litStart, renumbered(cond.from, perm), renumbered(cond.to, perm), cond.id);
   } else {
-    theory.addConditionalEdges(cond.from, cond.to, cond.lit, cond.id);
+    theory.setConditionalGraph(cond.litStart, cond.from, cond.to, cond.id);
   }
   theoryGraph.edges = theory.fixedEdgeCount();
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
@@ -483,7 +483,7 @@ export function flatPairs(level: Level): FlatPairs {
 /**
  * The active constraints' split edges as theory nodes (`node[u]`, or u itself when null),
  * guarded by the literal of their side (variable x for constraint `act[x]`, negated for the or
- * side), id = `idBase` + constraint edge index; `backward[2x + side]`: how many of that side's
+ * side), id = `idBase` + constraint edge index, in literal order (`litStart`: a CSR by literal); `backward[2x + side]`: how many of that side's
  * split edges u -> v point backwards in `pos` (pos u > pos v: the phases' count), and
  * `stuck[2x + side]`: how many do not go forwards (pos u >= pos v: a loop too).
  */
@@ -495,11 +495,14 @@ function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs,
   for (let x = 0; x < act.length; x++) m += pg.edgeStart[2 * act[x]! + 2]! - pg.edgeStart[2 * act[x]!]!;
   const from = new Int32Array(2 * m), to = new Int32Array(2 * m), lit = new Int32Array(2 * m), id = new Int32Array(2 * m);
   const backward = new Int32Array(2 * act.length), stuck = new Int32Array(2 * act.length);
+  // Literal l = 2x + side (mkLit) guards edges litStart[l] .. litStart[l+1]-1: they are made in
+  // literal order.
+  const litStart = new Int32Array(2 * act.length + 1);
   let j = 0;
   for (let x = 0; x < act.length; x++) {
     const c = act[x]!;
     for (let side = 0; side < 2; side++) {
-      const l = mkLit(x, side === 1), slot = 2 * c + side;
+      const l = 2 * x + side, slot = 2 * c + side;
       let back = 0, notForwards = 0;
       for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
         const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!;
@@ -511,11 +514,12 @@ function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs,
           from[j] = node === null ? u : node[u]!; to[j] = node === null ? v : node[v]!; lit[j] = l; id[j] = idBase + e; j++;
         }
       }
-      backward[2 * x + side] = back;
-      stuck[2 * x + side] = notForwards;
+      backward[l] = back;
+      stuck[l] = notForwards;
+      litStart[l + 1] = j;
     }
   }
-  return { from: from.subarray(0, j), to: to.subarray(0, j), lit: lit.subarray(0, j), id: id.subarray(0, j), backward, stuck };
+  return { from: from.subarray(0, j), to: to.subarray(0, j), lit: lit.subarray(0, j), id: id.subarray(0, j), litStart, backward, stuck };
 }
 
 /**

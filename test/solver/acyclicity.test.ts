@@ -359,6 +359,26 @@ test('edges added in bulk (mixed with single ones) behave exactly like edges add
   }
 });
 
+test('setConditionalGraph checks its shape, its ends, and excludes edges added otherwise', () => {
+  const one = Int32Array.of(0), two = Int32Array.of(1);
+  const fresh = () => new AcyclicityTheory(2);
+  assert.throws(() => fresh().setConditionalGraph(Int32Array.of(0, 1, 2), one, two, one), RangeError);
+  assert.throws(() => fresh().setConditionalGraph(Int32Array.of(1, 1), one, two, one), RangeError);
+  assert.throws(() => fresh().setConditionalGraph(Int32Array.of(0, 1), one, Int32Array.of(2), one), RangeError);
+  const mixed = fresh();
+  mixed.addConditionalEdge(0, 1, 0, 0);
+  assert.throws(() => mixed.setConditionalGraph(Int32Array.of(0, 1), one, two, one), /otherwise/);
+  const given = fresh();
+  given.setConditionalGraph(Int32Array.of(0, 1, 1), one, two, one);
+  assert.throws(() => given.addConditionalEdge(1, 0, 1, 1), /setConditionalGraph/);
+  assert.throws(() => given.addConditionalEdges(two, one, two, two), /setConditionalGraph/);
+  // The graph stands: 0 -> 1 under literal 0, nothing under literal 1 (nor 3, beyond it).
+  assert.equal(given.initialize(), null);
+  assert.equal(given.onAssign(0), null);
+  assert.equal(given.activeEdgeCount(), 1);
+  assert.equal(given.onAssign(3), null);
+});
+
 test('bulk edges are range-checked like single ones', () => {
   const th = new AcyclicityTheory(3);
   assert.throws(() => th.addFixedEdges(Int32Array.of(0), Int32Array.of(3), Int32Array.of(0)), RangeError);
@@ -462,7 +482,7 @@ test('setFixedGraph checks its shape and excludes edges added otherwise', () => 
 // cycles and orders. And edges added in bulk then one by one in literal order, which initialize
 // takes one by one first, and two chunks each in literal order but not together: against
 // those sequences in one chunk.
-test('conditional edges in literal order skip the sort and behave exactly like sorted ones', { timeout: TIMEOUT_MS }, () => {
+test('conditional edges in literal order skip the sort, or given as a CSR by literal (setConditionalGraph), and behave exactly like sorted ones', { timeout: TIMEOUT_MS }, () => {
   const rng = mulberry32(0x1175);
   for (let round = 0; round < scaled(400); round++) {
     const n = randInt(rng, 2, 40);
@@ -473,9 +493,18 @@ test('conditional edges in literal order skip the sort and behave exactly like s
     const groups = [...new Set(sorted.map((e) => e.lit))].reverse();
     const reversed = groups.flatMap((l) => sorted.filter((e) => e.lit === l));
     const col = <T>(xs: T[], f: (x: T) => number) => Int32Array.from(xs, f);
-    const make = (edges: CondEdge[], how: 'bulk' | 'single' | 'mixed' | 'late' | 'two'): AcyclicityTheory => {
+    const make = (edges: CondEdge[], how: 'bulk' | 'single' | 'mixed' | 'late' | 'two' | 'csr'): AcyclicityTheory => {
       const th = new AcyclicityTheory(n);
       for (const e of fixed) th.addFixedEdge(e.from, e.to, e.id);
+      if (how === 'csr') {
+        // A CSR by literal over all 2 * nVars literals (setConditionalGraph; edges in literal order).
+        const litStart = new Int32Array(2 * nVars + 1);
+        for (const e of edges) litStart[e.lit + 1]!++;
+        for (let l = 0; l < 2 * nVars; l++) litStart[l + 1]! += litStart[l]!;
+        th.setConditionalGraph(litStart, col(edges, (e) => e.from), col(edges, (e) => e.to), col(edges, (e) => e.id));
+        assert.equal(th.initialize(), null);
+        return th;
+      }
       const bulk = (xs: CondEdge[]) => { if (xs.length > 0) th.addConditionalEdges(col(xs, (e) => e.from), col(xs, (e) => e.to), col(xs, (e) => e.lit), col(xs, (e) => e.id)); };
       const head = how === 'single' ? edges.length : how === 'mixed' ? 1 : 0;
       if (how === 'late') bulk(edges.slice(0, -1));
@@ -490,6 +519,7 @@ test('conditional edges in literal order skip the sort and behave exactly like s
     const ref = make(reversed, 'bulk'), refLate = make(sorted.slice(-1).concat(sorted.slice(0, -1)), 'bulk'), refTwo = make(upperFirst, 'bulk');
     const pairs: [AcyclicityTheory, AcyclicityTheory][] = [
       [make(sorted, 'bulk'), ref], [make(sorted, 'single'), ref], [make(reversed, 'mixed'), ref], [make(sorted, 'late'), refLate], [make(upperFirst, 'two'), refTwo],
+      [make(sorted, 'csr'), ref],
     ];
     const refs = [ref, refLate, refTwo], all = [...refs, ...pairs.map((p) => p[0])];
     const stack: Lit[] = [];
