@@ -348,7 +348,7 @@ export function splitEdgesForwards(
     const slots = e.slots ?? null, start = e.start ?? null;
     const ok = t === null
       ? (slots === null || start === null ? !knownBackwards(e.from, e.to, e.kind, 0, e.from.length, pairs, at) : slotsForwardsGeneral(e, slots, start, pairs, at))
-      : (slots === null || start === null ? edgesForwards(e.from, e.to, e.kind, t.pos, t.tail, t.head) : slotsForwards(e.from, e.to, e.kind, slots, start, t.pos, t.tail, t.head));
+      : (slots === null || start === null ? edgesForwards(e.from, e.to, e.kind, t, n) : slotsForwards(e.from, e.to, e.kind, slots, start, t, n));
     if (!ok) return false;
   }
   return true;
@@ -358,58 +358,62 @@ export function splitEdgesForwards(
  * Every level's split edges of one kind share their head's layer y and take their tails from
  * layers {0}, {1} or {0, 1} (split.ts's ENCODING): then all of an edge a -> b's split edges go
  * forwards in `at` iff (the later of its tail nodes) < at[2b + y]. So one table of positions
- * over the transactions, in four blocks of n: the later of the twins, layer 0's (.d), layer 1's
- * (.n), and -1 (the tail of a kind with no split edge: always forwards); edge a -> b of kind k
- * goes forwards iff pos[tail[k] + a] < pos[head[k] + b]. Null when a kind does not fit (the
- * general loop then runs).
- * Why: the model check reads every known edge once, cold (360 txns: ~4,200 edges); two loads
- * from one array at offsets read from per-kind tables is the least interpreted work per edge
- * (before: a per-kind case split and the layer arithmetic per edge, ~0.3 ms per check).
+ * over the transactions, two blocks of n per kind k: at 2kn its tails' (the later of the twins,
+ * layer 0's (.d) or layer 1's (.n) position, or -1 for a kind with no split edge: always
+ * forwards), at (2k+1)n its heads'; edge a -> b of kind k goes forwards iff
+ * pos[2kn + a] < pos[2kn + n + b]. Null when a kind does not fit (the general loop then runs).
+ * Why: the model check reads every known edge once, cold (360 txns: ~4,200 edges): one load
+ * of the kind, two of the ends and two of positions is the least interpreted work per edge
+ * (before: a per-kind case split and the layer arithmetic, then offsets read from per-kind
+ * tables); the blocks are copied natively from four made in one pass over the transactions.
  */
-function positionTable(n: number, pairs: FlatPairs, at: Int32Array): { pos: Int32Array; tail: Int32Array; head: Int32Array } | null {
+function positionTable(n: number, pairs: FlatPairs, at: Int32Array): Int32Array | null {
   const { count: cnt, x: X, y: Y } = pairs;
-  const tail = new Int32Array(cnt.length), head = new Int32Array(cnt.length);
-  for (let k = 0; k < cnt.length; k++) {
+  const kinds = cnt.length, base = 2 * kinds * n;
+  // The sources, after the kinds' blocks: the later twin, .d, .n, -1.
+  const pos = new Int32Array(base + 4 * n);
+  fillPositions(n, at, pos, base);
+  pos.fill(-1, base + 3 * n);
+  for (let k = 0; k < kinds; k++) {
     const c = cnt[k]!;
-    if (c === 0) { tail[k] = 3 * n; head[k] = n; continue; }
     if (c === 2 && (Y[2 * k] !== Y[2 * k + 1] || X[2 * k] === X[2 * k + 1])) return null;
-    tail[k] = c === 2 ? 0 : (1 + X[2 * k]!) * n;
-    head[k] = (1 + Y[2 * k]!) * n;
+    const tail = c === 0 ? 3 : c === 2 ? 0 : 1 + X[2 * k]!, head = c === 0 ? 1 : 1 + Y[2 * k]!;
+    pos.copyWithin(2 * k * n, base + tail * n, base + (tail + 1) * n);
+    pos.copyWithin((2 * k + 1) * n, base + head * n, base + (head + 1) * n);
   }
-  const pos = new Int32Array(4 * n);
-  fillPositions(n, at, pos);
-  pos.fill(-1, 3 * n);
-  return { pos, tail, head };
+  return pos;
 }
 
-/** The first three blocks of positionTable's table: the later twin's position, .d's, .n's. */
-function fillPositions(n: number, at: Int32Array, pos: Int32Array): void {
+/** positionTable's sources at `base`: the later twin's position, .d's, .n's. */
+function fillPositions(n: number, at: Int32Array, pos: Int32Array, base: number): void {
   for (let a = 0; a < n; a++) {
     const d = at[2 * a]!, m = at[2 * a + 1]!;
-    pos[a] = d > m ? d : m;
-    pos[n + a] = d;
-    pos[2 * n + a] = m;
+    pos[base + a] = d > m ? d : m;
+    pos[base + n + a] = d;
+    pos[base + 2 * n + a] = m;
   }
 }
 
 // One loop (nest) per function below: the model check runs once per solve, mostly before V8
 // optimises it, and an on-stack replacement compiles the whole function that holds the loop.
 
-/** Does every edge of from/to/kind go forwards (positionTable's pos/tail/head)? */
-function edgesForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, pos: Int32Array, tail: Int32Array, head: Int32Array): boolean {
-  for (let i = 0; i < from.length; i++) {
-    const k = kind[i]!;
-    if (pos[tail[k]! + from[i]!]! >= pos[head[k]! + to[i]!]!) return false;
+/** Does every edge of from/to/kind go forwards (positionTable's `pos` over n txns)? */
+function edgesForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, pos: Int32Array, n: number): boolean {
+  const n2 = 2 * n, m = from.length;
+  for (let i = 0; i < m; i++) {
+    const o = kind[i]! * n2;
+    if (pos[o + from[i]!]! >= pos[o + n + to[i]!]!) return false;
   }
   return true;
 }
 
 /** edgesForwards over the edges start[s] .. start[s+1]-1 of each slot s in `slots`. */
-function slotsForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, slots: Int32Array, start: Int32Array, pos: Int32Array, tail: Int32Array, head: Int32Array): boolean {
+function slotsForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, slots: Int32Array, start: Int32Array, pos: Int32Array, n: number): boolean {
+  const n2 = 2 * n;
   for (let x = 0; x < slots.length; x++) {
     for (let e = start[slots[x]!]!, end = start[slots[x]! + 1]!; e < end; e++) {
-      const k = kind[e]!;
-      if (pos[tail[k]! + from[e]!]! >= pos[head[k]! + to[e]!]!) return false;
+      const o = kind[e]! * n2;
+      if (pos[o + from[e]!]! >= pos[o + n + to[e]!]!) return false;
     }
   }
   return true;
