@@ -106,7 +106,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // theory's first order.
   const tableless = opts.reach === undefined || opts.reach === null || opts.contract === false;
   const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs, act);
-  const cond = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, h === null ? null : h.nodeOf, known.length);
+  const cond = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, known.length);
   const variables = act.length;
   // Start every variable on the side that agrees with the known graph's order (initialPhases).
   const phase = new Uint8Array(variables);
@@ -136,9 +136,10 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     // The contracted graph is small: renumber it so that the phases' edges go forwards too, and
     // a search that follows its phases inserts no edge against the order (each such insertion is
     // a Pearce-Kelly search; 250k txns: 0.87 s of a 2.8 s solve with no conflict at all).
-    const perm = phaseConsistentOrder(h.nodeCount, h.from, h.to, cond.from, cond.to, cond.lit, phase);
+    const from = renumbered(cond.from, h.nodeOf), to = renumbered(cond.to, h.nodeOf);
+    const perm = phaseConsistentOrder(h.nodeCount, h.from, h.to, from, to, literalColumn(cond.litStart), phase);
     theory.addFixedEdges(renumbered(h.from, perm), renumbered(h.to, perm), new Int32Array(h.from.length).fill(-1));
-    theory.setConditionalGraph(cond.litStart, renumbered(cond.from, perm), renumbered(cond.to, perm), cond.id);
+    theory.setConditionalGraph(cond.litStart, renumbered(from, perm), renumbered(to, perm), cond.id);
   } else {
     theory.setConditionalGraph(cond.litStart, cond.from, cond.to, cond.id);
   }
@@ -485,45 +486,51 @@ export function flatPairs(level: Level): FlatPairs {
 }
 
 /**
- * The active constraints' split edges as theory nodes (`node[u]`, or u itself when null),
- * guarded by the literal of their side (variable x for constraint `act[x]`, negated for the or
- * side), id = `idBase` + constraint edge index, in literal order (`litStart`: a CSR by literal); `backward[2x + side]`: how many of that side's
- * split edges u -> v point backwards in `pos` (pos u > pos v: the phases' count), and
- * `stuck[2x + side]`: how many do not go forwards (pos u >= pos v: a loop too).
+ * The active constraints' split edges (split nodes; the contracted solve maps them to its
+ * nodes), in literal order: literal l = 2x + side (variable x for constraint `act[x]`, negated
+ * for the or side) guards edges `litStart[l] .. litStart[l+1]-1`, id = `idBase` + constraint
+ * edge index; `backward[l]`: how many of that side's split edges u -> v point backwards in `pos`
+ * (pos u > pos v: the phases' count), and `stuck[l]`: how many do not go forwards (pos u >=
+ * pos v: a loop too). One pass, with pg's columns in locals (the pass runs cold).
  */
-function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs, pos: Int32Array, node: Int32Array | null, idBase: number) {
+function conditionalSplitEdges(pg: Polygraph, act: Int32Array, pairs: FlatPairs, pos: Int32Array, idBase: number) {
   const { count: cnt, x: X, y: Y } = pairs;
+  const { edgeStart, ceFrom, ceTo, ceKind } = pg;
   // Room for two split edges per constraint edge (flatPairs checks there are at most two), so
   // that only the constraints are visited here, not their edges; the columns are cut to size.
   let m = 0;
-  for (let x = 0; x < act.length; x++) m += pg.edgeStart[2 * act[x]! + 2]! - pg.edgeStart[2 * act[x]!]!;
-  const from = new Int32Array(2 * m), to = new Int32Array(2 * m), lit = new Int32Array(2 * m), id = new Int32Array(2 * m);
+  for (let x = 0; x < act.length; x++) m += edgeStart[2 * act[x]! + 2]! - edgeStart[2 * act[x]!]!;
+  const from = new Int32Array(2 * m), to = new Int32Array(2 * m), id = new Int32Array(2 * m);
   const backward = new Int32Array(2 * act.length), stuck = new Int32Array(2 * act.length);
   // Literal l = 2x + side (mkLit) guards edges litStart[l] .. litStart[l+1]-1: they are made in
   // literal order.
   const litStart = new Int32Array(2 * act.length + 1);
   let j = 0;
-  for (let x = 0; x < act.length; x++) {
-    const c = act[x]!;
-    for (let side = 0; side < 2; side++) {
-      const l = 2 * x + side, slot = 2 * c + side;
-      let back = 0, notForwards = 0;
-      for (let e = pg.edgeStart[slot]!; e < pg.edgeStart[slot + 1]!; e++) {
-        const a = pg.ceFrom[e]!, b = pg.ceTo[e]!, k = pg.ceKind[e]!;
-        for (let p = 0; p < cnt[k]!; p++) {
-          const u = 2 * a + X[2 * k + p]!, v = 2 * b + Y[2 * k + p]!;
-          const pu = pos[u]!, pv = pos[v]!;
-          if (pu > pv) back++;
-          if (pu >= pv) notForwards++;
-          from[j] = node === null ? u : node[u]!; to[j] = node === null ? v : node[v]!; lit[j] = l; id[j] = idBase + e; j++;
-        }
+  for (let l = 0; l < 2 * act.length; l++) {
+    const slot = 2 * act[l >> 1]! + (l & 1);
+    let back = 0, notForwards = 0;
+    for (let e = edgeStart[slot]!, end = edgeStart[slot + 1]!; e < end; e++) {
+      const a2 = 2 * ceFrom[e]!, b2 = 2 * ceTo[e]!, k2 = 2 * ceKind[e]!;
+      for (let p = 0; p < cnt[k2 >> 1]!; p++) {
+        const u = a2 + X[k2 + p]!, v = b2 + Y[k2 + p]!;
+        const pu = pos[u]!, pv = pos[v]!;
+        if (pu > pv) back++;
+        if (pu >= pv) notForwards++;
+        from[j] = u; to[j] = v; id[j] = idBase + e; j++;
       }
-      backward[l] = back;
-      stuck[l] = notForwards;
-      litStart[l + 1] = j;
     }
+    backward[l] = back;
+    stuck[l] = notForwards;
+    litStart[l + 1] = j;
   }
-  return { from: from.subarray(0, j), to: to.subarray(0, j), lit: lit.subarray(0, j), id: id.subarray(0, j), litStart, backward, stuck };
+  return { from: from.subarray(0, j), to: to.subarray(0, j), id: id.subarray(0, j), litStart, backward, stuck };
+}
+
+/** `lit[i]`: the literal guarding edge i of a CSR by literal `litStart`. */
+function literalColumn(litStart: Int32Array): Int32Array {
+  const lit = new Int32Array(litStart[litStart.length - 1]!);
+  for (let l = 0; l + 1 < litStart.length; l++) lit.fill(l, litStart[l]!, litStart[l + 1]!);
+  return lit;
 }
 
 /**
