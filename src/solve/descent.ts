@@ -6,7 +6,8 @@
  * Gives: the number of variables whose phase was flipped, with `phase` updated so that the
  * theory now holds every variable's literal `phase[x]` (its order sorts the fixed edges plus
  * every chosen side's edges); or -1 when some variable closes a cycle with either literal, the
- * theory then back to no literal assigned and `phase` holding the flips made so far.
+ * theory then back to no literal assigned and `phase` holding the flips made so far; or
+ * DESCENT_TIMED_OUT once `deadlineMs` (a Date.now() time) has passed.
  * Invariant: the theory sees tryAssign/onUnassign in LIFO order (its contract with the solver).
  *
  * Variables go in increasing order; each takes its phase, and when that closes a cycle with the
@@ -23,10 +24,17 @@
 
 import type { AcyclicityTheory } from '../solver/acyclicity.ts';
 
-export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array): number {
+/** What greedyDescent returns when `deadlineMs` passed (the theory is then left as it is). */
+export const DESCENT_TIMED_OUT = -2;
+const CLOCK_EVERY = 64;
+
+export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array, deadlineMs = Number.POSITIVE_INFINITY): number {
   const n = phase.length;
   let flips = 0;
   for (let x = 0; x < n; x++) {
+    // The clock once per CLOCK_EVERY variables, as the solver reads it (a history checked
+    // without pruning may have 10^5 variables here).
+    if ((x & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && Date.now() >= deadlineMs) return DESCENT_TIMED_OUT;
     // Literal 2x is x true (the constraint's either side), 2x + 1 x false.
     const l = 2 * x + (phase[x] === 1 ? 0 : 1);
     if (theory.tryAssign(l)) continue;

@@ -6,6 +6,8 @@
  * the history satisfies the level), 'unsat' with a witness cycle, or 'unknown' (budget).
  * Encoding: one Boolean variable per active constraint (true = either, false = or); known edges
  * are fixed edges of the acyclicity theory, each side's edges are conditional on its literal.
+ * Search: uncontracted (small histories), the phases alone when they all go forwards, else a
+ * greedy descent on the theory (descent.ts), else (or contracted, or PSI) the CDCL solver.
  * Invariant: a 'sat' answer is re-checked here by building the chosen graph and confirming it is
  * acyclic (a model checker at the stage boundary); an 'unsat' answer comes with a cycle in the
  * graph of one concrete choice (every choice has one).
@@ -23,7 +25,7 @@ import { kahnCount, type EdgeList } from './kahn.ts';
 import { mkLit, Solver } from '../solver/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../solver/heap.ts';
-import { greedyDescent } from './descent.ts';
+import { DESCENT_TIMED_OUT, greedyDescent } from './descent.ts';
 
 /** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
 const PSI_CLAUSES_PER_MODEL = 256;
@@ -46,7 +48,8 @@ export interface SolveOptions {
   /**
    * Try the phases first (default true; false for differential tests): when every constraint's
    * phase side (the one the solver would try first) has all its split edges forwards in the
-   * known graph's topological order, that choice is a model and no solver is built.
+   * known graph's topological order, that choice is a model and no solver is built; otherwise,
+   * uncontracted, the greedy descent (descent.ts) before the CDCL solver.
    */
   phaseShortcut?: boolean;
 }
@@ -147,7 +150,8 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
   // The greedy descent (descent.ts) first, where the shortcut applies: on a small valid history
   // it usually ends at a model, and the CDCL solver is never built.
-  const flips = descend ? greedyDescent(theory, phase) : -1;
+  const flips = descend ? greedyDescent(theory, phase, opts.deadlineMs) : -1;
+  if (flips === DESCENT_TIMED_OUT) return { result: 'unknown', cycle: null, edges: null, stats: { variables, conflicts: 0, decisions: 0, propagations: 0 }, theoryGraph };
   const s = flips >= 0
     ? { result: 'sat' as const, model: phase, stats: { variables, conflicts: flips, decisions: variables, propagations: variables }, psiCycle: null }
     : searchModel(pg, active, act, phase, theory, opts);

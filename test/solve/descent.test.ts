@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { AcyclicityTheory } from '../../src/solver/acyclicity.ts';
-import { greedyDescent } from '../../src/solve/descent.ts';
+import { DESCENT_TIMED_OUT, greedyDescent } from '../../src/solve/descent.ts';
 import { validate } from '../../src/validate/validate.ts';
 import { buildPolygraph } from '../../src/graph/polygraph.ts';
 import { buildSplitGraph, topoOrder, usesRealTime } from '../../src/graph/split.ts';
@@ -130,4 +130,19 @@ test('the solve stage with the descent gives the solver\'s verdicts, and acyclic
     }
   }
   assert.ok(tally.cases >= 200 && tally.descentFlips >= 10 && tally.unsat >= 5, JSON.stringify(tally));
+});
+
+test('the descent gives up once its deadline has passed, reading the clock every 64 variables', () => {
+  // 100 variables, each an edge forwards in 0 -> 1 -> ... (any literal fits).
+  const theory = new AcyclicityTheory(101);
+  for (let x = 0; x < 100; x++) {
+    theory.addConditionalEdge(x, x + 1, 2 * x, x);
+    theory.addConditionalEdge(x, x + 1, 2 * x + 1, x);
+  }
+  assert.equal(theory.initialize(), null);
+  assert.equal(greedyDescent(theory, new Uint8Array(100).fill(1), 0), DESCENT_TIMED_OUT);
+  const fresh = new AcyclicityTheory(64);
+  for (let x = 0; x < 63; x++) fresh.addConditionalEdge(x, x + 1, 2 * x, x);
+  assert.equal(fresh.initialize(), null);
+  assert.equal(greedyDescent(fresh, new Uint8Array(63).fill(1), 0), 0, 'fewer than 64 variables: no clock read');
 });
