@@ -65,10 +65,19 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTou
     if (chainOf[p] === -1) { chainOf[p] = lengths.length; posOf[p] = 0; lengths.push(1); }
     let best = -1, bestRank = -1;
     const session = h.txnSession[p]!;
+    // The next committed txn of p's session, if any: when it is a successor and unclaimed, it is
+    // the best there is (rank 2, the earliest), so the scan stops there. Its session-order edge
+    // comes first in p's list (construction adds SO edges first, and lists keep edge order), so
+    // the scan mostly stops at once instead of reading every Dep edge (the 360-txn histories:
+    // ~10 out-edges per txn).
+    let next = p + 1;
+    while (next < n && h.txnSession[next] === session && h.txnStatus[next] !== TXN_COMMITTED) next++;
+    if (next >= n || h.txnSession[next] !== session || chainOf[next] !== -1) next = -1;
     for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 1) continue; // RW edges enter .n nodes; only Dep edges chain
       const t = v >> 1;
+      if (t === next) { best = t; break; }
       if (chainOf[t] !== -1) continue;
       // 2: a later committed txn of p's session (the session's spine), 1: a later txn of unknown
       // outcome in it, 0: anything else.

@@ -59,13 +59,18 @@ export const REACH_CELLS_MAX = 150_000_000;
  */
 export function trackedChains(chainLength: Int32Array, txnCount: number, cellsMax: number): { column: Int32Array; tracked: number } {
   const C = chainLength.length;
-  const column = new Int32Array(C).fill(-1);
   const fit = Math.max(1, Math.floor(cellsMax / Math.max(1, 2 * txnCount)));
+  const column = new Int32Array(C);
+  if (C <= fit) {
+    // Every chain fits: its own column (no array of indices, no closures, in a fresh process).
+    for (let c = 0; c < C; c++) column[c] = c;
+    return { column, tracked: C };
+  }
+  column.fill(-1);
   const byLength = Array.from({ length: C }, (_, c) => c);
-  if (C > fit) byLength.sort((a, b) => chainLength[b]! - chainLength[a]! || a - b);
-  const tracked = Math.min(C, fit);
-  for (let i = 0; i < tracked; i++) column[byLength[i]!] = i;
-  return { column, tracked };
+  byLength.sort((a, b) => chainLength[b]! - chainLength[a]! || a - b);
+  for (let i = 0; i < fit; i++) column[byLength[i]!] = i;
+  return { column, tracked: fit };
 }
 
 /**

@@ -8,9 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import type { History } from '../../src/history/model.ts';
+import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import { buildSplitGraph, topoOrder } from '../../src/graph/split.ts';
-import { K_WR } from '../../src/graph/edges.ts';
+import { K_RW, K_SO, K_WR, K_WW } from '../../src/graph/edges.ts';
 import { chainCover } from '../../src/prune/chains.ts';
 import { mulberry32, randInt } from '../support/gen.ts';
 
@@ -58,4 +58,67 @@ test('chainCover: txns marked in alsoTouched get a chain, others without an edge
     }
   }
   assert.ok(untouchedCases > 500 && allTouchedCases > 100 && markedWithoutEdge > 300, `untouched ${untouchedCases}, all touched ${allTouchedCases}, marked without edge ${markedWithoutEdge}`);
+});
+
+/** chainCover as it was before its scan could stop at the next committed txn: every Dep edge read. */
+function coverReference(h: History, g: ReturnType<typeof buildSplitGraph>, order: Int32Array): { chainOf: Int32Array; posOf: Int32Array; count: number } {
+  const n = h.txnCount;
+  const touched = new Uint8Array(n);
+  for (let u = 0; u < g.nodeCount; u++) for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) { touched[u >> 1] = 1; touched[g.outTo[e]! >> 1] = 1; }
+  const chainOf = new Int32Array(n).fill(-1), posOf = new Int32Array(n);
+  let count = 0;
+  for (const u of order) {
+    if ((u & 1) === 1 || touched[u >> 1] === 0) continue;
+    const p = u >> 1;
+    if (chainOf[p] === -1) { chainOf[p] = count++; posOf[p] = 0; }
+    let best = -1, bestRank = -1;
+    for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) {
+      const v = g.outTo[e]!;
+      if ((v & 1) === 1 || chainOf[v >> 1] !== -1) continue;
+      const t = v >> 1;
+      const rank = h.txnSession[t] === h.txnSession[p] && t > p ? (h.txnStatus[t] === TXN_COMMITTED ? 2 : 1) : 0;
+      if (rank > bestRank || (rank === bestRank && rank > 0 && t < best)) { best = t; bestRank = rank; }
+    }
+    if (best !== -1) { chainOf[best] = chainOf[p]!; posOf[best] = posOf[p]! + 1; }
+  }
+  return { chainOf, posOf, count };
+}
+
+test('chainCover: the same chains as a scan of every Dep edge, on seeded sessions with session-order edges first, other edges in any order, and txns of every outcome (3,000 cases)', () => {
+  let stoppedEarly = 0, longChains = 0;
+  for (let seed = 1; seed <= 3000; seed++) {
+    const rng = mulberry32(70_000 + seed);
+    const sessions = randInt(rng, 1, 4), n = randInt(rng, 2, 16);
+    // Txns grouped by session, in session order; outcomes at random.
+    const txnSession = Int32Array.from({ length: n }, (_, t) => Math.min(sessions - 1, Math.floor((t * sessions) / n)));
+    const txnStatus = Uint8Array.from({ length: n }, () => (rng() < 0.7 ? TXN_COMMITTED : rng() < 0.5 ? TXN_UNKNOWN : TXN_ABORTED));
+    const h = { txnCount: n, txnSession, txnStatus } as unknown as History;
+    const from: number[] = [], to: number[] = [], kind: number[] = [];
+    // Session order as construction makes it (polygraph.ts): into each non-aborted txn from the
+    // last committed one before it, first in the edge list; at random, left out.
+    const withSo = rng() < 0.8;
+    for (let t = 1; t < n && withSo; t++) {
+      if (txnStatus[t] === TXN_ABORTED) continue;
+      let last = t - 1;
+      while (last >= 0 && txnSession[last] === txnSession[t] && txnStatus[last] !== TXN_COMMITTED) last--;
+      if (last >= 0 && txnSession[last] === txnSession[t]) { from.push(last); to.push(t); kind.push(K_SO); }
+    }
+    // Other edges forward in txn order (acyclic), of Dep and RW kinds.
+    const m = randInt(rng, 0, 3 * n);
+    for (let i = 0; i < m; i++) {
+      const a = randInt(rng, 0, n - 2), b = randInt(rng, a + 1, n - 1);
+      from.push(a); to.push(b); kind.push([K_WR, K_WW, K_RW][randInt(rng, 0, 2)]!);
+    }
+    const g = buildSplitGraph(n, from.length, Int32Array.from(from), Int32Array.from(to), Int32Array.from(kind), 'si', false);
+    const order = topoOrder(g)!;
+    const got = chainCover(h, g, order);
+    const want = coverReference(h, g, order);
+    const at = `seed ${seed}`;
+    assert.equal(got.count, want.count, `${at}: chains`);
+    assert.deepEqual(got.chainOf, want.chainOf, `${at}: chainOf`);
+    assert.deepEqual(got.posOf, want.posOf, `${at}: posOf`);
+    if (withSo) stoppedEarly++;
+    if (got.chainLength.some((l) => l >= 3)) longChains++;
+  }
+  assert.ok(stoppedEarly > 2000 && longChains > 1000, `${stoppedEarly} with session order, ${longChains} with a chain of 3 or more`);
 });
