@@ -410,11 +410,9 @@ function decideRound(
   const reachKnown = pg.known.length;
   const { consCount, edgeStart, ceFrom, ceTo, ceKind } = pg;
   const { blockingCe } = provenance;
-  const { count, x, y } = tbl;
   const { S, sess, pos, minPos, rwStart, rwSess, rwPos } = reach;
-  // Per kind: whether one of its split edges leaves the source's .d node, its .n node.
-  const fromD = new Uint8Array(count.length), fromN = new Uint8Array(count.length);
-  for (let k = 0; k < count.length; k++) for (let p = 0; p < count[k]!; p++) if (x[2 * k + p] === 0) fromD[k] = 1; else fromN[k] = 1;
+  // Per kind, what its edges ask, in one byte (one load per edge instead of four).
+  const query = scanQueries(tbl, psi);
   // The sides to force, in scan order; their edges are appended in batches (appendSides), since
   // the scan reads only the table, never the known edges. Batches keep the scratch small (at
   // 10^6 txns round 1 forces about 8 M sides).
@@ -434,18 +432,22 @@ function decideRound(
     const mid = edgeStart[2 * c + 1]!, end = edgeStart[2 * c + 2]!;
     let eitherBlock = -1, orBlock = -1;
     for (let e = edgeStart[2 * c]!; e < end; e++) {
-      const a = ceFrom[e]!, b = ceTo[e]!, k = ceKind[e]!, n = count[k]!, sa = sess[a]!;
+      const q = query[ceKind[e]!]!;
+      if (q === 0) continue;
+      const a = ceFrom[e]!, b = ceTo[e]!, sa = sess[a]!;
       let closes = false;
-      if (n === 0) {
+      if ((q & Q_PSI_RW) !== 0) {
         // reachesD(b.d, a)
-        closes = psi && k === K_RW && sa >= 0 && minPos[2 * b * S + sa]! <= pos[a]!;
+        closes = sa >= 0 && minPos[2 * b * S + sa]! <= pos[a]!;
       } else {
         // Every pair of a kind has the same target layer (split.ts), so one start serves them all;
-        // its pairs leave a.d (fromD) and/or a.n (fromN), asked in turn, without a loop over them.
-        const row = (2 * b + y[2 * k]!) * S;
-        if (fromD[k] === 1 && sa >= 0 && minPos[row + sa]! <= pos[a]!) closes = true; // reachesD(start, a)
-        // reachesN(start, a): through the chains of a's RW predecessors.
-        else if (fromN[k] === 1) for (let j = rwStart[a]!; j < rwStart[a + 1]! && !closes; j++) closes = minPos[row + rwSess[j]!]! <= rwPos[j]!;
+        // its pairs leave a.d and/or a.n, asked in turn, without a loop over them.
+        const row = (2 * b + (q & Q_INTO_N)) * S;
+        if ((q & Q_FROM_D) !== 0 && sa >= 0 && minPos[row + sa]! <= pos[a]!) closes = true; // reachesD(start, a)
+        else if ((q & Q_FROM_N) !== 0) {
+          // reachesN(start, a): through the chains of a's RW predecessors.
+          for (let j = rwStart[a]!, last = rwStart[a + 1]!; j < last; j++) if (minPos[row + rwSess[j]!]! <= rwPos[j]!) { closes = true; break; }
+        }
       }
       if (!closes) continue;
       if (e >= mid) { orBlock = e; break; }
@@ -466,6 +468,21 @@ function decideRound(
   return decided;
 }
 
+/** scanQueries' bits: the kind's split edges enter the target's .n node (else its .d node); leave the source's .d node; leave its .n node; PSI's RW edge (no split edge: b.d reaching a.d closes it). */
+const Q_INTO_N = 1, Q_FROM_D = 2, Q_FROM_N = 4, Q_PSI_RW = 8;
+
+/** Per kind, what decideRound asks of its edges (Q_* bits; 0: nothing, the edge never closes a cycle). */
+function scanQueries(tbl: SplitTable, psi: boolean): Uint8Array {
+  const { count, x, y } = tbl;
+  const query = new Uint8Array(count.length);
+  for (let k = 0; k < count.length; k++) {
+    if (count[k] === 0) { if (psi && k === K_RW) query[k] = Q_PSI_RW; continue; }
+    query[k] = y[2 * k] === 1 ? Q_INTO_N : 0;
+    for (let p = 0; p < count[k]!; p++) query[k]! |= x[2 * k + p] === 0 ? Q_FROM_D : Q_FROM_N;
+  }
+  return query;
+}
+
 /** How many forced sides decideRound gathers before appending their edges. */
 const SIDES_BATCH = 1 << 12;
 
@@ -479,19 +496,18 @@ function appendSides(pg: Polygraph, slots: Int32Array, m: number, provenance: Pr
   const { edgeStart, ceFrom, ceTo, ceKind, ceKey, known } = pg;
   let total = 0;
   for (let i = 0; i < m; i++) total += edgeStart[slots[i]! + 1]! - edgeStart[slots[i]!]!;
-  const e = new Int32Array(total), from = new Int32Array(total), to = new Int32Array(total), kind = new Int32Array(total), key = new Int32Array(total);
-  for (let i = 0, at = 0; i < m; i++) {
+  // Written straight into the columns' spare room (no scratch arrays to copy from).
+  const base = known.length, forcedBase = provenance.forcedCe.length;
+  const e = provenance.forcedCe.spare(total), c = known.spare(total), from = c.from, to = c.to, kind = c.kind, key = c.key;
+  for (let i = 0, at = base, fe = forcedBase; i < m; i++) {
     const slot = slots[i]!;
     provenance.reachKnown[slot >> 1] = reachKnown;
-    for (let x = edgeStart[slot]!; x < edgeStart[slot + 1]!; x++, at++) {
-      e[at] = x; from[at] = ceFrom[x]!; to[at] = ceTo[x]!; kind[at] = ceKind[x]!; key[at] = ceKey[x]!;
+    for (let x = edgeStart[slot]!; x < edgeStart[slot + 1]!; x++, at++, fe++) {
+      e[fe] = x; from[at] = ceFrom[x]!; to[at] = ceTo[x]!; kind[at] = ceKind[x]!; key[at] = ceKey[x]!;
     }
   }
-  provenance.forcedCe.pushAll(e);
-  known.from.pushAll(from);
-  known.to.pushAll(to);
-  known.kind.pushAll(kind);
-  known.key.pushAll(key);
+  provenance.forcedCe.length = forcedBase + total;
+  known.added(total);
 }
 
 /**
