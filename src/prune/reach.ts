@@ -199,7 +199,9 @@ export class ReachTable {
    */
   columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): ReachColumns {
     const { S, sess, pos, minPos } = this;
-    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
+    const rw = rwOnly !== null && (rwOnly.wanted ?? null) === null && sess.length < RW_UNREDUCED_MAX_TXNS
+      ? rwPredecessorsUnreduced(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos)
+      : rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
     return { S, sess, pos, minPos, rwStart: rw.start, rwSess: rw.sess, rwPos: rw.pos };
   }
 
@@ -380,6 +382,40 @@ function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int3
   else if (wanted === null) fillKind(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN);
   else fillWanted(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN, wanted);
   return lastPerSession(n, byTo, preds, sess, pos);
+}
+
+/**
+ * Below this many txns, `columns` lists every RW predecessor (its column and position) rather
+ * than the last one per chain: the lists are barely longer (the 360-txn histories: ~1,000
+ * entries against 928) and the reduction, cold code in a fresh process, cost more than the
+ * scan's few extra entries. Above it the reduction keeps the lists short where they are long.
+ */
+const RW_UNREDUCED_MAX_TXNS = 1 << 16;
+
+/**
+ * rwPredecessors for a kind filter, unreduced: every RW predecessor c of t, as (its column, its
+ * position); one in an untracked chain as (column 0, position -1), which no row reaches
+ * (minPos >= 0), so it is never taken (as the reduced lists drop it).
+ */
+function rwPredecessorsUnreduced(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter, sess: Int32Array, pos: Int32Array) {
+  const start = new Int32Array(n + 1);
+  countKind(start, count, rwTo, only.kind, only.intoN);
+  prefixSums(start, n);
+  const m = start[n]!;
+  const outSess = new Int32Array(m), outPos = new Int32Array(m);
+  fillKindPairs(outSess, outPos, start.slice(0, n), count, rwFrom, rwTo, only.kind, only.intoN, sess, pos);
+  return { start, sess: outSess, pos: outPos };
+}
+
+function fillKindPairs(
+  outSess: Int32Array, outPos: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array,
+  sess: Int32Array, pos: Int32Array,
+): void {
+  for (let i = 0; i < count; i++) {
+    if (intoN[kind[i]!] !== 1) continue;
+    const c = rwFrom[i]!, s = sess[c]!, at = fill[rwTo[i]!]!++;
+    if (s >= 0) { outSess[at] = s; outPos[at] = pos[c]!; } else outPos[at] = -1;
+  }
 }
 
 function countAll(byTo: Int32Array, count: number, rwTo: Int32Array): void {
