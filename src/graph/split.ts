@@ -236,7 +236,8 @@ export function extendSplitGraph(
   // outStart[u] = old start + new edges of the nodes before u.
   const outStart = new Int32Array(nodeCount + 1);
   let extra = 0;
-  for (let u = 0; u < nodeCount; u++) { outStart[u] = g.outStart[u]! + extra; extra += added[u + 1]!; }
+  const oldStart = g.outStart;
+  for (let u = 0; u < nodeCount; u++) { outStart[u] = oldStart[u]! + extra; extra += added[u + 1]!; }
   outStart[nodeCount] = g.outStart[nodeCount]! + extra;
   const m = outStart[nodeCount]!;
   let outTo: Int32Array, outEdge: Int32Array, fill: Int32Array;
@@ -263,8 +264,8 @@ function roomFor(a: Int32Array, m: number): boolean {
 /** Copies each node's old list to the start of its new range; returns where new edges go. */
 function copyOldLists(g: SplitGraph, outStart: Int32Array, outTo: Int32Array, outEdge: Int32Array, withEdges: boolean): Int32Array {
   const fill = new Int32Array(g.nodeCount);
-  const oldStart = g.outStart, oldTo = g.outTo, oldEdge = g.outEdge;
-  for (let u = 0; u < g.nodeCount; u++) {
+  const oldStart = g.outStart, oldTo = g.outTo, oldEdge = g.outEdge, nodeCount = g.nodeCount;
+  for (let u = 0; u < nodeCount; u++) {
     let at = outStart[u]!;
     const end = oldStart[u + 1]!;
     if (withEdges) for (let e = oldStart[u]!; e < end; e++, at++) { outTo[at] = oldTo[e]!; outEdge[at] = oldEdge[e]!; }
@@ -337,8 +338,8 @@ export function topoOrder(g: SplitGraph): Int32Array | null {
 
 function inDegrees(g: SplitGraph): Int32Array {
   const indeg = new Int32Array(g.nodeCount);
-  const outTo = g.outTo;
-  for (let i = 0; i < outTo.length; i++) indeg[outTo[i]!]!++;
+  const outTo = g.outTo, m = outTo.length;
+  for (let i = 0; i < m; i++) indeg[outTo[i]!]!++;
   return indeg;
 }
 
@@ -387,7 +388,7 @@ export function topoOrderSplit(g: SplitGraph): Int32Array | null {
   }
   for (let head = 0; head < tail; head++) {
     const u = order[head]!;
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+    for (let e = outStart[u]!, end = outStart[u + 1]!; e < end; e++) {
       const v = outTo[e]!;
       if (--indeg[v]! !== 0) continue;
       if ((v & 1) === 1 && state[v - 1] === MEMBER_0) { state[v] = PARKED; continue; }

@@ -43,8 +43,9 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTou
   const touched = new Uint8Array(n);
   // Two flat passes (sources, then every edge's target) rather than one nested per node: fewer
   // bytecodes for a fresh process's interpreter.
-  for (let u = 0; u < g.nodeCount; u++) if (outStart[u + 1]! > outStart[u]!) touched[u >> 1] = 1;
-  const m = outStart[g.nodeCount]!;
+  const nodeCount = g.nodeCount;
+  for (let u = 0; u < nodeCount; u++) if (outStart[u + 1]! > outStart[u]!) touched[u >> 1] = 1;
+  const m = outStart[nodeCount]!;
   for (let e = 0; e < m; e++) touched[outTo[e]! >> 1] = 1;
   // `alsoTouched` can only add txns the graph leaves untouched: when there are none it is not
   // needed (a function is then not called; given the touched txns, it may answer null: none).
@@ -73,7 +74,7 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTou
     let next = p + 1;
     while (next < n && h.txnSession[next] === session && h.txnStatus[next] !== TXN_COMMITTED) next++;
     if (next >= n || h.txnSession[next] !== session || chainOf[next] !== -1) next = -1;
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+    for (let e = outStart[u]!, end = outStart[u + 1]!; e < end; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 1) continue; // RW edges enter .n nodes; only Dep edges chain
       const t = v >> 1;

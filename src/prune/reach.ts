@@ -333,7 +333,7 @@ function rowsOfBlock(
     if (u === nNode) continue;
     const row = u * S;
     minPos.copyWithin(row, nRow, nRow + S);
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+    for (let e = outStart[u]!, end = outStart[u + 1]!; e < end; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 0) continue;
       // x.n when the row already reaches x.d: nothing to add (see the header).
