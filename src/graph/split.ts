@@ -368,11 +368,15 @@ function kahn(g: SplitGraph, indeg: Int32Array, order: Int32Array, tail: number)
  * on t.n, since a path t.n ->+ t.d would make a cycle through t.d (t.n's edges out are among
  * t.d's, split.ts's invariant). A cycle leaves nodes unsorted, as in plain Kahn; so that a
  * broken invariant can never report a false cycle, plain Kahn confirms before null is returned.
+ * `inDegreesOut`, if given (nodeCount cells), receives every node's in-degree in `g`.
  */
-export function topoOrderSplit(g: SplitGraph): Int32Array | null {
+export function topoOrderSplit(g: SplitGraph, inDegreesOut: Int32Array | null = null): Int32Array | null {
   const N = g.nodeCount;
   const { outStart, outTo } = g;
   const indeg = inDegrees(g);
+  // The in-degrees, for a caller that wants them too (pruning's chain cover), before Kahn
+  // counts them down.
+  if (inDegreesOut !== null) inDegreesOut.set(indeg);
   const state = new Uint8Array(N);
   const order = new Int32Array(N);
   // kahnTwins over every node (all of them MEMBER, 0 here), written for that case: the

@@ -208,6 +208,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
   // the first extension reserves it and later ones extend that graph in place, so that two
   // graphs are never alive at once (nothing else keeps an old one).
   let splitCap = 0;
+  // The first graph's in-degrees, from its sort, for the chain cover.
+  let firstInDegrees: Int32Array | null = null;
   for (;;) {
     let g: SplitGraph | null = null;
     // Without edge ids (reachability never reads them) except for PSI, whose closing check names the edges.
@@ -229,7 +231,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     // anyway (20 of the 30 valid 360-txn corpus histories), and finding the spans and the
     // repair's own functions cost more, cold, than the sort (prune 4.9 -> 4.5 ms, see the commit).
     if (order === null || (stopNow && orderKnown < known.length && h.txnCount < (opts.contractMinTxns ?? 0))) {
-      order = topoOrderSplit(graph());
+      order = topoOrderSplit(graph(), order === null ? (firstInDegrees = new Int32Array(2 * pg.nodeCount)) : null);
       if (order === null) return out(true, rounds, null);
     } else if (orderKnown < known.length) {
       const spans = backwardSpansOrResort(order, orderKnown, known.length, known.from.view(), known.to.view(), known.kind.view(), tbl);
@@ -278,7 +280,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
           splitCap = pg.consCount <= SCAN_CONSTRAINTS_MAX ? splitEdgesCoarseBound(pg, g1.outTo.length, tbl) : splitEdgesBound(pg, g1.outTo.length, tbl);
           return { splitEdgesMax: splitCap, scan: scanSize(pg, splitCap) };
         };
-        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room);
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room, lastGKnown === known.length ? firstInDegrees : null);
         // Without the kernel the bound serves the in-place extensions alone: on a small graph
         // a copy costs less than computing it.
         if (splitCap === 0 && g1.outTo.length >= IN_PLACE_MIN_SPLIT_EDGES) splitCap = splitEdgesBound(pg, g1.outTo.length, tbl);

@@ -119,12 +119,13 @@ export class ReachTable {
    * `room` gives what the WebAssembly kernel must reserve memory for (the split edges of any
    * later graph, and the scan's sizes; reach-wasm.ts); it is asked only when the kernel is
    * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
+   * `inDegrees`: g's in-degrees, if the caller has them (chainCover).
    */
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: AlsoTouched | null,
-    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
+    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null, inDegrees: Int32Array | null = null,
   ): ReachTable {
-    const cover = chainCover(h, g, order, alsoTouched);
+    const cover = chainCover(h, g, order, alsoTouched, inDegrees);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
     const S = Math.max(1, tracked);
     const n = h.txnCount;

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
-import { buildSplitGraph, topoOrder } from '../../src/graph/split.ts';
+import { buildSplitGraph, topoOrder, topoOrderSplit } from '../../src/graph/split.ts';
 import { K_RW, K_SO, K_WR, K_WW } from '../../src/graph/edges.ts';
 import { chainCover } from '../../src/prune/chains.ts';
 import { mulberry32, randInt } from '../support/gen.ts';
@@ -84,7 +84,7 @@ function coverReference(h: History, g: ReturnType<typeof buildSplitGraph>, order
   return { chainOf, posOf, count };
 }
 
-test('chainCover: the same chains as a scan of every Dep edge, on seeded sessions with session-order edges first, other edges in any order, and txns of every outcome (3,000 cases)', () => {
+test('chainCover: the same chains as a scan of every Dep edge (with the in-degrees given or not), on seeded sessions with session-order edges first, other edges in any order, and txns of every outcome (3,000 cases)', () => {
   let stoppedEarly = 0, longChains = 0;
   for (let seed = 1; seed <= 3000; seed++) {
     const rng = mulberry32(70_000 + seed);
@@ -117,6 +117,10 @@ test('chainCover: the same chains as a scan of every Dep edge, on seeded session
     assert.equal(got.count, want.count, `${at}: chains`);
     assert.deepEqual(got.chainOf, want.chainOf, `${at}: chainOf`);
     assert.deepEqual(got.posOf, want.posOf, `${at}: posOf`);
+    // Given the graph's in-degrees (as the first sort hands them over), the same cover.
+    const inDegrees = new Int32Array(g.nodeCount);
+    assert.ok(topoOrderSplit(g, inDegrees) !== null);
+    assert.deepEqual(chainCover(h, g, order, null, inDegrees), got, `${at}: with in-degrees`);
     if (withSo) stoppedEarly++;
     if (got.chainLength.some((l) => l >= 3)) longChains++;
   }
