@@ -300,6 +300,16 @@ function rowsOfBlock(
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;
+    if ((u & 1) === 0 && outStart[u + 2] === outStart[u]) {
+      // t.d, and neither it nor t.n has an edge out (a txn without edges, or a sink: a third of
+      // the 360-txn histories' txns): t.n's row stays empty and t.d's is t's own position. No
+      // merge, no row copy (a call each, in a fresh process). (Only at t.d, as below: t.d's row
+      // is final when t.d is met, whatever the order.)
+      const t = u >> 1, c = sess[t]!;
+      if (c >= 0) minPos[u * S + c] = pos[t]!;
+      done[u] = 1; done[nNode] = 1;
+      continue;
+    }
     const nRow = nNode * S;
     if (done[nNode] === 0) {
       // t.n: its successors come after t.d as well as after t.n in topological order, so they
