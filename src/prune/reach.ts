@@ -129,8 +129,13 @@ export class ReachTable {
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
     const S = Math.max(1, tracked);
     const n = h.txnCount;
-    const pos = cover.posOf, sess = new Int32Array(n);
-    for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
+    const pos = cover.posOf, chainOf = cover.chainOf;
+    // Every chain tracked: chain c is column c (trackedChains), so the columns are the chains.
+    let sess = chainOf;
+    if (tracked < cover.count) {
+      sess = new Int32Array(n);
+      for (let t = 0; t < n; t++) sess[t] = chainOf[t]! < 0 ? -1 : column[chainOf[t]!]!;
+    }
     const cells = g.nodeCount * S;
     let kernel: WasmReach | null = null;
     if (kernelWanted(cells)) {
