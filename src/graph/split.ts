@@ -249,7 +249,12 @@ export function extendSplitGraph(
     const cells = Math.max(m, capacity);
     outTo = new Int32Array(new ArrayBuffer(4 * cells), 0, m);
     outEdge = withEdges ? new Int32Array(new ArrayBuffer(4 * cells), 0, m) : new Int32Array(0);
-    fill = copyOldLists(g, outStart, outTo, outEdge, withEdges);
+    // The old lists copied in one block, then moved into place within the new buffers by runs,
+    // as in place: a copy per run (memmove) rather than a loop per edge (the 360-txn histories:
+    // ~400 runs for 3,700 split edges, in a fresh process's interpreter).
+    outTo.set(g.outTo);
+    if (withEdges) outEdge.set(g.outEdge);
+    fill = moveOldLists(g.outStart, outStart, nodeCount, outTo, withEdges ? outEdge : null);
   }
   if (withEdges) fillOutWithEdges(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
   else fillOut(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo);
@@ -261,22 +266,8 @@ function roomFor(a: Int32Array, m: number): boolean {
   return a.byteOffset === 0 && a.buffer.byteLength >= 4 * m;
 }
 
-/** Copies each node's old list to the start of its new range; returns where new edges go. */
-function copyOldLists(g: SplitGraph, outStart: Int32Array, outTo: Int32Array, outEdge: Int32Array, withEdges: boolean): Int32Array {
-  const fill = new Int32Array(g.nodeCount);
-  const oldStart = g.outStart, oldTo = g.outTo, oldEdge = g.outEdge, nodeCount = g.nodeCount;
-  for (let u = 0; u < nodeCount; u++) {
-    let at = outStart[u]!;
-    const end = oldStart[u + 1]!;
-    if (withEdges) for (let e = oldStart[u]!; e < end; e++, at++) { outTo[at] = oldTo[e]!; outEdge[at] = oldEdge[e]!; }
-    else for (let e = oldStart[u]!; e < end; e++, at++) outTo[at] = oldTo[e]!;
-    fill[u] = at;
-  }
-  return fill;
-}
-
 /**
- * copyOldLists within the same buffers: each node's list moves to the start of its new range,
+ * Moves each node's old list, within the same buffers, to the start of its new range,
  * which is never before its old one. A node's shift (new start - old start) is the count of new
  * edges of the nodes before it, so it is the same along a run of nodes up to the next one that
  * gained an edge: each run moves in one copyWithin (memmove), from the last run down, and a run
