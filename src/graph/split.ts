@@ -86,6 +86,20 @@ export function splitTable(level: Level): SplitTable {
   return { ...t, intoN };
 }
 
+/**
+ * Whether every split edge into a .n node comes from a .d node, at most one per dependency edge
+ * (SI and strict SI: RW a->b is a.d->b.n alone; SER, RR, PSI: none; not PC, whose WW has
+ * a.n->b.n): then t.n's in-degree counts exactly the edges into t of the kinds `intoN` marks.
+ */
+export function entersNFromDOnly(tbl: SplitTable): boolean {
+  for (let k = 0; k < tbl.count.length; k++) {
+    let intoN = 0;
+    for (let p = 0; p < tbl.count[k]!; p++) if (tbl.y[2 * k + p] === 1) { if (tbl.x[2 * k + p] !== 0) return false; intoN++; }
+    if (intoN > 1) return false;
+  }
+  return true;
+}
+
 /** The split-edge pairs of an edge of `kind` at `level`. */
 export function splitPairs(kind: number, level: Level): Pairs {
   return rowOf<readonly Pairs[]>(ENCODING, level)[kind]!;

@@ -18,7 +18,7 @@ import { TXN_COMMITTED, type History } from '../history/model.ts';
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { closingRw } from '../graph/forbidden.ts';
-import { backwardSpansOrResort, buildSplitGraph, checksRwApart, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
+import { backwardSpansOrResort, buildSplitGraph, checksRwApart, entersNFromDOnly, extendSplitGraph, repairTopoOrder, splitTable, topoOrderSplit, type SplitGraph, type SplitTable } from '../graph/split.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
@@ -297,7 +297,9 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       const filter = rounds > 1 && h.txnCount >= (opts.rwListsFilterMinTxns ?? RW_LISTS_FILTER_MIN_TXNS);
       const rwOnly = { kind: known.kind.view(), intoN: tbl.intoN, wanted: filter ? edgeSources(h.txnCount, pg, active) : null };
       kernel = table.kernelScan(pg, tbl, active, recheck, known.length, known.from.view(), known.to.view(), rwOnly);
-      reach = kernel === null ? table.columns(known.length, known.from.view(), known.to.view(), rwOnly) : null;
+      // Round 1's lists can take their lengths from the first sort's in-degrees of the .n nodes.
+      const listLengths = rounds === 1 && lastGKnown === known.length && firstInDegrees !== null && entersNFromDOnly(tbl) ? firstInDegrees : null;
+      reach = kernel === null ? table.columns(known.length, known.from.view(), known.to.view(), rwOnly, listLengths) : null;
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);

@@ -202,11 +202,14 @@ export class ReachTable {
    * decideRound: in a fresh process a closure call per query cost more than the query).
    * reachesD(u, t) = sess[t] >= 0 && minPos[u*S + sess[t]] <= pos[t]; reachesN(u, t) = some j in
    * rwStart[t] .. rwStart[t+1]-1 with minPos[u*S + rwSess[j]] <= rwPos[j].
+   * `listLengths`: per split node, the in-degree in a split graph whose edges into each t.n are
+   * exactly the edges 0 .. rwCount-1 into t that `rwOnly` keeps, one each (pruning's first
+   * graph at a level whose .n nodes are entered only from .d nodes); read at t.n for t's list.
    */
-  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): ReachColumns {
+  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null, listLengths: Int32Array | null = null): ReachColumns {
     const { S, sess, pos, minPos } = this;
     const rw = rwOnly !== null && (rwOnly.wanted ?? null) === null && sess.length < RW_UNREDUCED_MAX_TXNS
-      ? rwPredecessorsUnreduced(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos)
+      ? rwPredecessorsUnreduced(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos, listLengths)
       : rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
     return { S, sess, pos, minPos, rwStart: rw.start, rwSess: rw.sess, rwPos: rw.pos };
   }
@@ -411,11 +414,16 @@ const RW_UNREDUCED_MAX_TXNS = 1 << 16;
 /**
  * rwPredecessors for a kind filter, unreduced: every RW predecessor c of t, as (its column, its
  * position); one in an untracked chain as (column 0, position -1), which no row reaches
- * (minPos >= 0), so it is never taken (as the reduced lists drop it).
+ * (minPos >= 0), so it is never taken (as the reduced lists drop it). `listLengths`, if given,
+ * holds each t's count at [2t + 1] (the caller's split graph's in-degree of t.n, when that
+ * counts exactly the filtered edges into t: ReachTable.columns), sparing a pass over the edges.
  */
-function rwPredecessorsUnreduced(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter, sess: Int32Array, pos: Int32Array) {
+function rwPredecessorsUnreduced(
+  n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter, sess: Int32Array, pos: Int32Array, listLengths: Int32Array | null,
+) {
   const start = new Int32Array(n + 1);
-  countKind(start, count, rwTo, only.kind, only.intoN);
+  if (listLengths !== null) for (let t = 0; t < n; t++) start[t + 1] = listLengths[2 * t + 1]!;
+  else countKind(start, count, rwTo, only.kind, only.intoN);
   prefixSums(start, n);
   const m = start[n]!;
   const outSess = new Int32Array(m), outPos = new Int32Array(m);

@@ -1,18 +1,24 @@
 /**
- * The chain cover's `alsoTouched` (src/prune/chains.ts): txns it marks get a chain even without
- * an edge (pruning passes the constraint endpoints, which later rounds may connect), and when
- * it is a function it is called only when the graph leaves some txn untouched (when none is,
- * it could add nothing). Seeded random DAGs over a few txns, some of them without any edge.
+ * The chain cover (src/prune/chains.ts) and the RW lists pruning builds beside it (reach.ts).
+ * - `alsoTouched`: txns it marks get a chain even without an edge (pruning passes the constraint
+ *   endpoints, which later rounds may connect); a function is called only when the graph leaves
+ *   some txn untouched (when none is, it could add nothing). Seeded random DAGs over a few txns.
+ * - The scan for a txn's successor stops at the next committed txn of its session, and the
+ *   touched txns may come from the first sort's in-degrees: the same cover as the full scan.
+ * - RW lists sized by those in-degrees: the same lists as counted from the edges.
  */
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
-import { buildSplitGraph, topoOrder, topoOrderSplit } from '../../src/graph/split.ts';
+import { buildSplitGraph, entersNFromDOnly, splitTable, topoOrder, topoOrderSplit, usesRealTime } from '../../src/graph/split.ts';
+import { buildPolygraph } from '../../src/graph/polygraph.ts';
+import { validate } from '../../src/validate/validate.ts';
+import { REACH_CELLS_MAX, ReachTable } from '../../src/prune/reach.ts';
 import { K_RW, K_SO, K_WR, K_WW } from '../../src/graph/edges.ts';
 import { chainCover } from '../../src/prune/chains.ts';
-import { mulberry32, randInt } from '../support/gen.ts';
+import { mulberry32, randInt, simulatedSiHistory } from '../support/gen.ts';
 
 /** The columns chainCover reads: every txn committed, in a session of its own. */
 function historyOf(n: number): History {
@@ -125,4 +131,35 @@ test('chainCover: the same chains as a scan of every Dep edge (with the in-degre
     if (got.chainLength.some((l) => l >= 3)) longChains++;
   }
   assert.ok(stoppedEarly > 2000 && longChains > 1000, `${stoppedEarly} with session order, ${longChains} with a chain of 3 or more`);
+});
+
+test('RW lists sized by the first graph\'s .n in-degrees equal lists counted from the edges, at every level where .n nodes are entered only from .d nodes (not PC)', () => {
+  const levels = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'] as const;
+  for (const level of levels) assert.equal(entersNFromDOnly(splitTable(level)), level !== 'pc', level);
+  let compared = 0, nonEmpty = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const rng = mulberry32(80_000 + seed);
+    const h = simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 4, bug: seed % 3 === 0 ? 'mixed' : 'none' });
+    const v = validate(h);
+    if (v.anomalies.length > 0) continue;
+    for (const level of levels) {
+      const pg = buildPolygraph(v, Number.POSITIVE_INFINITY, undefined, usesRealTime(level));
+      const k = pg.known.views(), tbl = splitTable(level);
+      const g = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level, false);
+      const inDegrees = new Int32Array(g.nodeCount);
+      const order = topoOrderSplit(g, inDegrees);
+      if (order === null || !entersNFromDOnly(tbl)) continue;
+      const table = ReachTable.build(h, g, order, REACH_CELLS_MAX, null, Number.POSITIVE_INFINITY);
+      const rwOnly = { kind: k.kind, intoN: tbl.intoN };
+      const counted = table.columns(k.from.length, k.from, k.to, rwOnly);
+      const sized = table.columns(k.from.length, k.from, k.to, rwOnly, inDegrees);
+      const at = `seed ${seed} ${level}`;
+      assert.deepEqual(sized.rwStart, counted.rwStart, `${at}: starts`);
+      assert.deepEqual(sized.rwSess, counted.rwSess, `${at}: columns`);
+      assert.deepEqual(sized.rwPos, counted.rwPos, `${at}: positions`);
+      compared++;
+      if (counted.rwStart[h.txnCount]! > 0) nonEmpty++;
+    }
+  }
+  assert.ok(compared > 800 && nonEmpty > 200, `${compared} compared, ${nonEmpty} with RW lists`);
 });
