@@ -61,25 +61,26 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTou
   }
   const chainOf = new Int32Array(n).fill(-1), posOf = new Int32Array(n);
   const lengths: number[] = [];
+  const txnSession = h.txnSession, txnStatus = h.txnStatus, orderLength = order.length;
   // In topological order every Dep predecessor of t.d is handled before t.d, so when a txn is
   // reached it is either claimed already (it extends a chain) or it starts one; then it offers
   // its chain to one unclaimed Dep successor: by rank (below), then the earliest.
-  for (let i = 0; i < order.length; i++) {
+  for (let i = 0; i < orderLength; i++) {
     const u = order[i]!;
     if ((u & 1) === 1) continue;
     const p = u >> 1;
     if (touched[p] === 0) continue;
     if (chainOf[p] === -1) { chainOf[p] = lengths.length; posOf[p] = 0; lengths.push(1); }
     let best = -1, bestRank = -1;
-    const session = h.txnSession[p]!;
+    const session = txnSession[p]!;
     // The next committed txn of p's session, if any: when it is a successor and unclaimed, it is
     // the best there is (rank 2, the earliest), so the scan stops there. Its session-order edge
     // comes first in p's list (construction adds SO edges first, and lists keep edge order), so
     // the scan mostly stops at once instead of reading every Dep edge (the 360-txn histories:
     // ~10 out-edges per txn).
     let next = p + 1;
-    while (next < n && h.txnSession[next] === session && h.txnStatus[next] !== TXN_COMMITTED) next++;
-    if (next >= n || h.txnSession[next] !== session || chainOf[next] !== -1) next = -1;
+    while (next < n && txnSession[next] === session && txnStatus[next] !== TXN_COMMITTED) next++;
+    if (next >= n || txnSession[next] !== session || chainOf[next] !== -1) next = -1;
     for (let e = outStart[u]!, end = outStart[u + 1]!; e < end; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 1) continue; // RW edges enter .n nodes; only Dep edges chain
@@ -88,7 +89,7 @@ export function chainCover(h: History, g: SplitGraph, order: Int32Array, alsoTou
       if (chainOf[t] !== -1) continue;
       // 2: a later committed txn of p's session (the session's spine), 1: a later txn of unknown
       // outcome in it, 0: anything else.
-      const rank = h.txnSession[t] === session && t > p ? (h.txnStatus[t] === TXN_COMMITTED ? 2 : 1) : 0;
+      const rank = txnSession[t] === session && t > p ? (txnStatus[t] === TXN_COMMITTED ? 2 : 1) : 0;
       if (rank > bestRank || (rank === bestRank && rank > 0 && t < best)) { best = t; bestRank = rank; }
     }
     if (best !== -1) {
