@@ -300,6 +300,8 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
       // Round 1's lists can take their lengths from the first sort's in-degrees of the .n nodes.
       const listLengths = rounds === 1 && lastGKnown === known.length && firstInDegrees !== null && entersNFromDOnly(tbl) ? firstInDegrees : null;
       reach = kernel === null ? table.columns(known.length, known.from.view(), known.to.view(), rwOnly, listLengths) : null;
+      // Read in round 1 only: not kept through later rounds (8 MB at 10^6 txns).
+      firstInDegrees = null;
     } catch (err) {
       // What earlier rounds forced stays valid; the solver (or the caller's 'unknown') does the rest.
       if (err instanceof TimeLimitError) return out(false, rounds, 'pruning stopped at the deadline', true);
