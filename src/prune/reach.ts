@@ -59,13 +59,18 @@ export const REACH_CELLS_MAX = 150_000_000;
  */
 export function trackedChains(chainLength: Int32Array, txnCount: number, cellsMax: number): { column: Int32Array; tracked: number } {
   const C = chainLength.length;
-  const column = new Int32Array(C).fill(-1);
   const fit = Math.max(1, Math.floor(cellsMax / Math.max(1, 2 * txnCount)));
+  const column = new Int32Array(C);
+  if (C <= fit) {
+    // Every chain fits: its own column (no array of indices, no closures, in a fresh process).
+    for (let c = 0; c < C; c++) column[c] = c;
+    return { column, tracked: C };
+  }
+  column.fill(-1);
   const byLength = Array.from({ length: C }, (_, c) => c);
-  if (C > fit) byLength.sort((a, b) => chainLength[b]! - chainLength[a]! || a - b);
-  const tracked = Math.min(C, fit);
-  for (let i = 0; i < tracked; i++) column[byLength[i]!] = i;
-  return { column, tracked };
+  byLength.sort((a, b) => chainLength[b]! - chainLength[a]! || a - b);
+  for (let i = 0; i < fit; i++) column[byLength[i]!] = i;
+  return { column, tracked: fit };
 }
 
 /**
@@ -114,17 +119,23 @@ export class ReachTable {
    * `room` gives what the WebAssembly kernel must reserve memory for (the split edges of any
    * later graph, and the scan's sizes; reach-wasm.ts); it is asked only when the kernel is
    * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
+   * `inDegrees`: g's in-degrees, if the caller has them (chainCover).
    */
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: AlsoTouched | null,
-    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null,
+    deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null, inDegrees: Int32Array | null = null,
   ): ReachTable {
-    const cover = chainCover(h, g, order, alsoTouched);
+    const cover = chainCover(h, g, order, alsoTouched, inDegrees);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
     const S = Math.max(1, tracked);
     const n = h.txnCount;
-    const pos = cover.posOf, sess = new Int32Array(n);
-    for (let t = 0; t < n; t++) sess[t] = cover.chainOf[t]! < 0 ? -1 : column[cover.chainOf[t]!]!;
+    const pos = cover.posOf, chainOf = cover.chainOf;
+    // Every chain tracked: chain c is column c (trackedChains), so the columns are the chains.
+    let sess = chainOf;
+    if (tracked < cover.count) {
+      sess = new Int32Array(n);
+      for (let t = 0; t < n; t++) sess[t] = chainOf[t]! < 0 ? -1 : column[chainOf[t]!]!;
+    }
     const cells = g.nodeCount * S;
     let kernel: WasmReach | null = null;
     if (kernelWanted(cells)) {
@@ -191,10 +202,15 @@ export class ReachTable {
    * decideRound: in a fresh process a closure call per query cost more than the query).
    * reachesD(u, t) = sess[t] >= 0 && minPos[u*S + sess[t]] <= pos[t]; reachesN(u, t) = some j in
    * rwStart[t] .. rwStart[t+1]-1 with minPos[u*S + rwSess[j]] <= rwPos[j].
+   * `listLengths`: per split node, the in-degree in a split graph whose edges into each t.n are
+   * exactly the edges 0 .. rwCount-1 into t that `rwOnly` keeps, one each (pruning's first
+   * graph at a level whose .n nodes are entered only from .d nodes); read at t.n for t's list.
    */
-  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null): ReachColumns {
+  columns(rwCount: number, rwFrom: Int32Array, rwTo: Int32Array, rwOnly: RwFilter | null = null, listLengths: Int32Array | null = null): ReachColumns {
     const { S, sess, pos, minPos } = this;
-    const rw = rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
+    const rw = rwOnly !== null && (rwOnly.wanted ?? null) === null && sess.length < RW_UNREDUCED_MAX_TXNS
+      ? rwPredecessorsUnreduced(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos, listLengths)
+      : rwPredecessors(sess.length, rwCount, rwFrom, rwTo, rwOnly, sess, pos);
     return { S, sess, pos, minPos, rwStart: rw.start, rwSess: rw.sess, rwPos: rw.pos };
   }
 
@@ -292,6 +308,16 @@ function rowsOfBlock(
     const u = order[i]!;
     if (done[u] === 1) continue;
     const nNode = u | 1;
+    if ((u & 1) === 0 && outStart[u + 2] === outStart[u]) {
+      // t.d, and neither it nor t.n has an edge out (a txn without edges, or a sink: a third of
+      // the 360-txn histories' txns): t.n's row stays empty and t.d's is t's own position. No
+      // merge, no row copy (a call each, in a fresh process). (Only at t.d, as below: t.d's row
+      // is final when t.d is met, whatever the order.)
+      const t = u >> 1, c = sess[t]!;
+      if (c >= 0) minPos[u * S + c] = pos[t]!;
+      done[u] = 1; done[nNode] = 1;
+      continue;
+    }
     const nRow = nNode * S;
     if (done[nNode] === 0) {
       // t.n: its successors come after t.d as well as after t.n in topological order, so they
@@ -326,7 +352,7 @@ function rowsOfBlock(
     if (u === nNode) continue;
     const row = u * S;
     minPos.copyWithin(row, nRow, nRow + S);
-    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) {
+    for (let e = outStart[u]!, end = outStart[u + 1]!; e < end; e++) {
       const v = outTo[e]!;
       if ((v & 1) === 0) continue;
       // x.n when the row already reaches x.d: nothing to add (see the header).
@@ -375,6 +401,45 @@ function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int3
   else if (wanted === null) fillKind(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN);
   else fillWanted(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN, wanted);
   return lastPerSession(n, byTo, preds, sess, pos);
+}
+
+/**
+ * Below this many txns, `columns` lists every RW predecessor (its column and position) rather
+ * than the last one per chain: the lists are barely longer (the 360-txn histories: ~1,000
+ * entries against 928) and the reduction, cold code in a fresh process, cost more than the
+ * scan's few extra entries. Above it the reduction keeps the lists short where they are long.
+ */
+const RW_UNREDUCED_MAX_TXNS = 1 << 16;
+
+/**
+ * rwPredecessors for a kind filter, unreduced: every RW predecessor c of t, as (its column, its
+ * position); one in an untracked chain as (column 0, position -1), which no row reaches
+ * (minPos >= 0), so it is never taken (as the reduced lists drop it). `listLengths`, if given,
+ * holds each t's count at [2t + 1] (the caller's split graph's in-degree of t.n, when that
+ * counts exactly the filtered edges into t: ReachTable.columns), sparing a pass over the edges.
+ */
+function rwPredecessorsUnreduced(
+  n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter, sess: Int32Array, pos: Int32Array, listLengths: Int32Array | null,
+) {
+  const start = new Int32Array(n + 1);
+  if (listLengths !== null) for (let t = 0; t < n; t++) start[t + 1] = listLengths[2 * t + 1]!;
+  else countKind(start, count, rwTo, only.kind, only.intoN);
+  prefixSums(start, n);
+  const m = start[n]!;
+  const outSess = new Int32Array(m), outPos = new Int32Array(m);
+  fillKindPairs(outSess, outPos, start.slice(0, n), count, rwFrom, rwTo, only.kind, only.intoN, sess, pos);
+  return { start, sess: outSess, pos: outPos };
+}
+
+function fillKindPairs(
+  outSess: Int32Array, outPos: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array,
+  sess: Int32Array, pos: Int32Array,
+): void {
+  for (let i = 0; i < count; i++) {
+    if (intoN[kind[i]!] !== 1) continue;
+    const c = rwFrom[i]!, s = sess[c]!, at = fill[rwTo[i]!]!++;
+    if (s >= 0) { outSess[at] = s; outPos[at] = pos[c]!; } else outPos[at] = -1;
+  }
 }
 
 function countAll(byTo: Int32Array, count: number, rwTo: Int32Array): void {

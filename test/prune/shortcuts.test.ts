@@ -17,7 +17,7 @@ import { validate, type Validated } from '../../src/validate/validate.ts';
 import { TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import { EdgeList, K_RW, K_WR, K_WW } from '../../src/graph/edges.ts';
 import { buildPolygraph, type Polygraph } from '../../src/graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, closingQuery, splitTable, topoOrder, usesRealTime } from '../../src/graph/split.ts';
+import { buildSplitGraph, checksRwApart, closingQuery, splitTable, topoOrder, usesRealTime, type SplitGraph } from '../../src/graph/split.ts';
 import { closingRw } from '../../src/graph/forbidden.ts';
 import { addSide, pruneConstraints, splitEdgesBound, splitEdgesCoarseBound, type PruneOutcome } from '../../src/prune/prune.ts';
 import { solveConstraints } from '../../src/solve/solve.ts';
@@ -99,6 +99,11 @@ test('pruning stopped once few constraints are left (with or without a table for
       const contractMinTxns = stopAtActive === 2 ? Number.POSITIVE_INFINITY : 0;
       const early = pruneConstraints(h, pgEarly, { level, roundsMax: 1000, deadlineMs: Number.POSITIVE_INFINITY, stopAtActive, contractMinTxns });
       const at = `seed ${seed} ${level} stopAtActive ${stopAtActive}`;
+      // The order (and graph) handed to the solver are those of the final known graph, and a
+      // cycle closed by the last round's forced sides is reported (below contractMinTxns the
+      // grown graph is sorted afresh, not repaired).
+      checkFinalOrder(pgEarly, early, level, at);
+      if (early.graph !== null) checkFinalGraph(pgEarly, early.graph, level, at);
       if (early.rounds < full.rounds && !early.cyclic && early.activeCount > 0) {
         if (contractMinTxns > 0) assert.equal(early.reach, null, `${at}: a table below contractMinTxns`);
         else if (early.reach !== null) withTable++;
@@ -184,6 +189,14 @@ function checkFinalOrder(pg: Polygraph, p: PruneOutcome, level: Level, at: strin
     assert.ok(rank[u]! >= 0, `${at}: node ${u} missing from the order`);
     for (let e = g.outStart[u]!; e < g.outStart[u + 1]!; e++) assert.ok(rank[u]! < rank[g.outTo[e]!]!, `${at}: edge ${u} -> ${g.outTo[e]} goes backward`);
   }
+}
+
+/** `g` is the split graph of every known edge (with edge ids or without). */
+function checkFinalGraph(pg: Polygraph, g: SplitGraph, level: Level, at: string): void {
+  const k = pg.known.views();
+  const want = buildSplitGraph(pg.nodeCount, k.from.length, k.from, k.to, k.kind, level);
+  assert.deepEqual(g.outStart, want.outStart, `${at}: graph starts`);
+  assert.deepEqual(g.outTo, want.outTo, `${at}: graph targets`);
 }
 
 test('the topological order pruning returns sorts the final known graph, and cyclic is reported exactly', () => {
