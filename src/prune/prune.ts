@@ -421,12 +421,22 @@ function decideRound(
   const query = scanQueries(tbl, psi);
   // The sides to force, in scan order; their edges are appended in batches (appendSides), since
   // the scan reads only the table, never the known edges. Batches keep the scratch small (at
-  // 10^6 txns round 1 forces about 8 M sides).
-  const slots = new Int32Array(Math.min(consCount, SIDES_BATCH));
-  let decided = 0, pending = 0;
+  // 10^6 txns round 1 forces about 8 M sides). On a small polygraph they are written here
+  // instead, as found, into room for every constraint edge (`direct`): the same edges in the same
+  // order, without appendSides' pass, which in a fresh process ran in the interpreter (the 360-txn
+  // histories: ~1,300 sides, ~1,500 edges) while this loop is compiled by then.
+  const direct = ceFrom.length <= SIDES_DIRECT_MAX;
+  const slots = new Int32Array(direct ? 0 : Math.min(consCount, SIDES_BATCH));
+  const forcedBase = provenance.forcedCe.length, knownBase = pg.known.length;
+  const fe = direct ? provenance.forcedCe.spare(ceFrom.length) : slots;
+  const room = direct ? pg.known.spare(ceFrom.length) : null;
+  const kFrom = room?.from ?? slots, kTo = room?.to ?? slots, kKind = room?.kind ?? slots, kKey = room?.key ?? slots;
+  const { ceKey } = pg, reachKnownOf = provenance.reachKnown;
+  let decided = 0, pending = 0, at = knownBase;
   for (let c = 0; c < consCount; c++) {
     if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) {
-      appendSides(pg, slots, pending, provenance, reachKnown);
+      if (direct) addedDirect(pg, provenance, forcedBase, at - knownBase);
+      else appendSides(pg, slots, pending, provenance, reachKnown);
       return -1;
     }
     if (active[c] !== 1) continue;
@@ -463,15 +473,36 @@ function decideRound(
     if (eitherBlock === -1 && orBlock === -1) continue;
     // Force the possible side; when both are impossible, force "or" anyway: the known graph is
     // then cyclic and the next round reports it, with a cycle through the forced edges.
-    slots[pending++] = eitherBlock !== -1 ? 2 * c + 1 : 2 * c;
+    const slot = eitherBlock !== -1 ? 2 * c + 1 : 2 * c;
     decided++;
     blockingCe[c] = eitherBlock !== -1 ? eitherBlock : orBlock;
     active[c] = 0;
+    if (direct) {
+      // What appendSides writes for this slot.
+      reachKnownOf[c] = reachKnown;
+      for (let x = edgeStart[slot]!, last = edgeStart[slot + 1]!, f = forcedBase + at - knownBase; x < last; x++, at++, f++) {
+        fe[f] = x; kFrom[at] = ceFrom[x]!; kTo[at] = ceTo[x]!; kKind[at] = ceKind[x]!; kKey[at] = ceKey[x]!;
+      }
+    } else slots[pending++] = slot;
     if (eitherBlock !== -1 && orBlock !== -1) break;
-    if (pending === slots.length) { appendSides(pg, slots, pending, provenance, reachKnown); pending = 0; }
+    if (pending === slots.length && !direct) { appendSides(pg, slots, pending, provenance, reachKnown); pending = 0; }
   }
-  appendSides(pg, slots, pending, provenance, reachKnown);
+  if (direct) addedDirect(pg, provenance, forcedBase, at - knownBase);
+  else appendSides(pg, slots, pending, provenance, reachKnown);
   return decided;
+}
+
+/**
+ * Below this many constraint edges decideRound writes the forced sides' edges itself, into room
+ * reserved for every constraint edge (a side's edges are among them, and each constraint is
+ * forced at most once per round); above, appendSides does, in batches.
+ */
+export const SIDES_DIRECT_MAX = 1 << 16;
+
+/** Commits the `count` edges decideRound wrote directly (known columns and forcedCe from `forcedBase`). */
+function addedDirect(pg: Polygraph, provenance: PruneProvenance, forcedBase: number, count: number): void {
+  provenance.forcedCe.length = forcedBase + count;
+  pg.known.added(count);
 }
 
 /** scanQueries' bits: the kind's split edges enter the target's .n node (else its .d node); leave the source's .d node; leave its .n node; PSI's RW edge (no split edge: b.d reaching a.d closes it). */
