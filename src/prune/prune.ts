@@ -58,6 +58,12 @@ export interface PruneOptions {
    * RW_LISTS_FILTER_MIN_TXNS. Either way the scan decides the same: it reads no other list.
    */
   rwListsFilterMinTxns?: number;
+  /**
+   * Up to this many constraint edges the JS scan writes the forced sides' edges itself; above,
+   * in batches (appendSides). Default SIDES_DIRECT_MAX. Either way the same edges in the same
+   * order (test/prune/reach-wasm.test.ts runs both).
+   */
+  sidesDirectMax?: number;
 }
 
 /**
@@ -313,7 +319,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     const activeAtStart = activeCount;
     const decided = kernel !== null
       ? decideRoundInKernel(pg, active, kernel, checksRwApart(opts.level), provenance, opts.deadlineMs)
-      : decideRound(pg, active, recheck, reach!, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs);
+      : decideRound(pg, active, recheck, reach!, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs, opts.sidesDirectMax ?? SIDES_DIRECT_MAX);
     if (decided < 0) return out(false, rounds, 'pruning stopped at the deadline', true);
     const changed = decided > 0;
     activeCount -= decided;
@@ -411,7 +417,7 @@ function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
  */
 function decideRound(
   pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: ReachColumns, tbl: SplitTable, psi: boolean,
-  provenance: PruneProvenance, deadlineMs: number,
+  provenance: PruneProvenance, deadlineMs: number, sidesDirectMax: number,
 ): number {
   const reachKnown = pg.known.length;
   const { consCount, edgeStart, ceFrom, ceTo, ceKind } = pg;
@@ -425,7 +431,7 @@ function decideRound(
   // instead, as found, into room for every constraint edge (`direct`): the same edges in the same
   // order, without appendSides' pass, which in a fresh process ran in the interpreter (the 360-txn
   // histories: ~1,300 sides, ~1,500 edges) while this loop is compiled by then.
-  const direct = ceFrom.length <= SIDES_DIRECT_MAX;
+  const direct = ceFrom.length <= sidesDirectMax;
   const slots = new Int32Array(direct ? 0 : Math.min(consCount, SIDES_BATCH));
   const forcedBase = provenance.forcedCe.length, knownBase = pg.known.length;
   const fe = direct ? provenance.forcedCe.spare(ceFrom.length) : slots;

@@ -169,11 +169,13 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
       const v = validate(h);
       if (v.anomalies.length > 0) continue;
       const level = levels[seed % levels.length]!;
-      const run = (noWasm: boolean) => {
+      const run = (noWasm: boolean, sidesDirectMax?: number) => {
         if (noWasm) process.env['POLYSI_NO_WASM'] = '1';
         else delete process.env['POLYSI_NO_WASM'];
         const pg = buildPolygraph(v, INF_MS, undefined, usesRealTime(level));
-        const p = pruneConstraints(h, pg, { level, roundsMax: 1000, deadlineMs: INF_MS, stopBelowFraction: seed % 3 === 0 ? 0.5 : 0 });
+        const p = pruneConstraints(h, pg, {
+          level, roundsMax: 1000, deadlineMs: INF_MS, stopBelowFraction: seed % 3 === 0 ? 0.5 : 0, ...(sidesDirectMax === undefined ? {} : { sidesDirectMax }),
+        });
         const k = pg.known.views();
         return {
           p: { active: Array.from(p.active), activeCount: p.activeCount, rounds: p.rounds, cyclic: p.cyclic, note: p.note, order: p.order && Array.from(p.order) },
@@ -183,6 +185,9 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
         };
       };
       const js = run(true), wasm = run(false);
+      // The JS scan writing the forced sides in batches (as above SIDES_DIRECT_MAX) decides and
+      // adds exactly what it writes directly on these small polygraphs.
+      assert.deepEqual(run(true, seed % 5 === 0 ? 1 : 0), js, `seed ${seed} ${level}: forced sides in batches`);
       assert.equal(js.table?.wasm ?? false, false);
       if (wasm.table !== null) { assert.equal(wasm.table.wasm, true); kernelTables++; delete (wasm.table as { wasm?: boolean }).wasm; delete (js.table as { wasm?: boolean }).wasm; }
       assert.deepEqual(wasm, js, `seed ${seed} ${level}`);
