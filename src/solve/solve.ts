@@ -15,7 +15,7 @@
 
 import type { Level } from '../result/types.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
-import { buildSplitGraph, checksRwApart, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, checksRwApart, ranks, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
 import { AcyclicityTheory } from '../solver/acyclicity.ts';
@@ -98,7 +98,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
     const edges = chosenEdges(pg, active, new Int32Array(pg.consCount), () => true);
     return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0 } };
   }
-  const rank = positionsOf(order);
+  const rank = ranks(order);
   const pairs = flatPairs(opts.level);
   // The active constraints as a list, made once: every pass below then visits only those
   // (fig8 30 %: 6,929 of 157,073).
@@ -255,13 +255,6 @@ function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: 
     fixed[x] = f === undefined ? -1 : f ? 1 : 0;
   }
   return { result, model, fixed, stats: stats(), psiCycle: null };
-}
-
-/** `pos[u]`: the place of node u in `order` (its inverse). */
-function positionsOf(order: Int32Array): Int32Array {
-  const pos = new Int32Array(order.length);
-  for (let i = 0; i < order.length; i++) pos[order[i]!] = i;
-  return pos;
 }
 
 /**

@@ -22,7 +22,7 @@ import { pruneConstraints } from '../../src/prune/prune.ts';
 import { chosenEdges, solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
 import { isAcyclic, mulberry32, randInt, TIMEOUT_MS } from '../solver/helpers.ts';
-import { randomHistory, simulatedSerialHistory, simulatedSiHistory } from '../support/gen.ts';
+import { smallSolveHistory } from '../support/gen.ts';
 
 /** The descent's rule, replayed with a fresh acyclicity test per try. */
 function replay(n: number, fixed: Array<[number, number]>, sides: Array<[number, number]>[][], phase: Uint8Array): { flips: number; phase: Uint8Array } {
@@ -100,11 +100,7 @@ test('the solve stage with the descent gives the solver\'s verdicts, and acyclic
   const tally = { cases: 0, descentFlips: 0, unsat: 0, sat: 0 };
   for (let seed = 1; seed <= 300; seed++) {
     const rng = mulberry32(seed);
-    const h = seed % 3 === 0
-      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 24, keysMax: 4, opsPerTxnMax: 4 })
-      : seed % 3 === 1
-        ? simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5, bug: 'mixed' })
-        : simulatedSerialHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5 });
+    const h = smallSolveHistory(rng, seed);
     const v = validate(h);
     if (v.anomalies.length > 0) continue;
     const level = LEVELS[seed % LEVELS.length]!;

@@ -23,7 +23,7 @@ import { buildSplitGraph, topoOrder, usesRealTime } from '../../src/graph/split.
 import { pruneConstraints } from '../../src/prune/prune.ts';
 import { chosenEdges, solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
-import { mulberry32, randomHistory, simulatedSerialHistory, simulatedSiHistory } from '../support/gen.ts';
+import { mulberry32, smallSolveHistory } from '../support/gen.ts';
 
 const LEVELS: Level[] = ['ser', 'si', 'pc', 'strict-si', 'strict-ser'];
 
@@ -31,11 +31,7 @@ test('the phase shortcut agrees with the solver, and its models are acyclic', ()
   const tally = { graphs: 0, graphOnly: 0, cases: 0, shortcut: 0, declinedSat: 0, unsat: 0, contractedShortcut: 0 };
   for (let seed = 1; seed <= 360; seed++) {
     const rng = mulberry32(seed);
-    const h = seed % 3 === 0
-      ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 24, keysMax: 4, opsPerTxnMax: 4 })
-      : seed % 3 === 1
-        ? simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5, bug: 'mixed' })
-        : simulatedSerialHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5 });
+    const h = smallSolveHistory(rng, seed);
     const v = validate(h);
     if (v.anomalies.length > 0) continue;
     const level = LEVELS[seed % LEVELS.length]!;

@@ -365,6 +365,19 @@ export function simulatedSerialHistory(rng: Rng, params: Partial<SimParams> = {}
 // A mix for differential testing
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A small history (up to ~32 txns) for the solve stage's seeded tests, by `seed` mod 3: arbitrary
+ * reads, a simulated SI store with bugs, or a serial store (the draws the phase-shortcut and
+ * descent tests share).
+ */
+export function smallSolveHistory(rng: Rng, seed: number): History {
+  return seed % 3 === 0
+    ? randomHistory(rng, { sessionsMax: 5, txnsPerSessionMax: 6, txnsMax: 24, keysMax: 4, opsPerTxnMax: 4 })
+    : seed % 3 === 1
+      ? simulatedSiHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5, bug: 'mixed' })
+      : simulatedSerialHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5 });
+}
+
 export type TinyGenerator = 'random' | 'si-store' | 'buggy-store' | 'serial-store';
 
 /**
