@@ -19,7 +19,8 @@ import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import { MEMORY_MODES } from '../run/store/modes.ts';
-import { EXPLAIN_MORE_MS, renderText, resultJson } from './render.ts';
+import { EXPLAIN_MORE_MS, renderText } from './render.ts';
+import { resultJson } from '../render/json.ts';
 
 export interface Out {
   stdout(s: string): void;
