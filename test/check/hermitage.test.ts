@@ -69,6 +69,9 @@ const FIXTURES: Record<string, Fixture> = {
       'without it (rr, PL-2.99) every version order closes a cycle (G0 or G-single). Read uncommitted allows it. ' +
       'Note: Adya\'s PL-2 and Biswas & Enea\'s RC without session order allow it; our rc is strong-session ' +
       '(docs/levels.md, RC row: t2 -SO-> t3)',
+    // If `rc` becomes Biswas & Enea's RC without the session-order premise (issue 23 item 6),
+    // this history satisfies it: expect ABOVE_RU minus 'rc' then, and 'rc' violated only by the
+    // strong-session variant.
   },
   'g1a-rc': { violates: NONE, why: 'T2 never sees the aborted write' },
   'g1a-mysql-ru': { violates: ABOVE_RU, why: 'T2 reads x = 101 from T1, which aborts: G1a (aborted read)' },
