@@ -100,12 +100,59 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResul
   );
   const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
   const result = emptyResult(h, opts, times);
+  const found: NonCycleFound = { shown: [], notShown: 0, complete: true };
   try {
-    return runStages(h, opts, deadlineMs, result);
+    return withNonCycle(runStages(h, opts, deadlineMs, result, found), found);
   } catch (err) {
-    if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return unknown(result, err.message);
+    if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return withNonCycle(unknown(result, err.message), found);
     throw err;
   }
+}
+
+/** The non-cycle anomalies the level forbids, as validation found (and explained) them. */
+interface NonCycleFound {
+  shown: NonCycleAnomaly[];
+  notShown: number;
+  complete: boolean;
+}
+
+/**
+ * A non-cycle anomaly does not stop the search (issue 23): the level's cycles are looked for
+ * on the rest of the history (validation leaves the anomalous reads out of its read table), and
+ * the result reports both. The verdict is a violation whatever the cycle search said; when that
+ * search hit a limit, the verdict stands and a note says cycles may be missing.
+ */
+function withNonCycle(result: CheckResult, found: NonCycleFound): CheckResult {
+  if (found.shown.length === 0) return result;
+  const cycles = result.verdict === 'violation' ? result.anomalies : [];
+  if (result.verdict === 'unknown') {
+    (result.notes ??= []).push(`the search for cycles stopped (${result.unknownReason ?? 'a limit was hit'}): ` +
+      'the non-cycle anomalies stand, and cycles may be missing');
+    delete result.unknownReason;
+    result.anomalySearchComplete = false;
+  } else if (result.verdict === 'valid') {
+    result.anomalySearchComplete = true;
+  }
+  result.verdict = 'violation';
+  result.decidedBy = 'validation';
+  result.anomalies = [...found.shown, ...cycles];
+  result.anomaliesNotShown += found.notShown;
+  result.anomalySearchComplete &&= found.complete;
+  result.truncated ||= found.notShown > 0;
+  return result;
+}
+
+/**
+ * At most `max` of the anomalies, but at least one of each class (name): a bound on the count
+ * never hides a class (issue 23). Order kept within the picks: each class's first, then the rest.
+ */
+export function onePerClassFirst(anomalies: readonly NonCycleAnomaly[], max: number): NonCycleAnomaly[] {
+  const classes = new Set<string>();
+  const first: NonCycleAnomaly[] = [], rest: NonCycleAnomaly[] = [];
+  for (const a of anomalies) {
+    if (classes.has(a.name)) rest.push(a); else { classes.add(a.name); first.push(a); }
+  }
+  return [...first, ...rest.slice(0, Math.max(0, max - first.length))];
 }
 
 function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): CheckResult {
@@ -144,18 +191,22 @@ export class HeldValidation {
 /** Histories with at least this many operations drop their Validated while pruning and solving. */
 const VALIDATED_DROP_OPS = 1 << 20;
 
-function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult): CheckResult {
+function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound): CheckResult {
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
   // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
-  const held = validationStages(h, opts, deadlineMs, result, budget, progress);
+  const held = validationStages(h, opts, deadlineMs, result, budget, progress, found);
   return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held);
 }
 
-/** Validation, and the levels it decides alone; null when `result` is final. */
+/**
+ * Validation (its non-cycle anomalies into `found`), and the levels decided by saturation; null
+ * when `result` is final, else the validated history for the polygraph stages.
+ */
 function validationStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
+  found: NonCycleFound,
 ): HeldValidation | null {
   const t0 = now();
   const times = result.timesMs;
@@ -172,22 +223,19 @@ function validationStages(
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
   times.validate = now() - t0;
   if (v.anomalies.length > 0) {
-    result.verdict = 'violation';
-    result.decidedBy = 'validation';
-    result.anomalies = v.anomalies;
+    found.shown = v.anomalies;
     if (opts.explain === true) {
       const t = now();
       // Validation already bounds these (and they cost nothing to explain): only an explicit
-      // maxAnomalies cuts the list further.
-      result.anomalies = v.anomalies.slice(0, opts.maxAnomalies ?? v.anomalies.length)
+      // maxAnomalies cuts the list further, keeping one of each class.
+      found.shown = onePerClassFirst(v.anomalies, opts.maxAnomalies ?? v.anomalies.length)
         .map((a) => ({ ...a, explanation: explainNonCycle(v, a, opts.level) }));
       // Validation stops collecting at its own bound: past it, the count is only a lower bound.
-      result.anomaliesNotShown = v.anomalies.length - result.anomalies.length;
-      result.anomalySearchComplete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
-      result.truncated = result.anomaliesNotShown > 0;
+      found.notShown = v.anomalies.length - found.shown.length;
+      found.complete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
       times.explain = now() - t;
     }
-    return null;
+    // The level's cycles are still looked for (below), on the reads validation could resolve.
   }
 
   switch (opts.level) {
