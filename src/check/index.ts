@@ -86,11 +86,40 @@ function checkRepeatableRead(h: History, opts: CheckOptions, parseMs: number): C
   if (ser.verdict === 'valid') {
     return { ...ser, level: 'rr', notes: [...(ser.notes ?? []), 'decided by serializability, which implies repeatable read (PL-2.99): the history is serializable'] };
   }
+  if (cyclesAbsent(ser)) {
+    // Serializable but for its non-cycle anomalies (which RR forbids too): RR's own, far slower,
+    // graph has no cycle either. Validation again, for RR's explanations of those anomalies.
+    return checkNonCycleOnly(h, opts, parseMs, 'ser');
+  }
   const left = opts.timeoutMs === undefined ? {} : { timeoutMs: Math.max(0, opts.timeoutMs - (Date.now() - t0)) };
   return checkLevel(h, { ...opts, ...left }, parseMs);
 }
 
-function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+/**
+ * Results whose level's cycle search ran to its end on the rest of the history (past the
+ * non-cycle anomalies) and found no cycle: every weaker level's search would find none either
+ * (the lattice), so `checkNonCycleOnly` may stand for it. Kept off the public result type.
+ */
+const CYCLES_ABSENT = new WeakSet<CheckResult>();
+
+/** True when `r` is a violation by non-cycle anomalies alone, its level's cycle search having found no cycle on the rest. */
+export function cyclesAbsent(r: CheckResult): boolean {
+  return CYCLES_ABSENT.has(r);
+}
+
+/**
+ * `opts.level` decided from validation alone, for a history on which the stronger level `from`
+ * found no cycle past its non-cycle anomalies (`cyclesAbsent`): the same verdict as checkHistory,
+ * without a cycle search that can only come back empty (a large history with an aborted read
+ * would otherwise pay for one at every level of the ladder).
+ */
+export function checkNonCycleOnly(h: History, opts: CheckOptions, parseMs: number, from: LevelName): CheckResult {
+  const r = checkLevel(h, opts, parseMs, true);
+  if (r.verdict === 'violation') (r.notes ??= []).push(`no cycle: ${from} found none past the non-cycle anomalies, and every cycle ${r.level} forbids is one ${from} forbids`);
+  return r;
+}
+
+function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -102,7 +131,7 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResul
   const result = emptyResult(h, opts, times);
   const found: NonCycleFound = { shown: [], notShown: 0, complete: true };
   try {
-    return withNonCycle(runStages(h, opts, deadlineMs, result, found), found);
+    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles), found);
   } catch (err) {
     if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return withNonCycle(unknown(result, err.message), found);
     throw err;
@@ -125,6 +154,7 @@ interface NonCycleFound {
 function withNonCycle(result: CheckResult, found: NonCycleFound): CheckResult {
   if (found.shown.length === 0) return result;
   const cycles = result.verdict === 'violation' ? result.anomalies : [];
+  if (result.verdict === 'valid') CYCLES_ABSENT.add(result);
   if (result.verdict === 'unknown') {
     (result.notes ??= []).push(`the search for cycles stopped (${result.unknownReason ?? 'a limit was hit'}): ` +
       'the non-cycle anomalies stand, and cycles may be missing');
@@ -191,12 +221,12 @@ export class HeldValidation {
 /** Histories with at least this many operations drop their Validated while pruning and solving. */
 const VALIDATED_DROP_OPS = 1 << 20;
 
-function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound): CheckResult {
+function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound, skipCycles: boolean): CheckResult {
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
   // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
-  const held = validationStages(h, opts, deadlineMs, result, budget, progress, found);
+  const held = validationStages(h, opts, deadlineMs, result, budget, progress, found, skipCycles && opts.level !== 'ru');
   return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held);
 }
 
@@ -206,7 +236,7 @@ function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: C
  */
 function validationStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
-  found: NonCycleFound,
+  found: NonCycleFound, skipCycles: boolean,
 ): HeldValidation | null {
   const t0 = now();
   const times = result.timesMs;
@@ -237,6 +267,7 @@ function validationStages(
     }
     // The level's cycles are still looked for (below), on the reads validation could resolve.
   }
+  if (skipCycles && found.shown.length > 0) return null;
 
   switch (opts.level) {
     case 'ru': case 'rc': case 'ra': case 'tcc':
