@@ -463,3 +463,8 @@ export function tinyRereadHistory(rng: Rng, txnsMax = 6): { history: History; ge
   };
   return { history: simulatedSiHistory(rng, params), generator };
 }
+
+/** `tinyRereadHistory(rng).history`: a differential source (replay: `rereadHistory(mulberry32(seed))`). */
+export function rereadHistory(rng: Rng): History {
+  return tinyRereadHistory(rng).history;
+}
