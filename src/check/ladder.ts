@@ -96,7 +96,7 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
         ...(Number.isFinite(remainingMs) ? { timeoutMs: remainingMs } : {}),
       };
       const above = level === 'ru' ? undefined : acyclic.find((a) => implies(a, level));
-      result = above === undefined ? checkHistory(h, levelOpts, parseMs) : checkNonCycleOnly(h, levelOpts, parseMs, above);
+      result = above === undefined ? checkHistory(h, levelOpts, parseMs) : checkNonCycleOnly(h, levelOpts, parseMs);
       if (cyclesAbsent(result)) acyclic.push(level);
     } catch (err) {
       // Input one level cannot use (e.g. a real-time level on a history without times) leaves
