@@ -156,22 +156,6 @@ const ROWS: Row[] = [
   },
 ];
 
-/**
- * Subtests that fail on this branch for a reason another branch fixes: today a re-read that
- * returns another value is reported as INT (internal inconsistency) at every level, so the
- * re-read cases fail where they should be satisfied (issue 23 item 1, branch t-reread). Remove
- * these once it is merged; each is a plain assertion, run (and reported) as todo meanwhile.
- */
-const REREAD = 'issue 23 item 1/2 (t-reread): a changed re-read is reported as INT';
-const TODO: Partial<Record<keyof typeof FIXTURES, Partial<Record<Level, string>>>> = {
-  'g1b-rc': { ru: REREAD, rc: REREAD },
-  'otv-postgres-rc': { ru: REREAD, rc: REREAD },
-  'otv-mysql-rc': { ru: REREAD, rc: REREAD },
-  'g1a-mysql-ru': { ru: REREAD },
-  'g1b-mysql-ru': { ru: REREAD },
-  'otv-mysql-ru': { ru: REREAD },
-};
-
 function expectedViolation(f: Fixture, level: Level): boolean {
   const base: Base = level === 'strict-si' ? 'si' : level === 'strict-ser' ? 'ser' : level;
   return f.violates.includes(base);
@@ -183,8 +167,7 @@ for (const row of ROWS) {
     const { history } = await readHistory(join(DIR, `${row.fixture}.jsonl`), 'jsonl');
     for (const level of LEVELS) {
       const want = expectedViolation(f, level) ? 'violation' : 'valid';
-      const todo = TODO[row.fixture]?.[level];
-      await t.test(`${level}: ${want}`, todo === undefined ? {} : { todo }, () => {
+      await t.test(`${level}: ${want}`, () => {
         const r = checkHistory(history, { level, pruning: true });
         assert.equal(r.verdict, want, `${row.outcome}. Expected because: ${f.why}. Got: ${JSON.stringify(r.anomalies.map((a) => a.type === 'cycle' ? a.explanation?.name ?? 'cycle' : a.name))}`);
       });
