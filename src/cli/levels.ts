@@ -13,6 +13,7 @@ import type { History } from '../history/model.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import { COVERS, incomparable, LEVELS } from '../result/lattice.ts';
 import { isImplementedLevel } from '../check/index.ts';
+import { ELLE_NAMES } from '../result/levels.ts';
 import type { Anomaly, CheckResult, LevelName } from '../result/types.ts';
 import { renderExplanationText, verdictLine } from '../render/text.ts';
 import { anomalyLines, cycleName, resultJson, SCHEMA_VERSION } from './render.ts';
@@ -50,6 +51,7 @@ export function levelsJson(h: History, lr: LevelsResult, extra: Record<string, u
     levels: lr.rows.map((row) => ({
       level: row.level,
       title: LEVELS[row.level].title,
+      elle: ELLE_NAMES[row.level],
       status: row.status,
       basis: row.basis,
       from: row.from,
@@ -92,9 +94,13 @@ function strongestLine(lr: LevelsResult): string {
   // Levels not checked may be satisfied too (one incomparable to these, or above none of them).
   const among = lr.rows.some((r) => r.status === 'not checked' || r.status === 'unknown') ? ', among the levels checked' : '';
   if (s.length === 0) return `strongest level satisfied: none${among}`;
-  if (s.length === 1) return `strongest level satisfied: ${s[0]} (${LEVELS[s[0]!].title})${among}`;
+  if (s.length === 1) {
+    const elle = ELLE_NAMES[s[0]!];
+    return `strongest level satisfied: ${s[0]} (${LEVELS[s[0]!].title}${elle === null ? '' : `; Elle: ${elle}`})${among}`;
+  }
   const pairwise = s.every((a) => s.every((b) => a === b || incomparable(a, b)));
-  return `strongest levels satisfied: ${s.join(', ')}${pairwise ? ' (incomparable: neither implies the other)' : ''}${among}`;
+  const elle = `Elle: ${s.map((l) => ELLE_NAMES[l] ?? '-').join(', ')}`;
+  return `strongest levels satisfied: ${s.join(', ')} (${pairwise ? 'incomparable: neither implies the other; ' : ''}${elle})${among}`;
 }
 
 /** `explain`: follow each violated level's anomalies with their full argument. */

@@ -123,7 +123,7 @@ test('the strongest line shows incomparable levels as such, and says when levels
   };
   // No level here has a check result to render, so no History is read.
   const text = renderLevelsText(null as never, lr, 'h', 'text', []);
-  assert.match(text, /^strongest levels satisfied: pc, psi \(incomparable: neither implies the other\), among the levels checked$/m);
+  assert.match(text, /^strongest levels satisfied: pc, psi \(incomparable: neither implies the other; Elle: prefix, parallel-snapshot-isolation\), among the levels checked$/m);
   assert.match(text, isImplementedLevel('rr') ? /^rr +repeatable read +not checked +not checked: not implemented$/m : /^rr +repeatable read +not checked +not implemented yet$/m);
   assert.match(text, /^ra +read atomic +satisfied +implied by pc$/m);
 });

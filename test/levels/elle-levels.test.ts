@@ -189,6 +189,14 @@ test("check --level takes Elle's names with Elle's meaning: serializable has no 
   const bad = await cli('check', path, '--level', 'causal');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /causal-cerone/);
+  // --levels names each level as Elle does, in the JSON rows and on the strongest line.
+  const table = await cli('check', path, '--levels');
+  assert.match(table.out, /^strongest levels satisfied: rc, pl-3 \(incomparable: neither implies the other; Elle: -, serializable\)$/m);
+  const json = JSON.parse((await cli('check', path, '--levels', '--json')).out) as { levels: { level: string; elle: string | null; status: string }[] };
+  const row = (l: string) => json.levels.find((r) => r.level === l)!;
+  assert.deepEqual(row('pl-3'), { ...row('pl-3'), elle: 'serializable', status: 'satisfied' });
+  assert.deepEqual(row('ser'), { ...row('ser'), elle: 'strong-session-serializable', status: 'violated' });
+  assert.equal(row('rc').elle, null);
 });
 
 test('analyze --model takes the names check --level takes for its models (tcc, not only cc)', async () => {
