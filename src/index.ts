@@ -26,6 +26,7 @@ export { INIT_TXN, IMPLEMENTED_LEVELS, LEVEL_NAMES, type LevelName } from './che
 export {
   COVERS, implies, incomparable, isDownClosed, LEVELS, strongerThan, strongestOf, weakerThan, weakestOf, type LevelInfo,
 } from './result/lattice.ts';
+export { ELLE_NAMES, levelNamesOf, parseLevelName, type ParsedLevel } from './result/levels.ts';
 export type { LevelBasis, LevelRow, LevelsResult, LevelStatus } from './check/ladder.ts';
 export type {
   AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
@@ -85,8 +86,10 @@ export async function readHistory(path: string, format = 'auto', options: ReadOp
 
 /**
  * Checks `history` against snapshot isolation (level 'si', strong session SI), serializability
- * ('ser'), or another level of the ladder: 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'
- * (docs/levels.md; the strict ones read the history's txnStart/txnEnd). Returns the verdict with its evidence: 'valid', 'violation' (at least
+ * ('ser', strong session), or another level of the ladder (LEVEL_NAMES: 'pl-3' is Elle's
+ * serializable, 'pl-si' its snapshot-isolation, ...; `parseLevelName` turns any name a user may
+ * give, Elle's included, into one; docs/levels.md; the strict ones read the history's
+ * txnStart/txnEnd). Returns the verdict with its evidence: 'valid', 'violation' (at least
  * one anomaly, each with a minimal counterexample unless `explain: false`) or 'unknown' (a limit
  * was hit; `unknownReason` says which). Throws TypeError for bad options, InputError for input the
  * checker does not support (two writes of the same value to a key).

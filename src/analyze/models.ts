@@ -12,6 +12,7 @@
  */
 
 import type { ModelName, Program } from './lang/ast.ts';
+import type { LevelName } from '../result/types.ts';
 
 export type Axiom = 'cc' | 'pc' | 'psi' | 'ser';
 
@@ -48,4 +49,21 @@ export function describeSpec(spec: ModelSpec, defaultModel: ModelName): string {
   for (const [t, m] of spec.models) if (m !== defaultModel) parts.push(`${t}: ${m}`);
   for (const [a, b] of spec.serializablePairs) parts.push(`serializable ${a} with ${b}`);
   return parts.join('; ');
+}
+
+/**
+ * The model `analyze` checks for a level of `polysi check` (the same names, one parser:
+ * src/result/levels.ts), or null when the analysis has no such model. ANODE's models have no
+ * session order (every transaction instance is its own client), so a strong-session level and
+ * its session-free counterpart (SI and PL-SI, SER and PL-3) are the same model here.
+ */
+export function modelOfLevel(level: LevelName): ModelName | null {
+  switch (level) {
+    case 'tcc': return 'cc';
+    case 'pc': return 'pc';
+    case 'psi': return 'psi';
+    case 'si': case 'pl-si': return 'si';
+    case 'ser': case 'pl-3': return 'ser';
+    default: return null;
+  }
 }

@@ -26,7 +26,7 @@ import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
 import {
-  LEVEL_NAMES, type Anomaly, type CheckOptions, type CheckResult, type ProgressEvent, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
+  LEVEL_NAMES, LEVEL_TITLES, type Anomaly, type CheckOptions, type CheckResult, type ProgressEvent, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
 } from '../result/types.ts';
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
@@ -40,7 +40,8 @@ export * from '../result/types.ts';
  * and --levels, and the public API, accept) never lags behind the dispatch.
  */
 const DECIDED: Record<Level, true> = {
-  'ru': true, 'rc': true, 'ra': true, 'tcc': true, 'pc': true, 'psi': true, 'rr': true, 'si': true, 'ser': true, 'strict-si': true, 'strict-ser': true,
+  'pl-1': true, 'ru': true, 'pl-2': true, 'mav': true, 'rc': true, 'ss-rc': true, 'ra': true, 'tcc': true, 'pc': true, 'psi': true, 'rr': true,
+  'pl-si': true, 'si': true, 'pl-3': true, 'ser': true, 'strict-si': true, 'strict-ser': true,
 };
 
 /** The levels of the ladder (LEVEL_NAMES, weakest first) that checkHistory decides today. */
@@ -70,24 +71,33 @@ export const PRUNE_ROUNDS_MAX = 1000;
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
   // A level this pipeline does not decide must never fall through to another level's check.
   if (!isImplementedLevel(opts.level)) throw new RangeError(`level must be one of ${IMPLEMENTED_LEVELS.join(', ')}, got ${String(opts.level)}`);
-  if (opts.level === 'rr') return checkRepeatableRead(h, opts, parseMs);
+  const strong = STRONG_SESSION_FIRST[opts.level];
+  if (strong !== undefined) return checkStrongSessionFirst(h, opts, strong, parseMs);
   return checkLevel(h, opts, parseMs);
 }
 
 /**
- * RR (PL-2.99) forbids a subset of SER's cycles (its graph is SER's without session order), so a
- * serializable history is RR; SER is tried first because session order makes its pruning and
- * solving far stronger (measured on fig8: RR alone 7 s to over 60 s, SER under 4 s). Only when
- * SER fails is RR's own graph checked, with the time left.
+ * The polygraph levels without session order, and the strong-session level tried first for each:
+ * RR (PL-2.99) and PL-3 forbid a subset of SER's cycles (their graph is SER's without session
+ * order), PL-SI a subset of SI's, so a history that satisfies the strong-session level satisfies
+ * them.
  */
-function checkRepeatableRead(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+const STRONG_SESSION_FIRST: Partial<Record<Level, 'ser' | 'si'>> = { 'rr': 'ser', 'pl-3': 'ser', 'pl-si': 'si' };
+
+/**
+ * The strong-session level is tried first because session order makes its pruning and solving
+ * far stronger (measured on fig8: RR alone 7 s to over 60 s, SER under 4 s). Only when it fails
+ * is the level's own graph checked, with the time left.
+ */
+function checkStrongSessionFirst(h: History, opts: CheckOptions, strong: 'ser' | 'si', parseMs: number): CheckResult {
   const t0 = Date.now();
-  const ser = checkLevel(h, { ...opts, level: 'ser', explain: false }, parseMs);
-  if (ser.verdict === 'valid') {
-    return { ...ser, level: 'rr', notes: [...(ser.notes ?? []), 'decided by serializability, which implies repeatable read (PL-2.99): the history is serializable'] };
+  const first = checkLevel(h, { ...opts, level: strong, explain: false }, parseMs);
+  if (first.verdict === 'valid') {
+    const note = `decided by ${LEVEL_TITLES[strong]} (strong session), which implies ${LEVEL_TITLES[opts.level]}: the history satisfies it`;
+    return { ...first, level: opts.level, notes: [...(first.notes ?? []), note] };
   }
-  if (cyclesAbsent(ser)) {
-    // Serializable but for its non-cycle anomalies (which RR forbids too): RR's own, far slower,
+  if (cyclesAbsent(first)) {
+    // The strong-session level holds but for its non-cycle anomalies (which the level forbids too): its own, far slower,
     // graph has no cycle either. Validation again, for RR's explanations of those anomalies.
     return checkNonCycleOnly(h, opts, parseMs);
   }
@@ -243,9 +253,10 @@ function validationStages(
   progress({ stage: 'validate' });
   // Read uncommitted allows aborted and intermediate reads (Adya's PL-1 proscribes only G0), so
   // a txn of unknown outcome may as well have aborted even when read: the most permissive choice.
-  const input = opts.level === 'ru' ? unknownAsAborted(h) : h;
+  const readUncommitted = opts.level === 'ru' || opts.level === 'pl-1';
+  const input = readUncommitted ? unknownAsAborted(h) : h;
   const v = validate(input, undefined, deadlineMs);
-  if (opts.level === 'ru') v.anomalies = v.anomalies.filter((a) => !RU_ALLOWS.has(a.name));
+  if (readUncommitted) v.anomalies = v.anomalies.filter((a) => !RU_ALLOWS.has(a.name));
   result.counts.checkedTransactions = v.includedCount;
   const vacuous = nothingCheckedNote(result.counts);
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
@@ -268,10 +279,10 @@ function validationStages(
   if (skipCycles && found.shown.length > 0) return null;
 
   switch (opts.level) {
-    case 'ru': case 'rc': case 'ra': case 'tcc':
+    case 'pl-1': case 'ru': case 'pl-2': case 'mav': case 'rc': case 'ss-rc': case 'ra': case 'tcc':
       checkSaturated(result, v, opts, opts.level);
       return null;
-    case 'pc': case 'psi': case 'rr': case 'si': case 'ser': case 'strict-si': case 'strict-ser':
+    case 'pc': case 'psi': case 'rr': case 'pl-si': case 'si': case 'pl-3': case 'ser': case 'strict-si': case 'strict-ser':
       return new HeldValidation(v, input, h.opCount >= VALIDATED_DROP_OPS);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T,...] [--json]
+ * `polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T,...] [--json]
  *  [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]`: static analysis of a transaction
  * program (src/analyze/, docs/analyze-language.md).
  *
@@ -14,9 +14,20 @@ import { InputError } from '../history/errors.ts';
 import { TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import type { Io } from './main.ts';
+import { parseLevelName } from '../result/levels.ts';
+import { modelOfLevel } from '../analyze/models.ts';
+import { MODEL_NAMES, type ModelName } from '../analyze/lang/ast.ts';
 
-export const USAGE = 'usage: polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
-const MODELS = ['ec', 'cc', 'pc', 'psi', 'si', 'ser'];
+export const USAGE = 'usage: polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
+const MODELS = 'ec (eventual consistency), tcc (alias cc), pc, psi, si (alias snapshot-isolation), ser (alias serializable)';
+
+/** `--model`: ec, or a level name as `check --level` takes it, for the levels analyze has a model of. */
+function parseModel(text: string): ModelName | string {
+  if (text === 'ec') return 'ec';
+  const parsed = parseLevelName(text);
+  if (!parsed.ok) return `${parsed.message}; analyze supports ${MODELS}`;
+  return modelOfLevel(parsed.level) ?? `analyze has no model for ${parsed.level}; it supports ${MODELS}`;
+}
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -43,8 +54,9 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi analyze: expected exactly one program file, got ${positionals.length}\n${USAGE}`);
     return 2;
   }
-  if (!MODELS.includes(values.model)) {
-    io.stderr(`polysi analyze: --model must be one of ${MODELS.join(', ')}, got "${values.model}"`);
+  const model = parseModel(values.model);
+  if (!(MODEL_NAMES as readonly string[]).includes(model)) {
+    io.stderr(`polysi analyze: --model "${values.model}": ${model}`);
     return 2;
   }
   const bound = Number(values.bound);
@@ -97,7 +109,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       return 2;
     }
   }
-  const r = await analyzeProgram(program, { model: values.model as 'ec', bound, prove: values.prove, timeoutMs: timeout * 1000, ...(involving === undefined ? {} : { involving }) });
+  const r = await analyzeProgram(program, { model: model as ModelName, bound, prove: values.prove, timeoutMs: timeout * 1000, ...(involving === undefined ? {} : { involving }) });
   // --confirm: run the confirmed anomaly's instances against the store and check the histories.
   let dynamic: unknown = null;
   let dynamicText = '';

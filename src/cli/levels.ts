@@ -11,6 +11,7 @@ import type { History } from '../history/model.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import { incomparable, LEVELS } from '../result/lattice.ts';
 import { isImplementedLevel } from '../check/index.ts';
+import { ELLE_NAMES } from '../result/levels.ts';
 import { renderExplanationText, verdictLine } from '../render/text.ts';
 import { rowCounterexample } from '../render/json.ts';
 import { anomalyLines } from './render.ts';
@@ -45,9 +46,13 @@ function strongestLine(lr: LevelsResult): string {
   // Levels not checked may be satisfied too (one incomparable to these, or above none of them).
   const among = lr.rows.some((r) => r.status === 'not checked' || r.status === 'unknown') ? ', among the levels checked' : '';
   if (s.length === 0) return `strongest level satisfied: none${among}`;
-  if (s.length === 1) return `strongest level satisfied: ${s[0]} (${LEVELS[s[0]!].title})${among}`;
+  if (s.length === 1) {
+    const elle = ELLE_NAMES[s[0]!];
+    return `strongest level satisfied: ${s[0]} (${LEVELS[s[0]!].title}${elle === null ? '' : `; Elle: ${elle}`})${among}`;
+  }
   const pairwise = s.every((a) => s.every((b) => a === b || incomparable(a, b)));
-  return `strongest levels satisfied: ${s.join(', ')}${pairwise ? ' (incomparable: neither implies the other)' : ''}${among}`;
+  const elle = `Elle: ${s.map((l) => ELLE_NAMES[l] ?? '-').join(', ')}`;
+  return `strongest levels satisfied: ${s.join(', ')} (${pairwise ? 'incomparable: neither implies the other; ' : ''}${elle})${among}`;
 }
 
 /** `explain`: follow each violated level's anomalies with their full argument. */

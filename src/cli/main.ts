@@ -19,6 +19,7 @@ import { progressOnStderr, progressTo } from './progress.ts';
 import { writeStd } from './stdio.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
+import { parseLevelName } from '../result/levels.ts';
 import {
   checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
   type ProgressEvent,
@@ -57,14 +58,16 @@ const USAGE = `usage:
                --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
   polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
   polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
-  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json]
+  polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json]
                [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE] [--confirm --db ...]   (polysi analyze --help)
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
 
-levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')})
+levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')});
+--level also takes Elle's names with Elle's meaning (serializable = pl-3, strong-session-serializable = ser,
+snapshot-isolation = pl-si, read-committed = pl-2, monotonic-atomic-view = mav, ...) and Adya's (PL-2.99)
 --levels checks the whole ladder: a table of every level, the strongest ones satisfied, and a
 counterexample for each violated level; it exits 0 when the table is complete, 3 when a
 level's check hit a limit (a violation is a finding there, not a failure)
@@ -165,11 +168,12 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     io.stderr('polysi check: --levels checks every level; give it or --level, not both');
     return EXIT_INVALID;
   }
-  const level = values.level ?? 'si';
-  if (!(LEVEL_NAMES as readonly string[]).includes(level)) {
-    io.stderr(`polysi check: --level must be one of ${LEVEL_NAMES.join(', ')}; got "${level}"`);
+  const parsed = parseLevelName(values.level ?? 'si');
+  if (!parsed.ok) {
+    io.stderr(`polysi check: --level: ${parsed.message}`);
     return EXIT_INVALID;
   }
+  const level = parsed.level;
   if (!isImplementedLevel(level)) {
     io.stderr(`polysi check: --level ${level}: ${notImplementedReason(level as LevelName)}`);
     return EXIT_INVALID;

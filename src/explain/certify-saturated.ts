@@ -6,12 +6,14 @@
  * used: each edge is re-derived from the operations of its transactions, then every choice of
  * the write orders (2^constraints, at most CERTIFY_CONSTRAINTS_MAX) must hold a cycle the level
  * forbids, read off the definitions (docs/levels.md):
- * - every level: a cycle of SO, WR and WW edges (the commit order would be circular);
- * - read committed: also t3 -RW(x)-> t2 with t2 -SO-> t3, or t2 -WR(y)-> t3 where t3 read y before
- *   it read x (t3 had observed t2 before its read of x);
+ * - every level: a cycle of SO, WR and WW edges (the commit order would be circular); without
+ *   SO for PL-1, PL-2 and monotonic atomic view, whose graphs have no session order;
+ * - read committed and monotonic atomic view: also t3 -RW(x)-> t2 with t2 -WR(y)-> t3 where t3
+ *   read y before it read x (t3 had observed t2 before its read of x); strong session read
+ *   committed also with t2 -SO-> t3;
  * - read atomic: also t3 -RW-> t2 with a single SO or WR edge t2 -> t3;
  * - causal consistency: also t3 -RW-> t2 with a path of SO and WR edges from t2 to t3;
- * - read uncommitted: only cycles of SO and WW edges.
+ * - read uncommitted: only cycles of SO and WW edges (PL-1: of WW edges); PL-2: no RW premise.
  */
 
 import { OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History, txnLabel } from '../history/model.ts';
@@ -36,10 +38,12 @@ export function certifySaturated(h: History, cx: Counterexample): Certificate {
 }
 
 function forbidden(h: History, level: Counterexample['level'], es: readonly CxEdge[]): boolean {
-  const commitOrder = es.filter((e) => e.kind !== 'RW' && (level !== 'ru' || e.kind !== 'WR'));
+  const noReads = level === 'ru' || level === 'pl-1';
+  const noSessions = level === 'pl-1' || level === 'pl-2' || level === 'mav';
+  const commitOrder = es.filter((e) => e.kind !== 'RW' && (!noReads || e.kind !== 'WR') && (!noSessions || e.kind !== 'SO'));
   if (cyclic(commitOrder)) return true;
-  if (level === 'ru') return false;
-  const obs = es.filter((e) => e.kind === 'SO' || e.kind === 'WR');
+  if (noReads || level === 'pl-2') return false;
+  const obs = es.filter((e) => (e.kind === 'SO' && !noSessions) || e.kind === 'WR');
   for (const rw of es.filter((e) => e.kind === 'RW')) {
     const t3 = rw.from, t2 = rw.to;
     switch (level) {
@@ -49,7 +53,10 @@ function forbidden(h: History, level: Counterexample['level'], es: readonly CxEd
       case 'ra':
         if (obs.some((e) => e.from === t2 && e.to === t3)) return true;
         break;
-      case 'rc':
+      case 'mav': case 'rc':
+        if (obs.some((e) => e.from === t2 && e.to === t3 && e.kind === 'WR' && observedBefore(h, t3, e, rw))) return true;
+        break;
+      case 'ss-rc':
         if (obs.some((e) => e.from === t2 && e.to === t3 && (e.kind === 'SO' || observedBefore(h, t3, e, rw)))) return true;
         break;
       default:

@@ -225,8 +225,9 @@ function forbids(level: Counterexample['level'], r: Record<'SO' | 'WR' | 'WW' | 
   switch (level) {
     case 'ser': case 'strict-ser': return hasCycle(union(r.SO, r.WR, r.WW, r.RW), n, words);
     case 'si': case 'strict-si': return hasCycle(compose(union(r.SO, r.WR, r.WW), r.RW, n, words), n, words);
-    case 'rr': return hasCycle(union(r.WR, r.WW, r.RW), n, words);
-    case 'ru': case 'rc': case 'ra': case 'tcc':
+    case 'rr': case 'pl-3': return hasCycle(union(r.WR, r.WW, r.RW), n, words);
+    case 'pl-si': return hasCycle(compose(union(r.WR, r.WW), r.RW, n, words), n, words);
+    case 'pl-1': case 'ru': case 'pl-2': case 'mav': case 'rc': case 'ss-rc': case 'ra': case 'tcc':
       throw new Error(`internal error: ${level} counterexamples are certified by certify-saturated.ts`);
     case 'pc': return hasCycle(union(compose(union(r.SO, r.WR), r.RW, n, words), r.WW), n, words);
     case 'psi': {

@@ -164,8 +164,9 @@ function anomalyName(level: LevelOutcome['level'], leaf: readonly Plain[], ds: r
   if (ds.length === 0) return leaf.every((e) => e.kind === 'WW' || e.kind === 'SO') && leaf.some((e) => e.kind === 'WW') ? 'G0' : 'G1c';
   if (ds.every((d) => d.path.length === 1 && d.path[0]!.kind === 'SO')) return 'session guarantee violation';
   switch (level) {
-    case 'ru': return 'G0';
-    case 'rc': return 'non-monotonic read';
+    case 'pl-1': case 'ru': return 'G0';
+    case 'pl-2': return 'G1c';
+    case 'mav': case 'rc': case 'ss-rc': return 'non-monotonic read';
     case 'ra': return 'fractured read';
     case 'tcc': return ds.every((d) => d.path.length === 1) ? 'fractured read' : 'causality violation';
   }

@@ -2,7 +2,11 @@
  * PolySI text format: one operation per line, `r(key,value,session,txn)` or `w(key,value,session,txn)`.
  *
  * Takes: the file's text, in blocks of whole lines. Gives: a History with locUnit 'line' (1-based), every txn committed
- * (the format has no aborts), value 0 mapped to INITIAL_VALUE for reads AND writes (a write of 0
+ * except for the txn id -1, which marks the operations of aborted transactions as Plume (Liu et
+ * al., OOPSLA 2024) writes and reads them: each write with txn id -1 becomes an aborted txn of
+ * its own (labelled `-1@LINE`), so that a read of it is an aborted read (G1a), and a read with
+ * txn id -1 is left out (an aborted txn's reads constrain nothing); value 0 mapped to
+ * INITIAL_VALUE for reads AND writes (a write of 0
  * is kept as a write of the initial value, which validation rejects), sessions and txns in
  * order of first appearance, a txn's ops in line order.
  * Invariant: every non-blank line becomes exactly one operation or the parse fails with an
@@ -18,13 +22,15 @@
 import { checkUtf8 } from './utf8.ts';
 import { HistoryBuilder, IntIds, OP_READ, OP_WRITE } from '../history/builder.ts';
 import { InputError } from '../history/errors.ts';
-import { INITIAL_VALUE, TXN_COMMITTED, type History, txnLabel } from '../history/model.ts';
+import { INITIAL_VALUE, TXN_ABORTED, TXN_COMMITTED, type History, txnLabel } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
 import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import { attachNotes } from './io-notes.ts';
 import type { FormatModule } from './types.ts';
 
 const EXPECTED = 'expected r(key,value,session,txn) or w(key,value,session,txn)';
+/** The txn id of aborted transactions' operations (Plume's TextHistoryLoader). */
+const ABORTED_TXN_ID = -1;
 /** Longest integer literal (in digits) accumulated as a double without losing exactness. */
 const FAST_DIGITS = 15;
 
@@ -147,6 +153,9 @@ export class PolysiTextParser {
   private lastSessRaw: RawId | undefined;
   private lastSess = -1;
   private firstTxnIsInit = true; // txn 0 so far consists only of writes of the initial value
+  /** Operations with txn id -1 (Plume's aborted transactions): writes kept as aborted txns, reads left out. */
+  private abortedWrites = 0;
+  private abortedReads = 0;
   /** Line number of the next line fed. */
   private line = 1;
   private fed = false;
@@ -255,6 +264,11 @@ export class PolysiTextParser {
       p = skipBlanks(text, p + 1, n);
       if (p < n && text[p] !== 10) throw syntaxError(text, source, line, lineStart, p, 'the end of the line');
 
+      if (txnRaw === ABORTED_TXN_ID) {
+        this.aborted(sessRaw, kind, keyId, valueId, line);
+        if (p < n) { line++; lineStart = ++p; }
+        continue;
+      }
       const t = sessRaw === this.lastSessRaw && txnRaw === this.lastTxnRaw ? this.lastTxn : this.txnOf(sessRaw, txnRaw, line);
       b.pushOp(t, kind, keyId, valueId, line);
       if (t === 0 && (kind !== OP_WRITE || valueId !== INITIAL_VALUE)) this.firstTxnIsInit = false;
@@ -264,6 +278,27 @@ export class PolysiTextParser {
       }
     }
     this.line = line;
+  }
+
+  /**
+   * An operation with txn id -1: a write becomes an aborted txn of its own in its session (Plume
+   * records these as "aborted writes", not grouped into transactions); a read is left out.
+   */
+  private aborted(sessRaw: RawId, kind: number, keyId: number, valueId: number, line: number): void {
+    if (kind !== OP_WRITE) { this.abortedReads++; return; }
+    const b = this.b;
+    let s = this.sessionIndex.get(sessRaw);
+    if (s === undefined) {
+      s = b.session(String(sessRaw));
+      this.sessionIndex.set(sessRaw, s);
+      this.sessionLabel[s] = String(sessRaw);
+    }
+    const t = b.beginTxn(s, `${ABORTED_TXN_ID}@${line}`, TXN_ABORTED, line);
+    this.txnSession.push(s);
+    this.txnLine.push(line);
+    b.pushOp(t, OP_WRITE, keyId, valueId, line);
+    if (t === 0) this.firstTxnIsInit = false;
+    this.abortedWrites++;
   }
 
   /** The builder txn for (session, txn) ids on `line`, created on first sight; checks the session. */
@@ -324,6 +359,10 @@ export class PolysiTextParser {
     if (b.txnCount > 0 && this.firstTxnIsInit) {
       b.omitTxn(0);
       notes.push(`txn ${b.txnLabel(0)} (line ${this.txnLine[0]}) only writes the initial value 0: read as the explicit initial transaction and left out`);
+    }
+    if (this.abortedWrites + this.abortedReads > 0) {
+      notes.push(`txn id -1 marks aborted transactions (as in Plume): ${this.abortedWrites} write(s) read as aborted ` +
+        `writes (a read of one is an aborted read, G1a), ${this.abortedReads} read(s) left out`);
     }
     return attachNotes(b.build(), notes);
   }

@@ -12,7 +12,8 @@
  *   PC:               Dep for SO/WR/RT, WW a->b = a.d->b.n and a.n->b.n, RW a->b = a.d->b.n:
  *                     the cycles of ((SO ∪ WR) ; RW?) ∪ WW (Bernardi & Gotsman 2016): every RW
  *                     right after an SO or WR edge.
- *   RR (PL-2.99):     Dep for WR/WW/RW, nothing for SO: Adya's DSG has no session order.
+ *   RR (PL-2.99), PL-3: Dep for WR/WW/RW, nothing for SO: Adya's DSG has no session order.
+ *   PL-SI:            SI's row without SO (Adya's PL-SI, Elle's :snapshot-isolation).
  *   PSI:              Dep for SO/WR/WW, nothing for RW: the split graph is the Dep graph, and
  *                     PSI's other half, "no RW edge a->b with b Dep+ a" ((Dep+ ; RW?) is
  *                     irreflexive), is checked edge by edge (`closingRw`, psi.ts): no single
@@ -43,6 +44,8 @@ const ENCODING: Record<PolygraphLevel, readonly Pairs[]> = {
   'pc': [DEP, DEP, WW_PC, INTO_N, DEP],
   'psi': [DEP, DEP, DEP, NONE, DEP],
   'rr': [NONE, DEP, DEP, DEP, NONE],
+  'pl-3': [NONE, DEP, DEP, DEP, NONE],
+  'pl-si': [NONE, DEP, DEP, INTO_N, NONE],
 };
 
 /** A polygraph level's row; the saturation levels (src/levels/) never reach the split graph. */

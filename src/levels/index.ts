@@ -1,8 +1,9 @@
 /**
  * The levels decided in polynomial time by saturation (Biswas & Enea, OOPSLA 2019; AWDIT;
  * Plume), one file per level, each exporting the same interface `check*(v) => LevelOutcome`:
- * read uncommitted (`ru.ts`), read committed (`rc.ts`), read atomic (`ra.ts`), transactional
- * causal consistency (`tcc.ts`). Shared: the facts they start from (`base.ts`), the saturated
+ * Adya's PL-1 and PL-2 without session order (`adya.ts`), read uncommitted (`ru.ts`), monotonic
+ * atomic view (`mav.ts`), read committed and its strong-session variant (`rc.ts`), read atomic
+ * (`ra.ts`), transactional causal consistency (`tcc.ts`). Shared: the facts they start from (`base.ts`), the saturated
  * graph and its cycle search (`saturate.ts`), session walking (`session.ts`).
  *
  * Takes: a Validated history without non-cycle anomalies (the caller reports those first).
@@ -11,17 +12,19 @@
 
 import type { Validated } from '../validate/validate.ts';
 import type { LevelOutcome, SaturationLevel } from './outcome.ts';
+import { checkPl1, checkPl2 } from './adya.ts';
+import { checkMav } from './mav.ts';
 import { checkRa } from './ra.ts';
-import { checkRc } from './rc.ts';
+import { checkRc, checkSsRc } from './rc.ts';
 import { checkRu } from './ru.ts';
 import { checkTcc } from './tcc.ts';
 
 export type { LevelOutcome, SaturationLevel } from './outcome.ts';
-export { checkRa, checkRc, checkRu, checkTcc };
+export { checkMav, checkPl1, checkPl2, checkRa, checkRc, checkRu, checkSsRc, checkTcc };
 export { E_SO, E_WR, E_WW, E_DERIVED, VIA_SO, VIA_HB, type InitViolation, type SatGraph } from './saturate.ts';
 export type { LevelBase } from './base.ts';
 
-export const SATURATION_LEVELS: readonly SaturationLevel[] = ['ru', 'rc', 'ra', 'tcc'];
+export const SATURATION_LEVELS: readonly SaturationLevel[] = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'];
 
 export function isSaturationLevel(level: string): level is SaturationLevel {
   return (SATURATION_LEVELS as readonly string[]).includes(level);
@@ -29,8 +32,12 @@ export function isSaturationLevel(level: string): level is SaturationLevel {
 
 export function checkSaturationLevel(v: Validated, level: SaturationLevel): LevelOutcome {
   switch (level) {
+    case 'pl-1': return checkPl1(v);
     case 'ru': return checkRu(v);
+    case 'pl-2': return checkPl2(v);
+    case 'mav': return checkMav(v);
     case 'rc': return checkRc(v);
+    case 'ss-rc': return checkSsRc(v);
     case 'ra': return checkRa(v);
     case 'tcc': return checkTcc(v);
   }

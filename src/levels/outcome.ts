@@ -1,5 +1,5 @@
 /**
- * What every saturation level returns (`checkRu`, `checkRc`, `checkRa`, `checkTcc`): the verdict
+ * What every saturation level returns (`checkRu`, `checkRc`, `checkRa`, `checkTcc`, ...): the verdict
  * and, on a violation, the evidence as indices into the level's `SatGraph`, which `explain/`
  * turns into a `Counterexample`.
  *
@@ -9,7 +9,7 @@
 
 import type { InitViolation, SatGraph } from './saturate.ts';
 
-export type SaturationLevel = 'ru' | 'rc' | 'ra' | 'tcc';
+export type SaturationLevel = 'pl-1' | 'ru' | 'pl-2' | 'mav' | 'rc' | 'ss-rc' | 'ra' | 'tcc';
 
 export interface LevelOutcome {
   level: SaturationLevel;

@@ -1,11 +1,13 @@
 /**
- * Read committed (Biswas & Enea's axiom, as Plume and AWDIT check it): a transaction never reads
- * a version older than one it has already observed. If t3's read α of x returns t1's version,
- * and before α t3 had observed t2 (t2 precedes t3 in its session, or an earlier read β of t3
- * returned something t2 wrote), and t2 writes x, then t2's version of x precedes t1's:
- *   t1 -WR(x)-> α,  t2 -(SO ∪ WR)-> β,  β before α in t3,  t2 writes x,  t1 ≠ t2   ⟹   t2 -CO-> t1.
+ * Read committed (Biswas & Enea's axiom, OOPSLA 2019, as Plume and AWDIT check it): a
+ * transaction never reads a version older than one it has already observed. If t3's read α of x
+ * returns t1's version, and an earlier read β of t3 returned something t2 wrote, and t2 writes
+ * x, then t2's version of x precedes t1's; the commit order also contains session order:
+ *   t1 -WR(x)-> α,  t2 -WR-> β,  β before α in t3,  t2 writes x,  t1 ≠ t2   ⟹   t2 -CO-> t1.
  * It implies Adya's PL-2 (no G1a, G1b, G1c) and forbids non-monotonic reads inside a
  * transaction, which PL-2 allows (docs/levels.md).
+ * `ss-rc`, strong session read committed, also fires the premise along session order
+ * (t2 -SO-> t3: a transaction never reads a version older than one its session wrote before).
  *
  * Takes: a Validated history. Gives: a LevelOutcome. Cost: O(reads + Σ over WR pairs (t2, t3) of
  * t2's writes + edges derived): per reader, a stamped key -> observed-writers list built in
@@ -22,12 +24,22 @@ import { forEachSessionTxn, SessionWriters } from './session.ts';
 export function checkRc(v: Validated): LevelOutcome {
   const base = buildBase(v);
   const g = new SatGraph(base);
-  if (!deriveRc(base, g)) return outcomeOf('rc', g, null);
+  if (!deriveRc(base, g, false)) return outcomeOf('rc', g, null);
   return outcomeOf('rc', g, findCycle(base.n, g));
 }
 
-/** Adds the read-committed edges; false as soon as one lands on the initial state. */
-function deriveRc(b: LevelBase, g: SatGraph): boolean {
+export function checkSsRc(v: Validated): LevelOutcome {
+  const base = buildBase(v);
+  const g = new SatGraph(base);
+  if (!deriveRc(base, g, true)) return outcomeOf('ss-rc', g, null);
+  return outcomeOf('ss-rc', g, findCycle(base.n, g));
+}
+
+/**
+ * Adds the read-committed edges (along session order too when `sessionPremise`); false as soon
+ * as one lands on the initial state.
+ */
+export function deriveRc(b: LevelBase, g: SatGraph, sessionPremise: boolean): boolean {
   const v = b.v;
   const nKeys = v.history.keyLabels.length;
   // Per key, a linked list (stamped by reader) of (observed writer, the read that observed it).
@@ -39,7 +51,7 @@ function deriveRc(b: LevelBase, g: SatGraph): boolean {
     next.length = 0; who.length = 0; by.length = 0;
     for (let i = b.readStart[t3]!; i < b.readStart[t3 + 1]!; i++) {
       const r = b.readIdx[i]!, x = v.reads.key[r]!;
-      const w = sw.last(x);
+      const w = sessionPremise ? sw.last(x) : -1;
       if (w >= 0 && !g.derive(w, r, VIA_SO)) return false;
       if (headStamp[x] === t3) {
         for (let e = head[x]!; e !== -1; e = next.get(e)) if (!g.derive(who.get(e), r, by.get(e))) return false;

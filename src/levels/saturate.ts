@@ -53,9 +53,14 @@ export class SatGraph {
   derivedCount = 0;
   initViolation: InitViolation | null = null;
 
-  constructor(readonly base: LevelBase, withWr = true) {
+  /**
+   * `withWr`: false for read uncommitted (only write orders and session order count).
+   * `withSo`: false for the levels whose graphs have no session order (Adya's PL-1 and PL-2,
+   * monotonic atomic view).
+   */
+  constructor(readonly base: LevelBase, withWr = true, withSo = true) {
     const b = base, v = b.v;
-    for (let t = 0; t < b.n; t++) if (b.soPrev[t]! >= 0) this.push(b.soPrev[t]!, t, E_SO, -1, -1, -1);
+    if (withSo) for (let t = 0; t < b.n; t++) if (b.soPrev[t]! >= 0) this.push(b.soPrev[t]!, t, E_SO, -1, -1, -1);
     if (withWr) {
       for (let r = 0; r < v.reads.count; r++) {
         for (let i = b.obsStart[r]!; i < b.obsStart[r + 1]!; i++) this.push(b.obs[i]!, v.reads.txn[r]!, E_WR, v.reads.key[r]!, r, -1);

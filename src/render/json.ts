@@ -16,6 +16,7 @@ import { INIT_TXN, type Anomaly, type CheckResult, type Level } from '../result/
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import type { LevelName } from '../result/types.ts';
 import { COVERS, LEVELS } from '../result/lattice.ts';
+import { ELLE_NAMES } from '../result/levels.ts';
 import { witnessCycleName } from '../explain/name.ts';
 import { renderExplanationText } from './text.ts';
 
@@ -135,6 +136,7 @@ export function levelsJson(h: History, lr: LevelsResult, extra: Record<string, u
     levels: lr.rows.map((row) => ({
       level: row.level,
       title: LEVELS[row.level].title,
+      elle: ELLE_NAMES[row.level],
       status: row.status,
       basis: row.basis,
       from: row.from,

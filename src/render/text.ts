@@ -221,9 +221,9 @@ function renderSteps(nm: Namer, steps: readonly CxStep[], pad: string, lines: st
 
 function cycleWord(nm: Namer): string {
   switch (nm.cx.level) {
-    case 'si': case 'pc': case 'psi': case 'rr': case 'strict-si': return 'a forbidden cycle';
+    case 'si': case 'pc': case 'psi': case 'rr': case 'pl-si': case 'pl-3': case 'strict-si': return 'a forbidden cycle';
     case 'ser': case 'strict-ser': return 'a cycle';
-    case 'ru': case 'rc': case 'ra': case 'tcc': return `a cycle ${LEVEL_NAMES[nm.cx.level]} forbids`;
+    case 'pl-1': case 'ru': case 'pl-2': case 'mav': case 'rc': case 'ss-rc': case 'ra': case 'tcc': return `a cycle ${LEVEL_NAMES[nm.cx.level]} forbids`;
   }
 }
 
@@ -233,9 +233,11 @@ function forbiddenText(level: Level): string {
     case 'si': return 'a cycle without two consecutive RW edges, which snapshot isolation forbids';
     case 'ser': return 'a cycle, which serializability forbids';
     case 'ru': return 'a cycle of session order and write order (G0), which read uncommitted forbids';
-    case 'rc': case 'ra': case 'tcc':
+    case 'pl-1': return 'a cycle of write order (G0), which read uncommitted (PL-1) forbids';
+    case 'pl-2': return 'a cycle of write order and reads (G1c), which read committed (PL-2) forbids';
+    case 'mav': case 'rc': case 'ss-rc': case 'ra': case 'tcc':
       return `a cycle in the order the versions must have been committed in, which ${LEVEL_NAMES[level]} forbids`;
-    case 'pc': case 'psi': case 'rr': case 'strict-si': case 'strict-ser':
+    case 'pc': case 'psi': case 'rr': case 'pl-si': case 'pl-3': case 'strict-si': case 'strict-ser':
       return `${LEVEL_FORBIDDEN_CYCLES[level]}, which ${LEVEL_NAMES[level]} forbids`;
   }
 }

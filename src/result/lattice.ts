@@ -13,12 +13,13 @@
  * (a long fork is allowed by PSI and forbidden by PC; a lost update the other way round), and
  * both lie between causal consistency and SI (Cerone, Bernardi and Gotsman, CONCUR 2015:
  * SI = PREFIX ∧ NOCONFLICT, PSI = TRANSVIS ∧ NOCONFLICT, PC = PREFIX, TCC = TRANSVIS).
- * Repeatable read (Adya's PL-2.99: no G1, no G2-item over WR, WW and RW, without session order)
- * lies below serializability and is incomparable with every other level: a write skew is
- * allowed by SI and forbidden by RR; a stale read in one session the other way round (and it
- * separates RR from RC up, which count session order; a write cycle closed by session order
- * separates it from RU). So the order has two minimal levels, ru and rr. A claimed order is a promise the
- * checker relies on (`--levels` infers verdicts from it), so it holds only what is true under
+ * Adya's levels (PL-1, PL-2, PL-2.99 = repeatable read, PL-SI, PL-3) and monotonic atomic view
+ * have no session order; `ru`, `rc`, `ss-rc` and the Cerone et al. levels from `ra` up do. A
+ * level without session order is implied by its strong-session counterpart (its graph is a
+ * subgraph), never the other way round: a client that misses its own earlier write separates
+ * them. So the order has one minimal level, pl-1, and RR, PL-SI and PL-3 sit beside the
+ * strong-session ladder, above MAV. A claimed order is a promise the checker relies on
+ * (`--levels` infers verdicts from it), so it holds only what is true under
  * every level's definition; the monotonicity test holds the checks to it.
  */
 
@@ -36,18 +37,29 @@ export interface LevelInfo {
 
 /** Every level, weakest first (LEVEL_NAMES order), with its direct weaker neighbours. */
 export const LEVELS: Readonly<Record<LevelName, LevelInfo>> = {
-  'ru': { name: 'ru', title: 'read uncommitted', abbrev: 'RU', weaker: [] },
-  'rc': { name: 'rc', title: 'read committed', abbrev: 'RC', weaker: ['ru'] },
-  'ra': { name: 'ra', title: 'read atomic', abbrev: 'RA', weaker: ['rc'] },
+  // Adya's PL-1 and PL-2 as Elle checks them: no session order in the graph.
+  'pl-1': { name: 'pl-1', title: 'read uncommitted (PL-1)', abbrev: 'PL-1', weaker: [] },
+  'ru': { name: 'ru', title: 'read uncommitted', abbrev: 'RU', weaker: ['pl-1'] },
+  'pl-2': { name: 'pl-2', title: 'read committed (PL-2)', abbrev: 'PL-2', weaker: ['pl-1'] },
+  // MAV is Biswas & Enea's RC axiom without session order: RC's graph minus SO.
+  'mav': { name: 'mav', title: 'monotonic atomic view', abbrev: 'MAV', weaker: ['pl-2'] },
+  'rc': { name: 'rc', title: 'read committed', abbrev: 'RC', weaker: ['ru', 'mav'] },
+  'ss-rc': { name: 'ss-rc', title: 'strong session read committed', abbrev: 'SS-RC', weaker: ['rc'] },
+  'ra': { name: 'ra', title: 'read atomic', abbrev: 'RA', weaker: ['ss-rc'] },
   'tcc': { name: 'tcc', title: 'transactional causal consistency', abbrev: 'TCC', weaker: ['ra'] },
   'pc': { name: 'pc', title: 'prefix consistency', abbrev: 'PC', weaker: ['tcc'] },
   'psi': { name: 'psi', title: 'parallel snapshot isolation', abbrev: 'PSI', weaker: ['tcc'] },
-  // Adya's graph has no session order, so RR is not strong-session like the others: a client
-  // that misses its own earlier write violates RC through TCC but not RR, and a write cycle
-  // closed by session order violates RU but not RR. Only SER (and above) implies it.
-  'rr': { name: 'rr', title: 'repeatable read', abbrev: 'PL-2.99', weaker: [] },
-  'si': { name: 'si', title: 'snapshot isolation', abbrev: 'SI', weaker: ['pc', 'psi'] },
-  'ser': { name: 'ser', title: 'serializability', abbrev: 'SER', weaker: ['si', 'rr'] },
+  // Adya's graphs have no session order, so RR, PL-SI and PL-3 are not strong-session: a client
+  // that misses its own earlier write violates SS-RC (and up) but none of them. Each forbids the
+  // cycle t3 -RW-> t2 -WR-> t3 by which a transaction loses sight of one it observed, so each
+  // implies MAV.
+  'rr': { name: 'rr', title: 'repeatable read', abbrev: 'PL-2.99', weaker: ['mav'] },
+  'pl-si': { name: 'pl-si', title: 'snapshot isolation (PL-SI)', abbrev: 'PL-SI', weaker: ['mav'] },
+  'si': { name: 'si', title: 'snapshot isolation', abbrev: 'SI', weaker: ['pc', 'psi', 'pl-si'] },
+  // On key-value histories (no predicates) PL-3 and PL-2.99 coincide; the lattice claims only
+  // the direction that holds in general (PL-3 implies PL-2.99).
+  'pl-3': { name: 'pl-3', title: 'serializability (PL-3)', abbrev: 'PL-3', weaker: ['rr', 'pl-si'] },
+  'ser': { name: 'ser', title: 'serializability', abbrev: 'SER', weaker: ['si', 'pl-3'] },
   'strict-si': { name: 'strict-si', title: 'strict snapshot isolation', abbrev: 'strict SI', weaker: ['si'] },
   'strict-ser': { name: 'strict-ser', title: 'strict serializability', abbrev: 'strict SER', weaker: ['ser', 'strict-si'] },
 };

@@ -12,31 +12,50 @@
 import type { Counterexample } from './counterexample.ts';
 
 /**
- * Every isolation level of the ladder (docs/levels.md), weakest first: read uncommitted, read
- * committed, read atomic, transactional causal consistency, prefix consistency, parallel SI,
- * repeatable read (Adya PL-2.99), snapshot isolation, serializability, and the real-time
- * (strict) variants of SI and SER.
+ * Every isolation level of the ladder (docs/levels.md, where each is defined with its source),
+ * weakest first (a linear extension of the lattice, src/result/lattice.ts):
+ * - `pl-1`, `pl-2`: Adya's PL-1 (read uncommitted) and PL-2 (read committed), without session
+ *   order, as Elle's `:read-uncommitted` and `:read-committed` mean them;
+ * - `ru`: strong-session PL-1 (Elle's `:strong-session-read-uncommitted`);
+ * - `mav`: monotonic atomic view (Bailis et al., HAT, VLDB 2014), without session order;
+ * - `rc`: Biswas & Enea's read committed (OOPSLA 2019), as Plume and AWDIT check it;
+ * - `ss-rc`: its strong-session variant (the axiom's premise also along session order);
+ * - `ra`, `tcc`, `pc`, `psi`: read atomic, causal, prefix, parallel SI (Cerone et al.);
+ * - `rr`: repeatable read (Adya's PL-2.99, no session order);
+ * - `pl-si`, `pl-3`: Adya's PL-SI and PL-3, i.e. snapshot isolation and serializability without
+ *   session order (Elle's `:snapshot-isolation` and `:serializable`);
+ * - `si`, `ser`: strong-session SI and serializability (Elle's `:strong-session-...`), the
+ *   checker's historical meaning of both short names;
+ * - `strict-si`, `strict-ser`: their real-time (strict) variants.
  */
-export const LEVEL_NAMES = ['ru', 'rc', 'ra', 'tcc', 'pc', 'psi', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'] as const;
+export const LEVEL_NAMES = [
+  'pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc', 'pc', 'psi', 'rr', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser',
+] as const;
 export type LevelName = (typeof LEVEL_NAMES)[number];
 
 /**
  * The levels `checkHistory` decides today; a subset of LevelName that grows as levels are
  * implemented. Code that switches on a Level must handle every member (no `else` = SER).
  */
-export type Level = 'ru' | 'rc' | 'ra' | 'tcc' | 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
+export type Level = LevelName;
 export type Verdict = 'valid' | 'violation' | 'unknown';
 
 /** Each level's name for people (docs/levels.md). */
 export const LEVEL_TITLES: Record<Level, string> = {
+  'pl-1': 'read uncommitted (PL-1)',
   ru: 'read uncommitted',
+  'pl-2': 'read committed (PL-2)',
+  mav: 'monotonic atomic view',
   rc: 'read committed',
+  'ss-rc': 'strong session read committed',
   ra: 'read atomic',
   tcc: 'transactional causal consistency',
   pc: 'prefix consistency',
   psi: 'parallel snapshot isolation',
   rr: 'repeatable read (PL-2.99)',
+  'pl-si': 'snapshot isolation (PL-SI)',
   si: 'snapshot isolation',
+  'pl-3': 'serializability (PL-3)',
   ser: 'serializability',
   'strict-si': 'strict snapshot isolation',
   'strict-ser': 'strict serializability',

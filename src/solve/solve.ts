@@ -615,15 +615,17 @@ function renumbered(a: Int32Array, perm: Int32Array | null): Int32Array {
 }
 
 /**
- * RR leaves session order out of its graph (PL-2.99), but the database still ran each session in
- * order, so a topological order that also respects the SO edges, when there is one, is a far
- * better first guess for the phases (measured: fig8 histories from a 60 s timeout to seconds).
- * Any topological order of a supergraph is one of the RR graph, so the theory may start from it.
+ * RR, PL-3 and PL-SI leave session order out of their graphs (Adya's have none), but the database
+ * still ran each session in order, so a topological order that also respects the SO edges, when
+ * there is one, is a far better first guess for the phases (measured for RR: fig8 histories from
+ * a 60 s timeout to seconds). It is taken from the strong-session level's split graph (SER's for
+ * RR and PL-3, SI's for PL-SI), a supergraph of the level's own, so the theory may start from it.
  */
 function sessionOrderHint(pg: Polygraph, level: Level): Int32Array | null {
-  if (level !== 'rr') return null;
+  const strong = level === 'rr' || level === 'pl-3' ? 'ser' : level === 'pl-si' ? 'si' : null;
+  if (strong === null) return null;
   const k = pg.known;
-  return topoOrder(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), 'ser'));
+  return topoOrder(buildSplitGraph(pg.nodeCount, k.length, k.from.view(), k.to.view(), k.kind.view(), strong));
 }
 
 /** PSI: an RW edge closing a Dep path among the known edges alone (then every choice violates). */

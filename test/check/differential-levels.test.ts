@@ -1,5 +1,5 @@
 /**
- * Differential test of the ladder's polygraph levels (PC, PSI, RR, SI, SER, strict SI, strict
+ * Differential test of the ladder's polygraph levels (PC, PSI, RR, PL-SI, SI, PL-3, SER, strict SI, strict
  * SER) against the brute-force oracles of test/oracle/brute-force-levels.ts, which share no
  * code with src/.
  *
@@ -25,7 +25,7 @@ import { tinyMixedListHistory, tinyRereadListHistory } from '../support/gen-list
 import { decisionPath } from '../support/differential.ts';
 import { renderHistory } from '../support/history-text.ts';
 
-const LEVELS: readonly LadderLevel[] = ['pc', 'psi', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'];
+const LEVELS: readonly LadderLevel[] = ['pc', 'psi', 'rr', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'];
 const CASES = Number(process.env['POLYSI_DIFF_CASES'] ?? 1500);
 
 /** Random times: each session runs its txns one after another, sessions overlap at random. */

@@ -63,15 +63,11 @@ interface Fixture {
 const FIXTURES: Record<string, Fixture> = {
   'g0-postgres-rc': { violates: NONE, why: 'T1 then T2 on both rows; the selects see T1, then T2: serial' },
   'g0-mysql-ru': {
-    violates: ABOVE_RU,
+    violates: ABOVE_RC,
     why: 'T1\'s next select (c1) reads x = 12 from T2 (not yet committed) and y = 21 from T1. With session order ' +
-      '(every level here but rr), it has seen T1 and T2, so the later writer of x (T2) and of y (T1) contradict; ' +
-      'without it (rr, PL-2.99) every version order closes a cycle (G0 or G-single). Read uncommitted allows it. ' +
-      'Note: Adya\'s PL-2 and Biswas & Enea\'s RC without session order allow it; our rc is strong-session ' +
-      '(docs/levels.md, RC row: t2 -SO-> t3)',
-    // If `rc` becomes Biswas & Enea's RC without the session-order premise (issue 23 item 6),
-    // this history satisfies it: expect ABOVE_RU minus 'rc' then, and 'rc' violated only by the
-    // strong-session variant.
+      'in the premise (ss-rc, ra and up), it has seen T1 and T2, so the later writer of x (T2) and of y (T1) contradict; ' +
+      'without it (rr, PL-2.99) every version order closes a cycle (G0 or G-single). Read uncommitted allows it, and so ' +
+      'do Adya\'s PL-2 and Biswas & Enea\'s RC (`rc`), whose premise does not follow session order (docs/levels.md)',
   },
   'g1a-rc': { violates: NONE, why: 'T2 never sees the aborted write' },
   'g1a-mysql-ru': { violates: ABOVE_RU, why: 'T2 reads x = 101 from T1, which aborts: G1a (aborted read)' },

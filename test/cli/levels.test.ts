@@ -124,7 +124,7 @@ test('the strongest line shows incomparable levels as such, and says when levels
   };
   // No level here has a check result to render, so no History is read.
   const text = renderLevelsText(null as never, lr, 'h', 'text', []);
-  assert.match(text, /^strongest levels satisfied: pc, psi \(incomparable: neither implies the other\), among the levels checked$/m);
+  assert.match(text, /^strongest levels satisfied: pc, psi \(incomparable: neither implies the other; Elle: prefix, parallel-snapshot-isolation\), among the levels checked$/m);
   assert.match(text, isImplementedLevel('rr') ? /^rr +repeatable read +not checked +not checked: not implemented$/m : /^rr +repeatable read +not checked +not implemented yet$/m);
   assert.match(text, /^ra +read atomic +satisfied +implied by pc$/m);
 });
@@ -136,7 +136,7 @@ test('--level takes every level name; those not implemented yet are refused with
       // A long fork (two readers see two writes in opposite orders) is allowed by parallel SI and
       // the levels below it, and forbidden by prefix consistency, repeatable read (a G2-item
       // cycle) and everything above them.
-      assert.equal(code, ['pc', 'rr', 'si', 'ser', 'strict-si', 'strict-ser'].includes(l) ? 1 : 0, `--level ${l} on a long fork`);
+      assert.equal(code, ['pc', 'rr', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'].includes(l) ? 1 : 0, `--level ${l} on a long fork`);
     } else {
       assert.equal(code, 2, `--level ${l}`);
       assert.match(err, new RegExp(`--level ${l}: checking ${l} is not implemented yet \\(implemented: ${IMPLEMENTED_LEVELS.join(', ')}\\)`));
@@ -144,7 +144,7 @@ test('--level takes every level name; those not implemented yet are refused with
   }
   const bad = await run(LONG_FORK, '--level', 'snapshot');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--level must be one of ru, rc, ra, tcc, pc, psi, rr, si, ser, strict-si, strict-ser; got "snapshot"/);
+  assert.match(bad.err, /--level: unknown level "snapshot" \(levels: pl-1, ru, pl-2, mav, rc, ss-rc, ra, tcc, pc, psi, rr, pl-si, si, pl-3, ser, strict-si, strict-ser;/);
 });
 
 test('input no level can check (two writes of one value) is an input error for --levels too: exit 2, no table', async () => {

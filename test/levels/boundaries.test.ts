@@ -80,10 +80,12 @@ const CASES: Case[] = [
   },
   {
     //   s1: T1 w(x,1), then T2 r(x,0)
-    //   T2 follows T1 in its session but does not see T1's write (read your writes).
-    name: 'RC violated: session guarantee violation',
+    //   T2 follows T1 in its session but does not see T1's write (read your writes). Biswas &
+    //   Enea's read committed fires its premise along reads only, so it allows this (its strong
+    //   session variant ss-rc does not: elle-levels.test.ts); read atomic forbids it.
+    name: 'RA violated, RC not: session guarantee violation',
     txns: [{ s: 1, ops: 'w(x,1)' }, { s: 1, ops: 'r(x,0)' }],
-    verdicts: ['valid', 'violation', 'violation', 'violation', 'violation'],
+    verdicts: ['valid', 'valid', 'violation', 'violation', 'violation'],
     anomaly: 'session guarantee violation',
   },
   {

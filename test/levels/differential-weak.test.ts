@@ -1,11 +1,12 @@
 /**
- * Differential tests of the saturation levels (read uncommitted, read committed, read atomic,
- * causal consistency) against the brute-force oracle of test/oracle/brute-force-weak.ts, which
+ * Differential tests of the saturation levels (PL-1, read uncommitted, PL-2, monotonic atomic
+ * view, read committed and its strong-session variant, read atomic, causal consistency) against the brute-force oracle of test/oracle/brute-force-weak.ts, which
  * enumerates commit orders from the definitions and shares no code with src/.
  *
  * Thousands of seeded tiny histories per run, registers and lists, with aborted and unknown
  * outcomes: every level's verdict must equal the oracle's; every violation's counterexample must
- * be certified; and the verdicts must be monotone along RU ≤ RC ≤ RA ≤ TCC ≤ SI. Per-path counts
+ * be certified; and the verdicts must be monotone along PL-1 ≤ RU ≤ RC ≤ SS-RC ≤ RA ≤ TCC ≤ SI and
+ * PL-1 ≤ PL-2 ≤ MAV ≤ RC. Per-path counts
  * (level × decidedBy × verdict, and the adjacent-pair boundaries hit) are asserted so that the
  * generators cannot drift into exercising only one path.
  * Sizes scale with POLYSI_FUZZ_SCALE (default 1).
@@ -23,8 +24,9 @@ import { renderHistory } from '../support/history-text.ts';
 
 const SCALE = Number(process.env['POLYSI_FUZZ_SCALE'] ?? '1');
 const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
-const LEVELS: readonly WeakLevel[] = ['ru', 'rc', 'ra', 'tcc'];
-const ORDER = ['ru', 'rc', 'ra', 'tcc', 'si'] as const;
+const LEVELS: readonly WeakLevel[] = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'];
+/** Chains of the lattice (each level implies the one before it) along which verdicts must be monotone. */
+const CHAINS = [['pl-1', 'ru', 'rc', 'ss-rc', 'ra', 'tcc', 'si'], ['pl-1', 'pl-2', 'mav', 'rc']] as const;
 
 interface Report {
   cases: number;
@@ -58,10 +60,12 @@ function run(name: string, cases: number, seed: number, gen: (i: number) => Hist
     }
     verdicts['si'] = checkHistory(h, { level: 'si', pruning: true }).verdict;
     // Monotonicity: once a level is violated, every stronger one is.
-    for (let a = 0; a + 1 < ORDER.length; a++) {
-      const weak = verdicts[ORDER[a]!], strong = verdicts[ORDER[a + 1]!];
-      if (weak === 'violation' && strong === 'valid') rep.failures.push(`${name} case ${i}: ${ORDER[a]} violated but ${ORDER[a + 1]} valid\n${renderHistory(h)}`);
-      if (weak === 'valid' && strong === 'violation') bump(`boundary:${ORDER[a]}<${ORDER[a + 1]}`);
+    for (const chain of CHAINS) {
+      for (let a = 0; a + 1 < chain.length; a++) {
+        const weak = verdicts[chain[a]!], strong = verdicts[chain[a + 1]!];
+        if (weak === 'violation' && strong === 'valid') rep.failures.push(`${name} case ${i}: ${chain[a]} violated but ${chain[a + 1]} valid\n${renderHistory(h)}`);
+        if (weak === 'valid' && strong === 'violation') bump(`boundary:${chain[a]}<${chain[a + 1]}`);
+      }
     }
   }
   return rep;
@@ -86,7 +90,10 @@ test('weak levels on tiny register histories agree with the brute-force oracle',
     'rc:saturation:valid': 1, 'rc:saturation:violation': 1, 'rc:validation:violation': 1,
     'ra:saturation:valid': 1, 'ra:saturation:violation': 1,
     'tcc:saturation:valid': 1, 'tcc:saturation:violation': 1,
-    'boundary:rc<ra': 1, 'boundary:ra<tcc': 1, 'boundary:tcc<si': 1, 'boundary:ru<rc': 1,
+    'boundary:rc<ss-rc': 1, 'boundary:ss-rc<ra': 1, 'boundary:ra<tcc': 1, 'boundary:tcc<si': 1, 'boundary:ru<rc': 1,
+    'pl-1:saturation:valid': 1, 'pl-2:saturation:violation': 1, 'mav:saturation:valid': 1, 'mav:saturation:violation': 1,
+    'ss-rc:saturation:violation': 1, 'mav:name:non-monotonic read': 1,
+    'boundary:pl-1<pl-2': 1, 'boundary:pl-2<mav': 1, 'boundary:mav<rc': 1,
   });
 });
 
@@ -102,6 +109,8 @@ test('weak levels on tiny list-append histories agree with the brute-force oracl
     'ru:saturation:valid': 1, 'ru:saturation:violation': 1,
     'rc:saturation:valid': 1, 'rc:saturation:violation': 1,
     'ra:saturation:violation': 1, 'tcc:saturation:violation': 1,
+    'pl-1:saturation:violation': 1, 'pl-2:saturation:violation': 1, 'mav:saturation:violation': 1, 'ss-rc:saturation:violation': 1,
+    'boundary:pl-1<ru': 1,
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Brute-force oracles for the ladder's polygraph levels on tiny register histories: PC, PSI,
- * RR (Adya PL-2.99), SI, SER, strict SI and strict SER (docs/levels.md).
+ * RR (Adya PL-2.99), PL-SI and PL-3 (SI and SER without session order), SI, SER, strict SI and
+ * strict SER (docs/levels.md).
  *
  * Takes: a History of read/write-register txns (at most LEVELS_ORACLE_TXNS_MAX), optionally with
  * txnStart/txnEnd. Gives: 'valid' | 'violation' per level, by two methods sharing no code with
@@ -12,12 +13,13 @@
  *   txn's program against the effects of the txns it sees, in CO order. SER: VIS = CO. SI, PC: each txn sees a prefix of CO (PREFIX), chosen per
  *   txn; SI also NOCONFLICT. PSI: VIS transitive with NOCONFLICT; the least such VIS (the
  *   closure of SO, WR and CO-ordered write conflicts) is the one to test, since EXT only gets
- *   harder with more visible writers. Strict: RT ⊆ VIS. RR has no such definition (Adya's is
- *   on the graph), so this method does not decide it.
+ *   harder with more visible writers. Strict: RT ⊆ VIS. PL-SI and PL-3: SI and SER without
+ *   SESSION. RR has no such definition (Adya's is on the graph), so this method does not decide it.
  * - `graphLevel`: enumerate every per-key version order and test the level's characterisation on
  *   explicit relations (Adya; Cerone & Gotsman; Bernardi & Gotsman 2016): SER: SO ∪ WR ∪ WW ∪
  *   RW acyclic; SI: (Dep ; RW?) acyclic with Dep = SO ∪ WR ∪ WW; PC: ((SO ∪ WR) ; RW?) ∪ WW
- *   acyclic; PSI: Dep acyclic and no RW a->b with b Dep+ a; RR: WR ∪ WW ∪ RW acyclic (no SO).
+ *   acyclic; PSI: Dep acyclic and no RW a->b with b Dep+ a; RR and PL-3: WR ∪ WW ∪ RW acyclic
+ *   (no SO); PL-SI: SI's with SO empty.
  *   Strict: RT joins SO.
  * Session order and unknown outcomes as everywhere in the tests (brute-force.ts): a txn follows
  * the earlier *committed* txns of its session; unknown-outcome txns go either way (valid iff
@@ -29,7 +31,10 @@ import {
   INITIAL_VALUE, OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History,
 } from '../../src/history/model.ts';
 
-export type LadderLevel = 'pc' | 'psi' | 'rr' | 'si' | 'ser' | 'strict-si' | 'strict-ser';
+export type LadderLevel = 'pc' | 'psi' | 'rr' | 'pl-si' | 'si' | 'pl-3' | 'ser' | 'strict-si' | 'strict-ser';
+
+/** Adya's levels: no session order in their definitions. */
+const SESSIONLESS: ReadonlySet<string> = new Set(['rr', 'pl-si', 'pl-3']);
 export type Verdict = 'valid' | 'violation';
 export const LEVELS_ORACLE_TXNS_MAX = 7;
 
@@ -233,7 +238,8 @@ export function axiomaticLevel(h: History, level: Exclude<LadderLevel, 'rr'> | '
     for (const a of members) {
       for (const b of members) {
         if (a === b || progs[a]!.status !== TXN_COMMITTED) continue;
-        if ((progs[a]!.session === progs[b]!.session && a < b) || (strict && progs[a]!.end < progs[b]!.start)) must.push([a, b]);
+        const session = !SESSIONLESS.has(level) && progs[a]!.session === progs[b]!.session && a < b;
+        if (session || (strict && progs[a]!.end < progs[b]!.start)) must.push([a, b]);
       }
     }
     for (const co of permutations(members)) {
@@ -252,7 +258,7 @@ function prefixHolds(progs: Prog[], level: LadderLevel | 'tcc', co: number[], mu
   for (let i = 0; i < co.length; i++) {
     const t = co[i]!;
     let found = false;
-    for (let p = level === 'ser' || level === 'strict-ser' ? i : 0; p <= i && !found; p++) {
+    for (let p = level === 'ser' || level === 'strict-ser' || level === 'pl-3' ? i : 0; p <= i && !found; p++) {
       const sees = (a: number) => pos.get(a)! < p; // VIS^-1(t) = co[0 .. p-1]
       if (must.some(([a, b]) => b === t && !sees(a))) continue;
       if (level !== 'pc' && co.slice(0, i).some((a) => conflict(progs[a]!, progs[t]!) && !sees(a))) continue; // NOCONFLICT
@@ -300,7 +306,7 @@ export function graphLevel(h: History, level: LadderLevel): Verdict {
     w.txns.forEach((x, t) => { if (inWorld[t]) for (const k of x.writes.keys()) keys.add(k); });
     const keyList = [...keys];
     const ordersPerKey = keyList.map((k) => permutations(w.txns.map((_, t) => t).filter((t) => inWorld[t] && w.txns[t]!.writes.has(k))));
-    const so = orderPairs(w, inWorld, strict, level !== 'rr');
+    const so = orderPairs(w, inWorld, strict, !SESSIONLESS.has(level));
     const choice = new Array<number>(keyList.length).fill(0);
     for (;;) {
       const n = w.n;
@@ -344,9 +350,9 @@ function forbidden(level: LadderLevel, n: number, SO: Rel, WR: Rel, WW: Rel, RW:
   const dep = union(SO, WR, WW);
   switch (level) {
     case 'ser': case 'strict-ser': return cyclic(union(dep, RW));
-    case 'si': case 'strict-si': return cyclic(union(dep, seq(dep, RW)));
+    case 'si': case 'strict-si': case 'pl-si': return cyclic(union(dep, seq(dep, RW)));
     case 'pc': { const c = union(SO, WR); return cyclic(union(c, seq(c, RW), WW)); }
     case 'psi': { const p = plus(dep); return p.some((row, a) => row[a]) || RW.some((row, a) => row.some((x, b) => x && p[b]![a])); }
-    case 'rr': return cyclic(union(WR, WW, RW));
+    case 'rr': case 'pl-3': return cyclic(union(WR, WW, RW));
   }
 }

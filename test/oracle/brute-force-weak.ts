@@ -1,8 +1,9 @@
 /**
- * Brute-force oracle for the weak levels (read uncommitted, read committed, read atomic,
- * transactional causal consistency) on tiny histories, straight from the axiomatic definitions
- * (Biswas & Enea, OOPSLA 2019, §3; docs/levels.md). Shares no code with `src/` (only the
- * History model's types and constants).
+ * Brute-force oracle for the weak levels (Adya's PL-1 and PL-2 without session order, read
+ * uncommitted, monotonic atomic view, read committed and its strong-session variant, read
+ * atomic, transactional causal consistency) on tiny histories, straight from the axiomatic
+ * definitions (Biswas & Enea, OOPSLA 2019, §3; Bailis et al., VLDB 2014; docs/levels.md). Shares
+ * no code with `src/` (only the History model's types and constants).
  *
  * A history satisfies a level iff for some choice of outcome for each unknown-outcome txn and
  * some total commit order `co` of the txns taking part:
@@ -10,14 +11,16 @@
  *   the initial value); a list read returns exactly the appends of the writers of its key up to
  *   one writer in `co` order (the key's version order is `co` restricted to its writers);
  *   no read contradicts its own txn (INT), returns a value nobody wrote or its own later write;
- * - `co` contains session order (committed earlier txns of the session) and, above read
- *   uncommitted, every observation (t3 observed t2 iff a read of t3 returned a value t2 wrote;
- *   for a list, any element);
+ * - `co` contains session order (committed earlier txns of the session; not for pl-1, pl-2 and
+ *   mav, whose definitions have none) and, above read uncommitted, every observation (t3
+ *   observed t2 iff a read of t3 returned a value t2 wrote; for a list, any element);
  * - the level's axiom: when t3 reads x from t1 and t2 ≠ t1 writes x, t2 must precede t1 in `co`
- *   if t3 observed t2 before that read (rc: by SO or by an earlier read of t3), directly (ra: by
- *   SO or by any read of t3), or causally (tcc: through (SO ∪ observation)+).
- * Read uncommitted checks only session order and the list version orders (no G0), and lets a
- * read of an aborted or intermediate write (G1a, G1b) go unexplained.
+ *   if t3 observed t2 before that read (rc and mav: by an earlier read of t3; ss-rc: also by
+ *   SO), directly (ra: by SO or by any read of t3), or causally (tcc: through
+ *   (SO ∪ observation)+); pl-2 has no axiom (G1c only).
+ * Read uncommitted (ru, and pl-1 without sessions) checks only session order and the list
+ * version orders (no G0), and lets a read of an aborted or intermediate write (G1a, G1b) go
+ * unexplained.
  * Enumerates 2^unknown × txns! orders: tiny histories only (`WEAK_ORACLE_TXNS_MAX`).
  */
 
@@ -25,7 +28,12 @@ import {
   INITIAL_VALUE, OP_APPEND, OP_READ_LIST, OP_WRITE, TXN_COMMITTED, TXN_UNKNOWN, type History,
 } from '../../src/history/model.ts';
 
-export type WeakLevel = 'ru' | 'rc' | 'ra' | 'tcc';
+export type WeakLevel = 'pl-1' | 'ru' | 'pl-2' | 'mav' | 'rc' | 'ss-rc' | 'ra' | 'tcc';
+
+/** Levels whose definitions have no session order. */
+const SESSIONLESS: ReadonlySet<WeakLevel> = new Set(['pl-1', 'pl-2', 'mav']);
+/** Levels that put no read in the commit order and let dirty reads go unexplained. */
+const UNCOMMITTED: ReadonlySet<WeakLevel> = new Set(['pl-1', 'ru']);
 export const WEAK_ORACLE_TXNS_MAX = 7;
 
 interface Read {
@@ -126,7 +134,7 @@ function choiceValid(all: Txn[], inc: Set<number>, level: WeakLevel): boolean {
       if (res === 'garbage') return false;
       const explained = res !== 'unexplained' && res.observed.every((w) => inc.has(w)) && (res.t1 === -1 || inc.has(res.t1));
       if (!explained) {
-        if (level === 'ru') continue;
+        if (UNCOMMITTED.has(level)) continue;
         return false;
       }
       resolved.push({ t3: t.id, read: r, ...res });
@@ -139,7 +147,7 @@ function choiceValid(all: Txn[], inc: Set<number>, level: WeakLevel): boolean {
     const before = (a: number, b: number) => pos.get(a)! < pos.get(b)!;
     let ok = true;
     // Session order: a txn follows every committed earlier txn of its session.
-    for (const a of txns) for (const b of txns) {
+    if (!SESSIONLESS.has(level)) for (const a of txns) for (const b of txns) {
       if (a < b && all[a]!.session === all[b]!.session && all[a]!.status === TXN_COMMITTED && !before(a, b)) ok = false;
     }
     if (!ok) continue;
@@ -151,7 +159,7 @@ function choiceValid(all: Txn[], inc: Set<number>, level: WeakLevel): boolean {
       if (expect.join(',') !== r.read.list.join(',')) { ok = false; break; }
     }
     if (!ok) continue;
-    if (level === 'ru') return true;
+    if (UNCOMMITTED.has(level)) return true;
     for (const r of resolved) for (const w of r.observed) if (!before(w, r.t3)) ok = false;
     if (!ok) continue;
     const hb = level === 'tcc' ? causalPast(all, resolved, txns) : null;
@@ -173,13 +181,14 @@ function soBefore(all: Txn[], a: number, b: number): boolean {
 }
 
 function premise(all: Txn[], resolved: Resolved[], r: Resolved, t2: number, level: WeakLevel, hb: Map<number, Set<number>> | null): boolean {
-  if (soBefore(all, t2, r.t3)) return true;
   const mine = resolved.filter((x) => x.t3 === r.t3);
+  const readBefore = mine.some((x) => x.read.op < r.read.op && x.observed.includes(t2));
   switch (level) {
-    case 'rc': return mine.some((x) => x.read.op < r.read.op && x.observed.includes(t2));
-    case 'ra': return mine.some((x) => x.observed.includes(t2));
-    case 'tcc': return hb!.get(r.t3)!.has(t2);
-    case 'ru': return false;
+    case 'mav': case 'rc': return readBefore;
+    case 'ss-rc': return soBefore(all, t2, r.t3) || readBefore;
+    case 'ra': return soBefore(all, t2, r.t3) || mine.some((x) => x.observed.includes(t2));
+    case 'tcc': return soBefore(all, t2, r.t3) || hb!.get(r.t3)!.has(t2);
+    case 'pl-1': case 'ru': case 'pl-2': return false;
   }
 }
 

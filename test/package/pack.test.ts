@@ -69,7 +69,7 @@ test('the packed tarball installs into a scratch project and works as a library,
   // 3. The library from plain JavaScript.
   writeFileSync(join(app, 'use.mjs'), `
 import assert from 'node:assert/strict';
-import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS } from 'polysi';
+import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS, parseLevelName } from 'polysi';
 const example = new URL('./node_modules/polysi/examples/long-fork.txt', import.meta.url).pathname;
 const { history, format } = await readHistory(example);
 assert.equal(format, 'text');
@@ -83,8 +83,9 @@ assert.equal(checkHistory(history, { level: 'ser', pruning: false }).verdict, 'v
 assert.throws(() => checkHistory(history, { level: 'snapshot' }), TypeError);
 const ladder = checkLevels(history);
 assert.equal(ladder.rows.find((row) => row.level === 'si').status, 'violated');
-assert.ok(implies('ser', 'si') && !implies('pc', 'psi') && LEVEL_NAMES.length === 11 && IMPLEMENTED_LEVELS.includes('si'));
-assert.equal(levelsResultJson(history, ladder).levels.length, 11);
+assert.ok(implies('ser', 'si') && !implies('pc', 'psi') && LEVEL_NAMES.length === 17 && IMPLEMENTED_LEVELS.includes('si'));
+assert.deepEqual(parseLevelName(':serializable'), { ok: true, level: 'pl-3' });
+assert.equal(levelsResultJson(history, ladder).levels.length, 17);
 assert.throws(() => checkHistory(history, { timeoutMs: -1 }), TypeError);
 await assert.rejects(readHistory(example + '.missing'), InputError);
 const b = new HistoryBuilder();
