@@ -20,6 +20,7 @@ import { bruteForceWeak, type WeakLevel } from '../oracle/brute-force-weak.ts';
 import { caseSeed, mulberry32, randomHistory, tinyMixedHistory } from '../support/gen.ts';
 import { randomListHistory, tinyMixedListHistory } from '../support/gen-lists.ts';
 import { renderHistory } from '../support/history-text.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 const SCALE = Number(process.env['POLYSI_FUZZ_SCALE'] ?? '1');
 const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
@@ -51,7 +52,7 @@ function run(name: string, cases: number, seed: number, gen: (i: number) => Hist
         const cx = r.anomalies[0]?.explanation;
         if (cx === undefined || cx.certificate.status !== 'certified') {
           rep.failures.push(`${name} case ${i}: ${level} counterexample not certified: ${JSON.stringify(cx?.certificate)}\n${renderHistory(h)}`);
-        } else bump(`${level}:name:${cx.name}`);
+        } else bump(`${level}:name:${anomalyLabel(cx)}`);
       }
     }
     verdicts['si'] = checkHistory(h, { level: 'si', pruning: true }).verdict;

@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { checkHistory, readHistory } from '../../src/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 const V = 'valid';
-const SG = 'session guarantee violation', CV = 'causality violation';
+const SG = 'G-single-process (session guarantee violation)', CV = 'G-single-process (causality violation)';
 
-/** path -> [ru, rc, ra, tcc]: 'valid' or the counterexample's name. */
+/** path -> [ru, rc, ra, tcc]: 'valid' or the counterexample's class (description). */
 const EXPECTED: Record<string, [string, string, string, string]> = {
   'small/long-fork.txt': [V, V, V, V],
   'small/causality-violation.txt': [V, V, V, CV],
@@ -37,7 +38,7 @@ for (const [path, want] of Object.entries(EXPECTED)) {
       if (r.verdict === 'valid') return V;
       const cx = r.anomalies[0]?.explanation;
       assert.equal(cx?.certificate.status, 'certified', `${level}: ${JSON.stringify(cx?.certificate)}`);
-      return cx!.name;
+      return anomalyLabel(cx!);
     });
     assert.deepEqual(got, want);
   });
