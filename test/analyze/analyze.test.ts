@@ -300,7 +300,7 @@ test('Courseware in the paper\'s final configuration: a confirmed G-single at k=
   assert.equal(r.verdict, 'anomaly');
   assert.equal(r.anomaly!.length, 3);
   assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
-  assert.equal(anomalyLabel(r.anomaly!.explanation), 'G-single');
+  assert.equal(anomalyLabel(r.anomaly!.explanation), 'G-single (causality violation)');
   // AddStudent, RemStudent, AddStudent, or its twin on courses.
   const txns = r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join();
   assert.ok(['AddStudent,AddStudent,RemStudent', 'AddCourse,AddCourse,RemCourse'].includes(txns), txns);
