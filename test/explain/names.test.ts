@@ -11,6 +11,8 @@ import { checkHistory } from '../../src/check/index.ts';
 import type { Level } from '../../src/result/types.ts';
 import { anomalyLabel, renderExplanationText } from '../../src/render/text.ts';
 import { renderText } from '../../src/cli/render.ts';
+import { renderLevelsText } from '../../src/cli/levels.ts';
+import { checkLevels } from '../../src/check/ladder.ts';
 import { resultJson } from '../../src/render/json.ts';
 import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
 import { verifyExplanation } from './verify-explanation.ts';
@@ -119,4 +121,13 @@ test('the summary\'s counts are the printed cycle\'s; a non-cycle anomaly has no
   const t2 = renderText(g1a, checkHistory(g1a, { level: 'si', pruning: true, explain: true }), 'h', 'tiny', []);
   assert.match(t2, /^ {2}G1a \(aborted read\): /m);
   assert.doesNotMatch(t2, /txns|edges\)/);
+});
+
+test('--levels: a non-cycle anomaly is named without counts, printed once and cited at the other levels', () => {
+  const h = tinyHistory(CASES.find((c) => c.label.startsWith('G1a'))!.txns);
+  const text = renderLevelsText(h, checkLevels(h, {}), 'h', 'tiny', []);
+  assert.doesNotMatch(text, /txns?,|edges?\)/, text);
+  assert.match(text, /^rc +read committed +VIOLATED +#1 G1a \(aborted read\)$/m);
+  assert.equal(text.split('\n').filter((l) => /^ {2}#1 G1a \(aborted read\): T2 read/.test(l)).length, 1, text);
+  assert.match(text, /^ {2}#1 G1a \(aborted read\): the counterexample shown under RC above$/m);
 });
