@@ -153,19 +153,22 @@ export interface CounterexampleName {
  * them prove together, so the class comes from the loosest cycle (`looseness`): a dilemma
  * between a G-single and a write skew is a G2-item, and a cycle whose WW edges were derived,
  * each from a refuted side that closed a G-single, is a G-single (no dirty write happened).
- * Among the loosest cycles, the most specific name wins.
+ * A specific class (lost update, OTV) is kept only when every loosest cycle has it; otherwise
+ * the class is their cycle class (a dilemma between an OTV and a read skew is a G-single). Among
+ * the cycles that have the class, the most specific description wins.
  */
 export function nameCycles(cycles: readonly (readonly NameEdge[])[], f: NamingFacts, level: Level): CounterexampleName {
   if (cycles.length === 0) throw new Error('internal error: naming a counterexample without a cycle');
   const classes = cycles.map(cycleClass);
   const loosest = Math.max(...classes.map(looseness));
-  let best = -1, bestName: { class: AnomalyClass; description: AnomalyDescription | null } | null = null;
-  cycles.forEach((c, i) => {
-    if (looseness(classes[i]!) !== loosest) return;
-    const nm = nameCycle(c, f, level);
-    if (bestName === null || specificity(nm) < specificity(bestName)) { best = i; bestName = nm; }
-  });
-  return { ...bestName!, cycle: best, classes };
+  const candidates = cycles.map((c, i) => ({ i, ...nameCycle(c, f, level) })).filter(({ i }) => looseness(classes[i]!) === loosest);
+  const shared = new Set(candidates.map((n) => n.class)).size === 1;
+  const cls: AnomalyClass = shared ? candidates[0]!.class : classes[candidates[0]!.i]!;
+  // The first of the most specific cycles that have the class; without one, the first loosest cycle.
+  let best: { i: number; class: AnomalyClass; description: AnomalyDescription | null } | null = null;
+  for (const n of candidates) if (n.class === cls && (best === null || specificity(n) < specificity(best))) best = n;
+  best ??= { i: candidates[0]!.i, class: cls, description: null };
+  return { class: best.class, description: best.description, cycle: best.i, classes };
 }
 
 /** The description of each non-cycle anomaly, whose class is validation's name (Adya's G1a, G1b; Elle's others). */

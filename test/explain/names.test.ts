@@ -125,9 +125,22 @@ test('the summary\'s counts are the printed cycle\'s; a non-cycle anomaly has no
 
 test('--levels: a non-cycle anomaly is named without counts, printed once and cited at the other levels', () => {
   const h = tinyHistory(CASES.find((c) => c.label.startsWith('G1a'))!.txns);
-  const text = renderLevelsText(h, checkLevels(h, {}), 'h', 'tiny', []);
+  const text = renderLevelsText(h, checkLevels(h, { pruning: true }), 'h', 'tiny', []);
   assert.doesNotMatch(text, /txns?,|edges?\)/, text);
   assert.match(text, /^rc +read committed +VIOLATED +#1 G1a \(aborted read\)$/m);
   assert.equal(text.split('\n').filter((l) => /^ {2}#1 G1a \(aborted read\): T2 read/.test(l)).length, 1, text);
   assert.match(text, /^ {2}#1 G1a \(aborted read\): the counterexample shown under RC above$/m);
+});
+
+test('a specific class only when every alternative has it: a dilemma between an OTV and a read skew is a G-single', () => {
+  // T1 w(x,1) w(y,1) | T2 w(x,2) w(y,2) | T3 r(x,2) r(y,1): whichever of T1, T2 wrote first, T3
+  // saw part of the other. T1 first: T3 -RW(y)-> T2 -WR(x)-> T3, T2's x read before its y was
+  // missed (OTV); T2 first: T3 -RW(x)-> T1 -WR(y)-> T3, the missed x read first (read skew).
+  // Nothing orders T1 and T2, so the history shows a G-single, not an OTV; read committed allows it.
+  const h = tinyHistory([{ s: 1, ops: 'w(x,1) w(y,1)' }, { s: 2, ops: 'w(x,2) w(y,2)' }, { s: 3, ops: 'r(x,2) r(y,1)' }]);
+  assert.equal(checkHistory(h, { level: 'rc', pruning: true }).verdict, 'valid');
+  const cx = checkHistory(h, { level: 'si', pruning: true, explain: true }).anomalies[0]!.explanation!;
+  assert.equal(anomalyLabel(cx), 'G-single (read skew)');
+  assert.deepEqual(cx.classes, ['G-single', 'G-single']);
+  assert.deepEqual(verifyExplanation(h, 'si', cx), []);
 });

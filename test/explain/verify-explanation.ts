@@ -264,8 +264,12 @@ export function verifyExplanation(h: History, level: Level, cx: Counterexample):
     // The argument proves only what all the cycles it considers prove together (each refuted
     // side's and the final ones): the class comes from the loosest of them.
     const loosest = Math.max(...leaves.map((l) => looseness(shapeClass(l))));
-    const names = leaves.filter((l) => looseness(shapeClass(l)) === loosest).map((l) => expectedName(h, l, sessions.size === 1, level));
-    const best = names.sort((a, b) => priority(a) - priority(b))[0];
+    const loose = leaves.filter((l) => looseness(shapeClass(l)) === loosest);
+    const names = loose.map((l) => expectedName(h, l, sessions.size === 1, level));
+    // A specific class (lost update, OTV) only when every loosest cycle has it; else their shape.
+    const classOf = (name: string) => name.replace(/ \(.*\)$/, '');
+    const cls = new Set(names.map(classOf)).size === 1 ? classOf(names[0]!) : shapeClass(loose[0]!);
+    const best = names.filter((n) => classOf(n) === cls).sort((a, b) => priority(a) - priority(b))[0] ?? cls;
     const got = cx.description === null ? cx.class : `${cx.class} (${cx.description})`;
     if (got !== best) problems.push(`named ${got}, but the cycles' shapes say ${best}`);
     const classes = leaves.map(shapeClass);
