@@ -29,7 +29,7 @@ export {
 export { ELLE_NAMES, levelNamesOf, parseLevelName, type ParsedLevel } from './result/levels.ts';
 export type { LevelBasis, LevelRow, LevelsResult, LevelStatus } from './check/ladder.ts';
 export type {
-  AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
+  AnomalyClass, AnomalyDescription, BaseCycleClass, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus, Side,
 } from './result/counterexample.ts';
 export type { History, LocUnit, OpKind, TxnStatus } from './history/model.ts';
 export { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, describeOp, txnLabel, valueLabel } from './history/model.ts';

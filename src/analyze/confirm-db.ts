@@ -186,7 +186,7 @@ export async function confirmOnDb(info: ProgramInfo, w: Witness, initial: Initia
         result.violations++;
         if (result.firstViolationRound === null) {
           result.firstViolationRound = round + 1;
-          result.anomalyNames = r.anomalies.map((a) => a.explanation?.name ?? (a.type === 'cycle' ? 'cycle' : a.name));
+          result.anomalyNames = r.anomalies.map((a) => a.explanation?.class ?? (a.type === 'cycle' ? 'cycle' : a.name));
         }
       }
     }

@@ -8,7 +8,8 @@
  * one step is the cycle. Invariant: edges[i].to === edges[i+1].from, around.
  */
 
-import type { Counterexample, CxEdge, CxTxn, AnomalyName, CycleClass } from '../result/counterexample.ts';
+import type { AnomalyClass, AnomalyDescription, Counterexample, CxEdge, CxTxn } from '../result/counterexample.ts';
+import { cycleClass, nameCycle, type NameEdge, type NamingFacts } from '../explain/name.ts';
 import type { ProgramInfo } from './lang/access.ts';
 import { ALIVE } from './lang/access.ts';
 import type { Confirmation } from './confirm.ts';
@@ -28,25 +29,26 @@ export function recordLabel(info: ProgramInfo, e: WitnessEdge): string {
   return `${e.table}[${key}].${fields}`;
 }
 
-export function classify(edges: readonly { kind: string }[]): CycleClass {
-  const rw = edges.map((e) => e.kind === 'RW');
-  const n = rw.length;
-  const count = rw.filter(Boolean).length;
-  if (count === 0) return edges.every((e) => e.kind === 'WW') ? 'G0' : 'G1c';
-  if (count === 1) return 'G-single';
-  for (let i = 0; i < n; i++) if (rw[i] && rw[(i + 1) % n]) return 'G2';
-  return 'G-nonadjacent';
+/** The cycle as naming (explain/name.ts) sees it: one key per record field, so that a lost update is on one key. */
+function nameEdges(w: Witness): NameEdge[] {
+  const items = new Map<string, number>();
+  const item = (e: WitnessEdge) => {
+    const id = e.item ?? `${e.table}|${e.key.join(',')}|${e.fields.join()}`;
+    if (!items.has(id)) items.set(id, items.size);
+    return items.get(id)!;
+  };
+  return w.cycle.map((e) => ({ from: e.from, to: e.to, kind: e.kind, key: item(e) }));
 }
 
-export function nameAnomaly(w: Witness): AnomalyName {
-  const c = w.cycle;
-  const cls = classify(c);
-  const items = (e: WitnessEdge) => e.item ?? `${e.table}|${e.key.join(',')}|${e.fields.join()}`;
-  if (c.length === 2 && c.some((e) => e.kind === 'RW') && c.some((e) => e.kind === 'WW' || e.kind === 'RW')
-    && items(c[0]!) === items(c[1]!) && c.every((e) => e.kind !== 'WR')) return 'lost update';
-  if (c.length === 4 && cls === 'G-nonadjacent' && c.filter((e) => e.kind === 'WR').length === 2) return 'long fork';
-  if (cls === 'G2') return c.length === 2 ? 'write skew' : 'G2';
-  return cls;
+/**
+ * A predicted execution reads each record once, from the version before its own write: two
+ * instances that read the same record read the same version (what a lost update needs). No
+ * positions inside a transaction are predicted, so no OTV.
+ */
+const PREDICTED: NamingFacts = { oneSession: false, readSource: () => 0, readAt: () => null };
+
+export function nameAnomaly(w: Witness): { class: AnomalyClass; description: AnomalyDescription | null } {
+  return nameCycle(nameEdges(w), PREDICTED, 'ser');
 }
 
 export function toCounterexample(info: ProgramInfo, w: Witness, conf: Confirmation | null): Counterexample {
@@ -70,12 +72,12 @@ export function toCounterexample(info: ProgramInfo, w: Witness, conf: Confirmati
     writtenValue: e.kind === 'RW' ? str(e.toValue) : str(e.fromValue),
     toValue: e.kind === 'WW' ? str(e.toValue) : null,
   }));
-  const cls = classify(w.cycle);
-  const name = nameAnomaly(w);
+  const cls = cycleClass(nameEdges(w));
+  const named = nameAnomaly(w);
   const cycleText = w.cycle.map((e) => `${txns[e.from]!.label} -${e.kind}-> `).join('') + txns[w.cycle[0]!.from]!.label;
   return {
-    type: 'cycle', name, classes: [cls], level: 'ser',
-    summary: `${name}: ${cycleText}`,
+    type: 'cycle', class: named.class, description: named.description, classes: [cls], level: 'ser',
+    summary: `${named.description ?? named.class}: ${cycleText}`,
     txns, edges, constraints: [],
     steps: [{ kind: 'contradiction', n: 1, cycle: { edges: edges.map((e) => e.id), class: cls } }],
     cycle: { edges: edges.map((e) => e.id), class: cls },

@@ -418,7 +418,7 @@ function checkSaturated(result: CheckResult, v: ReturnType<typeof validate>, opt
   const cycle = cx.cycle!.edges.map((id) => cx.edges[id]!).map((e) => ({ from: e.from, to: e.to, kind: e.kind, key: e.key }));
   if (cx.certificate.status === 'failed') {
     // Never report a violation whose evidence did not survive the independent check.
-    (result.notes ??= []).push(`internal error: a counterexample failed its independent check and is not reported (${cx.name}: ${cx.certificate.reason})`);
+    (result.notes ??= []).push(`internal error: a counterexample failed its independent check and is not reported (${cx.class}: ${cx.certificate.reason})`);
     return unknown(result, 'internal error: the counterexample failed its independent check (see notes)');
   }
   result.anomalies = [{ type: 'cycle', edges: cycle, ...(opts.explain === true ? { explanation: cx } : {}) }];

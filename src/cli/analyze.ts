@@ -17,6 +17,7 @@ import type { Io } from './main.ts';
 import { parseLevelName } from '../result/levels.ts';
 import { modelOfLevel } from '../analyze/models.ts';
 import { MODEL_NAMES, type ModelName } from '../analyze/lang/ast.ts';
+import { anomalyLabel } from '../render/text.ts';
 
 export const USAGE = 'usage: polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
 const MODELS = 'ec (eventual consistency), tcc (alias cc), pc, psi, si (alias snapshot-isolation), ser (alias serializable)';
@@ -140,7 +141,8 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       verdict: r.verdict, model: r.model, bound: r.bound, involving: r.involving, file: path,
       anomaly: r.anomaly === null ? null : {
         length: r.anomaly.length,
-        name: r.anomaly.explanation.name,
+        class: r.anomaly.explanation.class,
+        description: r.anomaly.explanation.description,
         instances: r.anomaly.witness.execution.instances,
         arbitration: r.anomaly.witness.execution.ar,
         visibility: r.anomaly.witness.execution.vis,
@@ -166,7 +168,7 @@ async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/in
   const lines = [`${path}: model ${r.model}, bound ${r.bound}${r.involving === null ? '' : `, involving ${r.involving.join(', ')}`}`];
   if (r.verdict === 'anomaly') {
     const a = r.anomaly!;
-    lines.push(`ANOMALY (${a.explanation.name}, ${a.length} instances): ${a.explanation.summary}`);
+    lines.push(`ANOMALY (${anomalyLabel(a.explanation)}, ${a.length} instances): ${a.explanation.summary}`);
     for (const e of a.explanation.edges) lines.push(`  ${a.explanation.txns[e.from]!.label} -${e.kind}(${e.keyLabel})-> ${a.explanation.txns[e.to]!.label}`);
     const order = a.witness.execution.ar.map((i) => `#${i + 1}`).join(' < ');
     lines.push(`  arbitration: ${order}; visible: ${visText(a.witness.execution.vis)}`);

@@ -15,7 +15,8 @@ import { InputError } from '../history/errors.ts';
 import { checkHistory, type Level } from '../check/index.ts';
 import { detectFormat, readHistory, TimeLimitError } from '../formats/index.ts';
 import { renderText } from './render.ts';
-import { parseTimeoutJson, resultJson, SCHEMA_VERSION } from '../render/json.ts';
+import { anomalyName, parseTimeoutJson, resultJson, SCHEMA_VERSION } from '../render/json.ts';
+import { anomalyLabel } from '../render/text.ts';
 import { now } from '../util/clock.ts';
 
 export interface CheckSettings {
@@ -84,7 +85,7 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
     const took = ms();
     const what = `${path} (${format}, ${r.counts.transactions} transactions, ${took.toFixed(0)} ms)`;
     let line = `${STATUS_WORD[status]}  ${what}`;
-    if (r.verdict === 'violation') line += `: ${anomalyNames(r.anomalies.map((a) => (a.type === 'cycle' ? a.explanation?.name ?? 'cycle' : a.explanation?.name ?? a.name)), r)}`;
+    if (r.verdict === 'violation') line += `: ${anomalyNames(r.anomalies.map((a) => anomalyLabel(anomalyName(a))), r)}`;
     if (r.verdict === 'unknown') line += `: ${r.unknownReason ?? 'a limit was hit'}`;
     const out: Outcome = { path, status, exit, line, ms: took };
     if (s.explain) out.detail = renderText(history, r, path, format, notes, true);

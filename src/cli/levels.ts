@@ -13,24 +13,26 @@ import { incomparable, LEVELS } from '../result/lattice.ts';
 import { isImplementedLevel } from '../check/index.ts';
 import { ELLE_NAMES } from '../result/levels.ts';
 import { renderExplanationText, verdictLine } from '../render/text.ts';
-import { rowCounterexample } from '../render/json.ts';
-import { anomalyLines } from './render.ts';
+import { anomalyLabel } from '../render/text.ts';
+import { rowCounterexample, rowEvidence } from '../render/json.ts';
+import { anomalyLines, ShownCounterexamples } from './render.ts';
 
 const STATUS_TEXT: Record<LevelRow['status'], string> = {
   'satisfied': 'satisfied', 'violated': 'VIOLATED', 'unknown': 'unknown', 'not checked': 'not checked',
 };
 
-function detail(lr: LevelsResult, row: LevelRow): string {
+function detail(lr: LevelsResult, row: LevelRow, shown: ShownCounterexamples): string {
   const cx = rowCounterexample(lr, row);
+  const ev = rowEvidence(lr, row);
+  // The number under which the counterexample is printed below (once, however many levels it violates).
+  const ref = ev === null ? '' : `#${shown.cite(ev.result.anomalies[0]!, ev.level.toUpperCase()).n} `;
   switch (row.basis) {
     case 'implied': return `implied by ${row.from}`;
-    case 'inherited': return `inherited from ${row.from}${cx === null ? '' : `: ${cx.name}`}`;
+    case 'inherited': return `inherited from ${row.from}${cx === null ? '' : `: ${ref}${anomalyLabel(cx)}`}`;
     case 'checked': {
       if (row.status === 'satisfied') return 'checked';
       if (row.status === 'unknown') return row.reason;
-      const a = row.result!.anomalies[0]!;
-      const size = a.explanation === undefined ? '' : ` (${a.explanation.size.txns} txns, ${a.explanation.size.edges} edges)`;
-      return `${cx!.name}${size}`;
+      return `${ref}${anomalyLabel(cx!)}`;
     }
     case 'none': return isImplementedLevel(row.level) ? `not checked: ${row.reason}` : 'not implemented yet';
   }
@@ -65,8 +67,13 @@ export function renderLevelsText(h: History, lr: LevelsResult, file: string, for
   const width = Math.max(...lr.rows.map((r) => r.level.length)) + 2;
   const titleWidth = Math.max(...lr.rows.map((r) => LEVELS[r.level].title.length)) + 2;
   lines.push(`${pad('level', width)}${pad('', titleWidth)}${pad('status', 13)}basis / counterexample`);
+  // Numbered in the order they are printed below: each level's own anomalies, weakest level first.
+  const shown = new ShownCounterexamples();
   for (const row of lr.rows) {
-    lines.push(`${pad(row.level, width)}${pad(LEVELS[row.level].title, titleWidth)}${pad(STATUS_TEXT[row.status], 13)}${detail(lr, row)}`);
+    if (row.basis === 'checked' && row.status !== 'satisfied' && row.result !== null) for (const a of row.result.anomalies.slice(0, 10)) shown.cite(a, row.level.toUpperCase());
+  }
+  for (const row of lr.rows) {
+    lines.push(`${pad(row.level, width)}${pad(LEVELS[row.level].title, titleWidth)}${pad(STATUS_TEXT[row.status], 13)}${detail(lr, row, shown)}`);
   }
   lines.push(strongestLine(lr));
   const notChecked = lr.rows.filter((r) => !isImplementedLevel(r.level)).map((r) => r.level);
@@ -76,10 +83,13 @@ export function renderLevelsText(h: History, lr: LevelsResult, file: string, for
   for (const row of lr.rows) {
     if (row.basis !== 'checked' || row.status === 'satisfied' || row.result === null) continue;
     const r = row.result;
-    lines.push('', verdictLine(r), ...anomalyLines(h, r, '  '));
+    lines.push('', verdictLine(r), ...anomalyLines(h, r, '  ', shown));
     if (explain) {
       r.anomalies.forEach((a, i) => {
-        if (a.explanation !== undefined) lines.push('', renderExplanationText(a.explanation, { index: i + 1, total: r.anomalies.length }));
+        // A counterexample printed under a weaker level is cited above, not argued again.
+        if (a.explanation !== undefined && shown.cite(a, r.level.toUpperCase()).first) {
+          lines.push('', renderExplanationText(a.explanation, { index: i + 1, total: r.anomalies.length }));
+        }
       });
     }
   }

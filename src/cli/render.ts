@@ -7,10 +7,9 @@
  */
 
 import type { History } from '../history/model.ts';
-import { INIT_TXN, type CheckResult, type DepEdge } from '../result/types.ts';
-import { namedCycleText, namedCycleTxns, renderExplanationText, verdictLine } from '../render/text.ts';
-import { involvedTxns, txnName, txnView } from '../render/json.ts';
-import { witnessCycleName } from '../explain/name.ts';
+import { INIT_TXN, type Anomaly, type CheckResult, type DepEdge } from '../result/types.ts';
+import { anomalyLabel, namedCycleText, namedCycleTxns, renderExplanationText, sizeText, verdictLine } from '../render/text.ts';
+import { anomalyName, involvedTxns, txnName, txnView } from '../render/json.ts';
 import { txnLabelDisplay } from '../explain/facts.ts';
 
 /**
@@ -52,28 +51,68 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
 }
 
 /**
- * The anomalies of a result, one block each (at most 10): the name and size of its minimal
- * counterexample, the cycle the name describes, and the transactions on it. `indent` prefixes
- * every line (the ladder's table nests them under a level).
+ * Counterexamples already printed in one output (the ladder prints several results): each gets a
+ * number the first time, and later occurrences cite it instead of printing it again.
  */
-export function anomalyLines(h: History, r: CheckResult, indent: string): string[] {
+export class ShownCounterexamples {
+  private readonly seen = new Map<string, { n: number; level: string }>();
+
+  /**
+   * The number of the anomaly's counterexample and the level it was first seen under; `first`
+   * when that is `level` (there it is printed; elsewhere cited).
+   */
+  cite(a: Anomaly, level: string): { n: number; level: string; first: boolean } {
+    const key = counterexampleKey(a);
+    const known = this.seen.get(key);
+    if (known !== undefined) return { ...known, first: known.level === level };
+    const entry = { n: this.seen.size + 1, level };
+    this.seen.set(key, entry);
+    return { ...entry, first: true };
+  }
+}
+
+/**
+ * What makes two counterexamples the same: their dependency edges (whatever the argument around
+ * them), or for a non-cycle anomaly the operation that observed it.
+ */
+function counterexampleKey(a: Anomaly): string {
+  if (a.type === 'non-cycle') return `n:${a.name}:${a.txn}:${a.op}:${a.key}`;
+  const edges = a.explanation?.edges ?? a.edges;
+  return `c:${edges.map((e) => `${e.from}-${e.kind}(${e.key})->${e.to}`).sort().join(' ')}`;
+}
+
+/**
+ * The anomalies of a result, one block each (at most 10): its class and description, the cycle
+ * they describe with that cycle's own size, and the transactions on it. `indent` prefixes every
+ * line (the ladder's table nests them under a level). With `shown` (the ladder), counterexamples
+ * are numbered, and one printed before under another level is cited, not printed again.
+ */
+export function anomalyLines(h: History, r: CheckResult, indent: string, shown?: ShownCounterexamples): string[] {
   const lines: string[] = [];
   for (const a of r.anomalies.slice(0, 10)) {
-    if (a.type === 'non-cycle') { lines.push(`${indent}${a.name}: ${a.message}`); continue; }
+    const label = anomalyLabel(anomalyName(a));
+    const cited = shown?.cite(a, r.level.toUpperCase());
+    const num = cited === undefined ? '' : `#${cited.n} `;
+    if (cited !== undefined && !cited.first) {
+      lines.push(`${indent}${num}${label}: the counterexample shown under ${cited.level} above`);
+      continue;
+    }
+    if (a.type === 'non-cycle') { lines.push(`${indent}${num}${label}: ${a.message}`); continue; }
     const cx = a.explanation;
-    let cycle: string, txns: number[];
+    let cycle: string, txns: number[], edges: number;
     if (cx === undefined || cx.cycle === null) {
       // Not explained: the checker's witness cycle is all there is.
       cycle = `${txnName(h, a.edges[0]!.from)} ${a.edges.map((e) => `${renderEdge(h, e)} ${txnName(h, e.to)}`).join(' ')}`;
       txns = involvedTxns([a]);
+      edges = a.edges.length;
     } else {
-      // The cycle the name describes, from the minimal counterexample (not the search's witness,
+      // The cycle the class describes, from the minimal counterexample (not the search's witness,
       // which can miss the reader that missed the write and carry unrelated edges).
       cycle = namedCycleText(cx);
       txns = [...new Set(namedCycleTxns(cx))].sort((x, y) => x - y);
+      edges = cx.cycle.edges.length;
     }
-    const name = cx === undefined ? witnessCycleName(a.edges) : `${cx.name} (${cx.size.txns} txns, ${cx.size.edges} edges)`;
-    lines.push(`${indent}${name} cycle: ${cycle}`);
+    lines.push(`${indent}${num}${label} cycle (${sizeText(txns.length, edges)}): ${cycle}`);
     for (const t of txns) {
       const v = txnView(h, t);
       lines.push(`${indent}  ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);

@@ -10,6 +10,7 @@ import { describeOp, OP_READ_LIST, type History, valueLabel, txnLabel } from '..
 import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import type { CxTxn } from '../result/counterexample.ts';
+import type { NamingFacts } from './name.ts';
 
 /** How people see a transaction label: with a T in front when it is a bare number. */
 export function txnLabelDisplay(label: string): string {
@@ -113,4 +114,13 @@ export class FactIndex {
     const op = this.writes.get(t * this.nKeys + key);
     return op === undefined ? null : opValueText(this.v.history, op);
   }
+}
+
+/** What naming (name.ts) asks of the history: the counterexample's sessions and its transactions' external reads. */
+export function namingFacts(facts: FactIndex, oneSession: boolean): NamingFacts {
+  return {
+    oneSession,
+    readSource: (t, k) => facts.readOf(t, k)?.writer ?? null,
+    readAt: (t, k) => facts.readOf(t, k)?.op ?? null,
+  };
 }

@@ -9,7 +9,7 @@
  *                          bringing back what pruning decided and why;
  *   minimize (minimize.ts) no dependency can be removed without losing the violation;
  *   Resolve  (argue.ts)    the argument: certain edges, forced sides, the final contradiction;
- *   name     (name.ts)     the anomaly's name from the shape of the cycles it ends with.
+ *   name     (name.ts)     the anomaly's class and description from the cycles it considers.
  * Only runs on a violation and only when asked: the valid path never reaches this module.
  * Further violations: the dependencies of the counterexamples found so far are taken out of the
  * polygraph and the rest is checked again (recheck.ts), so each one is distinct from the others.
@@ -22,14 +22,14 @@ import type { Validated } from '../validate/validate.ts';
 import type { Polygraph } from '../graph/polygraph.ts';
 import { argue, type ArgStep } from './argue.ts';
 import { certify } from './certify.ts';
-import { FactIndex, txnFacts } from './facts.ts';
+import { FactIndex, namingFacts, txnFacts } from './facts.ts';
 import { minimizeScenario } from './minimize.ts';
-import { cycleClass, nameCycles } from './name.ts';
+import { cycleClass, nameCycles, NON_CYCLE_DESCRIPTIONS, type NameEdge } from './name.ts';
 import { ceDep, Restorer, type CheckState } from './restore.ts';
 import { recheck, type Recheck } from './recheck.ts';
 import type { Dep } from './scenario.ts';
 import { summarize } from './summary.ts';
-import type { AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, Side } from '../result/counterexample.ts';
+import type { Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, Side } from '../result/counterexample.ts';
 
 export * from '../result/counterexample.ts';
 export type { Dep } from './scenario.ts';
@@ -106,7 +106,7 @@ export function explainCycles(inp: ExplainInput, first: readonly Dep[], opts: Ex
     const sig = cx.constraints.length > 0
       ? `c:${cx.constraints.map((c) => `${c.a}-${c.b}`).sort().join(',')}`
       : `t:${cx.txns.filter((t) => t.role === 'core').map((t) => t.txn).join(',')}`;
-    if (cx.certificate.status === 'failed') failures.push(`${cx.name}: ${cx.certificate.reason}`);
+    if (cx.certificate.status === 'failed') failures.push(`${cx.class}: ${cx.certificate.reason}`);
     else if (!seen.has(sig)) {
       seen.add(sig);
       found++;
@@ -177,20 +177,23 @@ function buildCounterexample(
   let n = 0;
   const toCycle = (ids: readonly number[]): CxCycle => ({
     edges: ids.map((i) => edgeId.get(i)!),
-    class: cycleClass(ids.map((i) => deps[i]!)),
+    class: cycleClass(ids.map((i) => nameEdge(deps[i]!))),
   });
-  const leaves: number[][] = [];
+  // Every cycle the argument considers, in order: in each choice of the write orders one of them
+  // is in the graph, so the name comes from all of them (name.ts).
+  const alternatives: number[][] = [];
   const convert = (ss: readonly ArgStep[], top: boolean): CxStep[] => ss.map((s): CxStep => {
     const num = ++n;
     switch (s.kind) {
       case 'forced':
         if (top) forcedAt.set(`${s.cons}/${s.side}`, num);
+        alternatives.push(s.cycle);
         return { kind: 'forced', n: num, constraint: consOrder.indexOf(s.cons), side: sideName(s.side), refuted: edgeId.get(s.refuted)!, cycle: toCycle(s.cycle), derived: s.derived.map((i) => edgeId.get(i)!) };
       case 'contradiction':
-        leaves.push(s.cycle);
+        alternatives.push(s.cycle);
         return { kind: 'contradiction', n: num, cycle: toCycle(s.cycle) };
       case 'dilemma':
-        leaves.push(s.either, s.or);
+        alternatives.push(s.either, s.or);
         return { kind: 'dilemma', n: num, constraint: consOrder.indexOf(s.cons), either: toCycle(s.either), or: toCycle(s.or) };
       default:
         return { kind: 'cases', n: num, constraint: consOrder.indexOf(s.cons), either: convert(s.either, false), or: convert(s.or, false) };
@@ -211,20 +214,21 @@ function buildCounterexample(
 
   const { txns, context } = collectTxns(inp, edges, opts.neighbours === true);
   const sessions = new Set(txns.filter((t) => t.role === 'core').map((t) => t.session));
-  if (leaves.length === 0) leaves.push(deps.map((_, i) => i)); // no argument: name the whole scenario's shape
-  const leafEdges = leaves.map((l) => l.map((i) => deps[i]!));
-  const { name, cycle } = nameCycles(leafEdges, sessions.size === 1, (t, k) => facts.readOf(t, k)?.writer ?? null, inp.level);
+  if (alternatives.length === 0) alternatives.push(deps.map((_, i) => i)); // no argument: name the whole scenario's shape
+  const altEdges = alternatives.map((l) => l.map((i) => nameEdge(deps[i]!)));
+  const named = nameCycles(altEdges, namingFacts(facts, sessions.size === 1), inp.level);
   return {
     type: 'cycle',
-    name,
-    classes: leafEdges.map((l) => cycleClass(l)),
+    class: named.class,
+    description: named.description,
+    classes: named.classes,
     level: inp.level,
-    summary: summarize(h, facts, inp.level, name, leafEdges[cycle]!),
+    summary: summarize(h, facts, inp.level, named, altEdges[named.cycle]!),
     txns,
     edges,
     constraints,
     steps: cxSteps,
-    cycle: toCycle(leaves[cycle]!),
+    cycle: toCycle(alternatives[named.cycle]!),
     context,
     size: { txns: txns.filter((t) => t.role === 'core').length, edges: edges.length },
     minimal,
@@ -312,16 +316,9 @@ function collectTxns(inp: ExplainInput, edges: readonly CxEdge[], neighbours: bo
   return { txns, context };
 }
 
-/** Names of the non-cycle anomalies found by validation. */
-const NON_CYCLE_NAMES: Record<NonCycleAnomaly['name'], AnomalyName> = {
-  'G1a': 'aborted read',
-  'G1b': 'intermediate read',
-  'INT': 'internal inconsistency',
-  'garbage-read': 'garbage read',
-  'future-read': 'future read',
-  'duplicate-elements': 'duplicate elements',
-  'incompatible-order': 'incompatible order',
-};
+function nameEdge(d: Dep): NameEdge {
+  return { from: d.from, to: d.to, kind: KIND_NAMES[d.kind]! as EdgeKind, key: d.key };
+}
 
 /** A non-cycle anomaly as a (small) counterexample: the reader, the writer if any, and the message. */
 export function explainNonCycle(v: Validated, a: NonCycleAnomaly, level: CheckState['level']): Counterexample {
@@ -334,7 +331,7 @@ export function explainNonCycle(v: Validated, a: NonCycleAnomaly, level: CheckSt
     context.push({ from: a.writer, to: a.txn, kind: 'WR', key: a.key, keyLabel: a.key < 0 ? null : h.keyLabels[a.key]! });
   }
   return {
-    type: 'non-cycle', name: NON_CYCLE_NAMES[a.name], classes: [], level, summary: a.message,
+    type: 'non-cycle', class: a.name, description: NON_CYCLE_DESCRIPTIONS[a.name], classes: [], level, summary: a.message,
     txns, edges: [], constraints: [], steps: [], cycle: null, context,
     size: { txns: txns.length, edges: 0 }, minimal: true, selfContained: true,
     certificate: { status: 'not applicable', choices: 0, reason: 'a non-cycle anomaly: the operations shown are the evidence' },

@@ -16,11 +16,12 @@
 
 import type { History } from '../history/model.ts';
 import { INIT_TXN, LEVEL_TITLES, type EdgeKind } from '../result/types.ts';
-import type { AnomalyName, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, CycleClass, EdgeStatus } from '../result/counterexample.ts';
+import type { AnomalyClass, Counterexample, CxConstraint, CxContextEdge, CxCycle, CxEdge, CxStep, CxTxn, EdgeStatus } from '../result/counterexample.ts';
 import type { Validated } from '../validate/validate.ts';
 import { E_DERIVED, E_SO, E_WR, VIA_HB, VIA_SO, type LevelBase, type LevelOutcome } from '../levels/index.ts';
-import { FactIndex, keyDisplay, txnDisplay, txnFacts } from './facts.ts';
+import { FactIndex, keyDisplay, namingFacts, txnDisplay, txnFacts } from './facts.ts';
 import { certifySaturated } from './certify-saturated.ts';
+import { cycleClass, nameCycles } from './name.ts';
 
 /** An edge of the argument before numbering. */
 interface Plain {
@@ -49,6 +50,8 @@ export function explainSaturation(v: Validated, out: LevelOutcome): Counterexamp
   let main: number[];
   let leaf: Plain[];
   const steps: CxStep[] = [];
+  // Every cycle the argument considers (each refuted side's, then the final one): the name comes from all of them.
+  const alternatives: CxCycle[] = [];
   if (out.initViolation !== null) {
     const { t2, read, via } = out.initViolation;
     const t3 = v.reads.txn[read]!, key = v.reads.key[read]!;
@@ -77,30 +80,35 @@ export function explainSaturation(v: Validated, out: LevelOutcome): Counterexamp
       const derived = b2.edge({ from: d.t2, to: d.t1, kind: 'WW', key: d.key }, 'derived', { constraint: c, side: 'or', step: n });
       derivedIds.set(c, derived);
       const cycle = [refuted, ...d.path.map((e) => b2.edge(e, 'certain', {}))];
-      steps.push({ kind: 'forced', n, constraint: c, side: 'or', refuted, cycle: b2.cycle(cycle), derived: [derived] });
+      const closed = b2.cycle(cycle);
+      alternatives.push(closed);
+      steps.push({ kind: 'forced', n, constraint: c, side: 'or', refuted, cycle: closed, derived: [derived] });
     });
     main = leaf.map((e, j) => (derivedAt[j] === -1 ? b2.edge(e, 'certain', {}) : derivedIds.get(derivedAt[j]!)!));
   }
   const finalCycle = b2.cycle(main);
+  alternatives.push(finalCycle);
   steps.push({ kind: 'contradiction', n: steps.length + 1, cycle: finalCycle });
   const constraints: CxConstraint[] = derivations.filter((d) => d.t1 !== INIT_TXN).map((d, id) => ({
     id, a: d.t1, b: d.t2, keys: [d.key], keyLabels: [h.keyLabels[d.key]!],
     either: b2.edges.filter((e) => e.constraint === id && e.side === 'either').map((e) => e.id),
     or: b2.edges.filter((e) => e.constraint === id && e.side === 'or').map((e) => e.id),
   }));
-  const name = anomalyName(out.level, leaf, derivations);
   const { txns, context } = b2.txns();
+  const sessions = new Set(txns.filter((t) => t.role === 'core').map((t) => t.session));
+  const named = nameCycles(alternatives.map((c) => c.edges.map((id) => b2.edges[id]!)), namingFacts(facts, sessions.size === 1), out.level);
   const cx: Counterexample = {
     type: 'cycle',
-    name,
-    classes: [finalCycle.class],
+    class: named.class,
+    description: named.description,
+    classes: named.classes,
     level: out.level,
-    summary: summary(h, facts, out.level, name, leaf, derivations),
+    summary: summary(h, facts, out.level, named.class, leaf, derivations),
     txns,
     edges: b2.edges,
     constraints,
     steps,
-    cycle: finalCycle,
+    cycle: alternatives[named.cycle]!,
     context,
     size: { txns: txns.filter((t) => t.role === 'core').length, edges: b2.edges.length },
     minimal: true,
@@ -159,32 +167,13 @@ function observation(b: LevelBase, t2: number, t3: number, via: number): Plain[]
   return path;
 }
 
-/** Names by shape (docs/levels.md): what the derived edges' observation paths look like. */
-function anomalyName(level: LevelOutcome['level'], leaf: readonly Plain[], ds: readonly Derivation[]): AnomalyName {
-  if (ds.length === 0) return leaf.every((e) => e.kind === 'WW' || e.kind === 'SO') && leaf.some((e) => e.kind === 'WW') ? 'G0' : 'G1c';
-  if (ds.every((d) => d.path.length === 1 && d.path[0]!.kind === 'SO')) return 'session guarantee violation';
-  switch (level) {
-    case 'pl-1': case 'ru': return 'G0';
-    case 'pl-2': return 'G1c';
-    case 'mav': case 'rc': case 'ss-rc': return 'non-monotonic read';
-    case 'ra': return 'fractured read';
-    case 'tcc': return ds.every((d) => d.path.length === 1) ? 'fractured read' : 'causality violation';
-  }
-}
-
-function cycleClassOf(kinds: readonly EdgeKind[]): CycleClass {
-  const rw = kinds.filter((k) => k === 'RW').length;
-  if (rw === 0) return kinds.every((k) => k === 'WW' || k === 'SO') && kinds.includes('WW') ? 'G0' : 'G1c';
-  return rw === 1 ? 'G-single' : 'G2';
-}
-
-function summary(h: History, facts: FactIndex, level: LevelOutcome['level'], name: AnomalyName, leaf: readonly Plain[], ds: readonly Derivation[]): string {
+function summary(h: History, facts: FactIndex, level: LevelOutcome['level'], cls: AnomalyClass, leaf: readonly Plain[], ds: readonly Derivation[]): string {
   const T = (t: number) => txnDisplay(h, t);
   const K = (k: number) => keyDisplay(h, k);
   const cycleText = (es: readonly Plain[]) => `${T(es[0]!.from)} ${es.map((e) => `-${e.kind === 'SO' ? 'SO' : `${e.kind}(${h.keyLabels[e.key]})`}-> ${T(e.to)}`).join(' ')}`;
   const title = LEVEL_TITLES[level];
   if (ds.length === 0) {
-    return name === 'G0'
+    return cls.startsWith('G0')
       ? `a cycle of write order and session order, which ${title} forbids: ${cycleText(leaf)}`
       : `a cycle of session order and reads (each transaction observed the next), which ${title} forbids: ${cycleText(leaf)}`;
   }
@@ -224,7 +213,7 @@ class Builder {
   }
 
   cycle(ids: readonly number[]): CxCycle {
-    return { edges: [...ids], class: cycleClassOf(ids.map((i) => this.edges[i]!.kind)) };
+    return { edges: [...ids], class: cycleClass(ids.map((i) => this.edges[i]!)) };
   }
 
   txns(): { txns: CxTxn[]; context: CxContextEdge[] } {

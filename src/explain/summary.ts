@@ -1,26 +1,22 @@
 /**
  * One sentence per anomaly, in the words of the literature, built from the cycle that named it.
  *
- * Takes: the history, its FactIndex, the anomaly's name and that cycle (edges in order). Gives a
+ * Takes: the history, its FactIndex, the anomaly's class and description (name.ts) and that
+ * cycle (edges in order). Gives a
  * sentence such as "T3 and T8 both read key 0 = 4 and both wrote key 0: one overwrote the other's
  * update without seeing it". Pure; the text renderer prints it above the argument.
  */
 
 import type { History } from '../history/model.ts';
 import { LEVEL_TITLES, type Level } from '../result/types.ts';
-import { K_RW, KIND_NAMES } from '../graph/edges.ts';
 import { keyDisplay, txnDisplay, type FactIndex } from './facts.ts';
-import type { AnomalyName } from '../result/counterexample.ts';
+import type { AnomalyClass, AnomalyDescription } from '../result/counterexample.ts';
+import type { NameEdge } from './name.ts';
 
-export interface SummaryEdge {
-  from: number;
-  to: number;
-  kind: number;
-  key: number;
-}
+type SummaryEdge = NameEdge;
 
 export function edgeText(h: History, e: SummaryEdge): string {
-  const k = KIND_NAMES[e.kind]!;
+  const k = e.kind;
   return `-${k === 'SO' || k === 'RT' ? k : `${k}(${h.keyLabels[e.key]})`}->`;
 }
 
@@ -33,23 +29,25 @@ export function cycleText(h: History, cycle: readonly SummaryEdge[]): string {
 /** The cycle rotated so that it ends with its last RW edge (or unchanged without one). */
 function endingWithRw(cycle: readonly SummaryEdge[]): SummaryEdge[] {
   let at = -1;
-  cycle.forEach((e, i) => { if (e.kind === K_RW) at = i; });
+  cycle.forEach((e, i) => { if (e.kind === 'RW') at = i; });
   const start = (at + 1) % cycle.length;
   return [...cycle.slice(start), ...cycle.slice(0, start)];
 }
 
-export function summarize(h: History, facts: FactIndex, level: Level, name: AnomalyName, cycle: readonly SummaryEdge[]): string {
+export function summarize(
+  h: History, facts: FactIndex, level: Level, named: { class: AnomalyClass; description: AnomalyDescription | null }, cycle: readonly SummaryEdge[],
+): string {
   const T = (t: number) => txnDisplay(h, t);
   const K = (k: number) => keyDisplay(h, k);
   const levelName = LEVEL_TITLES[level];
   const c = endingWithRw(cycle);
-  const rws = c.filter((e) => e.kind === K_RW);
+  const rws = c.filter((e) => e.kind === 'RW');
   const readText = (t: number, k: number) => {
     const r = facts.readOf(t, k);
     const v = facts.readValue(t, k);
     return r === null ? `read ${K(k)}` : `read ${K(k)} = ${v}${r.writer >= 0 ? ` (written by ${T(r.writer)})` : ' (the initial value)'}`;
   };
-  switch (name) {
+  switch (named.class === 'lost update' || named.class === 'OTV' ? named.class : named.description) {
     case 'lost update': {
       // Named so only when both read the key from the same writer (name.ts).
       const rw = rws[0]!;
@@ -64,9 +62,15 @@ export function summarize(h: History, facts: FactIndex, level: Level, name: Anom
       return `${T(r1.from)} saw ${T(r2.to)}'s writes but not ${T(r1.to)}'s write of ${K(r1.key)}, while ${T(r2.from)} saw ` +
         `${T(r1.to)}'s writes but not ${T(r2.to)}'s write of ${K(r2.key)}: the two writes were observed in opposite orders`;
     }
-    case 'read skew': {
+    case 'OTV': {
       const rw = rws[0]!;
-      const wr = c.find((e) => e.kind !== K_RW)!;
+      const wr = c.find((e) => e.kind !== 'RW')!;
+      return `${T(rw.from)} read ${T(wr.from)}'s write of ${K(wr.key)}, then ${readText(rw.from, rw.key)}, a version ${T(wr.from)} ` +
+        `overwrote: ${T(wr.from)} vanished from its view (observed transaction vanishes)`;
+    }
+    case 'read skew': case 'fractured read': {
+      const rw = rws[0]!;
+      const wr = c.find((e) => e.kind !== 'RW')!;
       return `${T(rw.from)} saw ${T(wr.from)}'s write of ${K(wr.key)} but not its write of ${K(rw.key)} ` +
         `(it ${readText(rw.from, rw.key)}): it observed only part of ${T(wr.from)}'s writes (fractured read)`;
     }

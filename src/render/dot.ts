@@ -15,6 +15,7 @@
 import { INIT_TXN } from '../result/types.ts';
 import { keyLabelDisplay, txnLabelDisplay } from '../explain/facts.ts';
 import type { Counterexample, CxEdge, CxStep, CxTxn } from '../result/counterexample.ts';
+import { anomalyLabel } from './text.ts';
 
 /** Operations shown per transaction node; the rest is elided. */
 export const DOT_OPS_MAX = 8;
@@ -158,7 +159,7 @@ export function legendDot(withLabels = true): string {
 export function anomalyTitle(cx: Counterexample, index?: number): string {
   const keys = [...new Set(cx.edges.filter((e) => e.keyLabel !== null).map((e) => keyLabelDisplay(e.keyLabel!)))];
   const on = keys.length === 0 || keys.length > 3 ? '' : ` on ${keys.join(', ')}`;
-  return `${index === undefined ? '' : `Anomaly ${index}: `}${cx.name}${on}`;
+  return `${index === undefined ? '' : `Anomaly ${index}: `}${anomalyLabel(cx)}${on}`;
 }
 
 /**

@@ -21,7 +21,9 @@ export interface ReportSource {
 
 export interface ReportAnomaly {
   title: string;
-  name: string;
+  /** The counterexample's class and description (explain/name.ts), as data attributes of its section. */
+  class: string;
+  description: string | null;
   summary: string;
   svg: string;
   text: string;
@@ -82,7 +84,7 @@ export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonl
     ...[...src.notes, ...(r.notes ?? [])].map((n) => row('note', n)),
   ].join('\n');
   const sections = anomalies.map((a, i) => `
-<section class="anomaly" id="anomaly-${i + 1}" data-name="${escapeHtml(a.name)}">
+<section class="anomaly" id="anomaly-${i + 1}" data-class="${escapeHtml(a.class)}"${a.description === null ? '' : ` data-description="${escapeHtml(a.description)}"`}>
 <h2>${escapeHtml(a.title)}</h2>
 <p class="summary">${escapeHtml(a.summary)}.</p>
 <div class="graph">${a.svg}</div>
@@ -120,7 +122,8 @@ export async function htmlReport(r: CheckResult, src: ReportSource): Promise<str
     const cx = explained[i]!;
     parts.push({
       title: anomalyTitle(cx, i + 1),
-      name: cx.name,
+      class: cx.class,
+      description: cx.description,
       summary: cx.summary,
       svg: await renderSvg([cx], { legend: false }),
       text: renderExplanationText(cx, { index: i + 1, total: explained.length }),

@@ -15,16 +15,17 @@ import { describeOp, txnLabel, txnWhere, type History } from '../history/model.t
 import { INIT_TXN, type Anomaly, type CheckResult, type Level } from '../result/types.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import type { LevelName } from '../result/types.ts';
+import type { AnomalyClass, AnomalyDescription } from '../result/counterexample.ts';
 import { COVERS, LEVELS } from '../result/lattice.ts';
 import { ELLE_NAMES } from '../result/levels.ts';
-import { witnessCycleName } from '../explain/name.ts';
+import { NON_CYCLE_DESCRIPTIONS, witnessCycleClass } from '../explain/name.ts';
 import { renderExplanationText } from './text.ts';
 
 /**
  * Version of the `--json` contract (schema/check-result.schema.json). Bumped when a field is
  * removed, renamed or changes meaning; the schema is updated with every added field.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface TxnView {
   txn: number;
@@ -58,6 +59,15 @@ export function involvedTxns(anomalies: readonly Anomaly[]): number[] {
   return [...set].sort((x, y) => x - y);
 }
 
+/**
+ * An anomaly's class and description as explain/ named them; a witness cycle that was not
+ * explained has its shape's class only, a non-cycle anomaly validation's name and its reading.
+ */
+export function anomalyName(a: Anomaly): { class: AnomalyClass; description: AnomalyDescription | null } {
+  if (a.explanation !== undefined) return { class: a.explanation.class, description: a.explanation.description };
+  return a.type === 'cycle' ? { class: witnessCycleClass(a.edges), description: null } : { class: a.name, description: NON_CYCLE_DESCRIPTIONS[a.name] };
+}
+
 /** `withText`: add each explanation's text rendering (`--explain`); the data is there either way. */
 export function resultJson(h: History, r: CheckResult, extra: Record<string, unknown>, withText = false): Record<string, unknown> {
   const keyName = (k: number) => (k < 0 ? null : h.keyLabels[k]);
@@ -73,8 +83,8 @@ export function resultJson(h: History, r: CheckResult, extra: Record<string, unk
     ...(extra['notes'] === undefined && r.notes === undefined ? {} : { notes }),
     anomalies: r.anomalies.map((a, i) =>
       a.type === 'cycle'
-        ? { ...a, name: a.explanation?.name ?? witnessCycleName(a.edges), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })), ...text(a, i) }
-        : { ...a, keyLabel: keyName(a.key), ...text(a, i) }),
+        ? { ...a, ...anomalyName(a), edges: a.edges.map((e) => ({ ...e, fromLabel: txnName(h, e.from), toLabel: txnName(h, e.to), keyLabel: keyName(e.key) })), ...text(a, i) }
+        : { ...a, ...anomalyName(a), keyLabel: keyName(a.key), ...text(a, i) }),
     transactions: involvedTxns(r.anomalies).map((t) => txnView(h, t)),
   };
 }
@@ -111,18 +121,13 @@ export function rowEvidence(lr: LevelsResult, row: LevelRow): { level: LevelName
   return { level: owner.level, result: owner.result };
 }
 
-function anomalyName(a: Anomaly): string {
-  if (a.explanation !== undefined) return a.explanation.name;
-  return a.type === 'cycle' ? witnessCycleName(a.edges) : a.name;
-}
-
 /** The first counterexample of a violated row, named, with the level it was found for. */
-export function rowCounterexample(lr: LevelsResult, row: LevelRow): { level: LevelName; name: string; summary: string } | null {
+export function rowCounterexample(lr: LevelsResult, row: LevelRow): { level: LevelName; class: AnomalyClass; description: AnomalyDescription | null; summary: string } | null {
   const ev = rowEvidence(lr, row);
   if (ev === null) return null;
   const a = ev.result.anomalies[0]!;
   const summary = a.explanation?.summary ?? (a.type === 'non-cycle' ? a.message : `a cycle of ${a.edges.length} dependency edges`);
-  return { level: ev.level, name: anomalyName(a), summary };
+  return { level: ev.level, ...anomalyName(a), summary };
 }
 
 /** `withText`: each checked level's explanations carry their text rendering (`--explain`). */

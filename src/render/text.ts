@@ -50,13 +50,28 @@ class Namer {
   }
 }
 
+/** A counterexample's class with its description: `G-single (read skew)`, `lost update`, `G1a (aborted read)`. */
+export function anomalyLabel(cx: Pick<Counterexample, 'class' | 'description'>): string {
+  return cx.description === null ? cx.class : `${cx.class} (${cx.description})`;
+}
+
+/** `2 txns, 3 edges`: the size of a cycle as printed, in words that agree with the numbers. */
+export function sizeText(txns: number, edges: number): string {
+  return `${txns} txn${txns === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}`;
+}
+
+/** The transactions and edges of the named cycle (what the summaries print after the label); null without one. */
+export function namedCycleSize(cx: Counterexample): { txns: number; edges: number } | null {
+  if (cx.cycle === null) return null;
+  return { txns: new Set(namedCycleTxns(cx)).size, edges: cx.cycle.edges.length };
+}
+
 export function renderExplanationText(cx: Counterexample, opts: TextOptions = {}): string {
   const nm = new Namer(cx);
   const ind = opts.indent ?? '';
   const lines: string[] = [];
   const counter = opts.index === undefined ? 'Anomaly' : `Anomaly ${opts.index}${opts.total === undefined ? '' : ` of ${opts.total}`}`;
-  const classes = cx.classes.length === 0 ? '' : ` (cycle${cx.classes.length > 1 ? 's' : ''}: ${cx.classes.join(', ')})`;
-  lines.push(`${counter}: ${cx.name}${classes}, forbidden by ${LEVEL_NAMES[cx.level]}`);
+  lines.push(`${counter}: ${anomalyLabel(cx)}, forbidden by ${LEVEL_NAMES[cx.level]}`);
   lines.push(`  ${cx.summary}.`);
   if (cx.selfContained && !cx.minimal) lines.push('  (The time limit cut minimization short: some of these edges may not be needed.)');
   lines.push('');

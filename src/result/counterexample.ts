@@ -13,25 +13,38 @@
  * key ids; every id comes with the user's own label so that JSON readers need nothing else.
  */
 
-import type { EdgeKind, Level } from './types.ts';
+import type { EdgeKind, Level, NonCycleAnomalyName } from './types.ts';
 
-/** Names from the literature (Adya; Cerone and Gotsman; Elle), most specific first; see docs/explain.md. */
-export type AnomalyName =
+/** Adya's classes of a dependency cycle by its anti-dependency (RW) edges (docs/explain.md, "Names"). */
+export type BaseCycleClass = 'G0' | 'G1c' | 'G-single' | 'G-nonadjacent' | 'G2-item';
+
+/**
+ * The class of one cycle: Adya's, with Elle's suffix when the cycle goes through real-time order
+ * (`-realtime`) or, without one, through session order (`-process`, Elle's process order).
+ */
+export type CycleClass = BaseCycleClass | `${BaseCycleClass}-process` | `${BaseCycleClass}-realtime`;
+
+/**
+ * A counterexample's class, one name per class, in the vocabulary of Adya, Elle and Hermitage: a
+ * cycle class; the specific cycle shapes `lost update` (Berenson et al.'s P4, Hermitage's "lost
+ * update") and `OTV` (Hermitage's "observed transaction vanishes"); or, for non-cycle anomalies,
+ * validation's name (G1a, G1b, INT, garbage-read, ...).
+ */
+export type AnomalyClass = CycleClass | 'lost update' | 'OTV' | NonCycleAnomalyName;
+
+/**
+ * What a counterexample means at the level it was found for (the reading of that level's
+ * literature); the class says what the cycle is. Non-cycle anomalies have their spelled-out name.
+ */
+export type AnomalyDescription =
   | 'real-time violation'
-  | 'lost update'
   | 'long fork'
   | 'read skew'
-  | 'session guarantee violation'
-  | 'causality violation'
   | 'fractured read'
   | 'non-monotonic read'
+  | 'session guarantee violation'
+  | 'causality violation'
   | 'write skew'
-  | 'G2-item'
-  | 'G-single'
-  | 'G-nonadjacent'
-  | 'G2'
-  | 'G1c'
-  | 'G0'
   | 'aborted read'
   | 'intermediate read'
   | 'internal inconsistency'
@@ -39,9 +52,6 @@ export type AnomalyName =
   | 'future read'
   | 'duplicate elements'
   | 'incompatible order';
-
-/** The Adya-style class of one cycle, by its count and placement of RW edges. */
-export type CycleClass = 'G0' | 'G1c' | 'G-single' | 'G-nonadjacent' | 'G2';
 
 /**
  * certain: follows from the history alone (SO, WR, and WW/RW fixed by the initial state or by
@@ -153,8 +163,15 @@ export interface Certificate {
 
 export interface Counterexample {
   type: 'cycle' | 'non-cycle';
-  name: AnomalyName;
-  /** Classes of the cycles the argument ends with (empty for non-cycle anomalies). */
+  /** The anomaly's class (src/explain/name.ts): one every alternative of the argument has or implies. */
+  class: AnomalyClass;
+  /** The level's reading of it (read skew, long fork, causality violation, ...), or null. */
+  description: AnomalyDescription | null;
+  /**
+   * The classes of every cycle the argument considers (each forced step's refuted side, the final
+   * contradiction or both sides of a dilemma), in the order of the steps; `class` comes from the
+   * loosest of them. Empty for non-cycle anomalies.
+   */
   classes: CycleClass[];
   level: Level;
   /** One sentence for people. */
@@ -164,13 +181,16 @@ export interface Counterexample {
   constraints: CxConstraint[];
   steps: CxStep[];
   /**
-   * The cycle the anomaly's name describes (one of those the argument ends with; for a dilemma or
-   * a case split, the alternative that gives the name, so it holds a supposed edge). Without an
-   * argument (a budget stopped Restore) it is the checker's witness cycle.
+   * The cycle the class and description describe (one of those the argument considers: when it
+   * is a refuted side or one side of a dilemma, it holds a supposed edge). Without an argument (a
+   * budget stopped Restore) it is the checker's witness cycle.
    */
   cycle: CxCycle | null;
   context: CxContextEdge[];
-  /** Transactions with role 'core', and dependency edges (= edges.length). */
+  /**
+   * The whole counterexample: transactions with role 'core', and dependency edges (= edges.length).
+   * The named cycle's own size is `cycle.edges.length` (what the summaries print).
+   */
   size: { txns: number; edges: number };
   /** False only when a time budget cut minimization short (the counterexample is still a violation). */
   minimal: boolean;

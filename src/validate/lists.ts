@@ -34,6 +34,7 @@ export function resolveLists(
 ): ListFacts {
   const rTxn = new GrowableInt32(), rKey = new GrowableInt32(), rOp = new GrowableInt32(), rWriter = new GrowableInt32();
   const longest = new Map<number, { op: number; start: number; len: number }>();
+  const split: { t: number; op: number; key: number; start: number; len: number }[] = [];
   const appendFacts = countAppends(h);
   // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
   // and split runs are found with one typed-array probe per element, no set per read.
@@ -69,7 +70,9 @@ export function resolveLists(
     const prev = lastRead.get(key);
     if (prev !== undefined && sameElems(h, prev.start, prev.len, start, extEnd - start)) continue;
     lastRead.set(key, { start, len: extEnd - start });
-    if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add)) continue;
+    const usable = checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add);
+    if (usable === 'split') split.push({ t, op, key, start, len: extEnd - start });
+    if (usable !== true) continue;
 
     const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(key, h.listElems[extEnd - 1]!)!);
     rTxn.push(t); rKey.push(key); rOp.push(op); rWriter.push(lastWriter);
@@ -85,6 +88,19 @@ export function resolveLists(
       continue;
     }
     longest.set(key, long);
+  }
+
+  // A read that split a writer's appends (G1b) gives no chain of writers, but a list only grows
+  // at its end: its elements must still be in the order every other read shows them.
+  for (const r of split) {
+    const best = longest.get(r.key);
+    if (best === undefined) continue;
+    const n = Math.min(best.len, r.len);
+    if (sameElems(h, best.start, n, r.start, n)) continue;
+    add({ type: 'non-cycle', name: 'incompatible-order', txn: r.t, op: r.op, key: r.key, writer: -2,
+      message: `${txnLabel(h, r.t)} read ${h.keyLabels[r.key]}=[${listText(h, r.start, r.start + r.len)}] at ${opWhere(h, r.op)}; ` +
+        `${txnLabel(h, txnOfOp(h, best.op))} read [${listText(h, best.start, best.start + best.len)}] at ${opWhere(h, best.op)}: ` +
+        'neither is a prefix of the other, so no single order of appends explains both' });
   }
 
   const chains = new Map<number, Int32Array>();
@@ -115,7 +131,7 @@ export function resolveLists(
 function checkElements(
   h: History, t: number, op: number, key: number, start: number, end: number, what: () => string,
   writerOf: WriterIndex, appends: AppendFacts & ReadStamps, add: (a: NonCycleAnomaly) => void,
-): boolean {
+): boolean | 'split' {
   const { stamps, readId } = appends;
   // Problems of closed runs wait for the end of the read: a writer whose elements turn up in two
   // runs is reported once, as split, rather than as two partial runs.
@@ -169,7 +185,7 @@ function checkElements(
         add({ type: 'non-cycle', name: 'G1b', txn: t, op, key, writer: wt,
           message: `${what()}, in which the elements ${txnLabel(h, wt)} appended to ${h.keyLabels[key]} are split by ` +
             `another transaction's (intermediate read)` });
-        return false;
+        return 'split';
       }
       runWriter = wt; runOp = w; runLen = 0; runInOrder = true;
     }

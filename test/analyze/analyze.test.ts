@@ -7,6 +7,7 @@ import { parseProgram, analyzeProgram } from '../../src/analyze/index.ts';
 import { runExecution } from '../../src/analyze/interp.ts';
 import { main } from '../../src/cli/main.ts';
 import { scratchDir } from '../support/scratch.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 const load = (name: string) => parseProgram(readFileSync(`examples/anode/${name}`, 'utf8'), name);
 
@@ -42,7 +43,7 @@ test('withdraw: lost update under EC at k=2, confirmed; none under PSI, proved f
   const ec = await analyzeProgram(p, { model: 'ec', bound: 4, prove: false, timeoutMs: 60_000 });
   assert.equal(ec.verdict, 'anomaly');
   assert.equal(ec.anomaly!.length, 2);
-  assert.equal(ec.anomaly!.explanation.name, 'lost update');
+  assert.equal(anomalyLabel(ec.anomaly!.explanation), 'lost update');
   assert.equal(ec.anomaly!.confirmation.reproduced, true);
   const psi = await analyzeProgram(p, { model: 'psi', bound: 4, prove: true, timeoutMs: 60_000 });
   assert.equal(psi.verdict, 'proved', JSON.stringify(psi.queries));
@@ -185,7 +186,7 @@ test('Courseware under EC (k=2): capacity, duplicate names, enrolment while the 
     assert.equal(r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join(), txns);
     for (const e of r.anomaly!.witness.cycle) assert.match(e.item!, item, involving.join());
     if (involving[0] === 'Enroll' && involving.length === 1 && r.anomaly!.witness.cycle.every((e) => e.item!.endsWith('CO_COUNT'))) {
-      assert.equal(r.anomaly!.explanation.name, 'lost update');
+      assert.equal(anomalyLabel(r.anomaly!.explanation), 'lost update');
     }
     if (involving[0] === 'AddCourse' || involving[0] === 'AddStudent') {
       // Duplicate names: the same NAME, different ids, neither sees the other's insert.
@@ -211,7 +212,7 @@ test('Courseware with the paper\'s upgrades (Enroll under PSI): the long fork of
   const r = await analyzeProgram(p, { model: 'ec', bound: 4, prove: false, timeoutMs: 60_000, involving: ['AddStudent', 'AddCourse', 'Enroll'] });
   assert.equal(r.verdict, 'anomaly');
   assert.equal(r.anomaly!.length, 4);
-  assert.equal(r.anomaly!.explanation.name, 'long fork');
+  assert.equal(anomalyLabel(r.anomaly!.explanation), 'G-nonadjacent (long fork)');
   assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
   const inst = r.anomaly!.witness.execution.instances;
   assert.equal(inst.map((x) => x.txn).sort().join(), 'AddCourse,AddStudent,Enroll,Enroll');
@@ -238,7 +239,7 @@ test('TPC-C under PSI, focused on New-Order, Payment and Order-Status: the paper
   const r = await analyzeProgram(load('tpcc.anode'), { model: 'psi', bound: 4, prove: false, timeoutMs: 60_000, involving: ['NewOrder', 'Payment', 'OrderStatus'] });
   assert.equal(r.verdict, 'anomaly');
   assert.equal(r.anomaly!.length, 4);
-  assert.equal(r.anomaly!.explanation.name, 'long fork');
+  assert.equal(anomalyLabel(r.anomaly!.explanation), 'G-nonadjacent (long fork)');
   assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
   assert.equal(r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join(), 'NewOrder,OrderStatus,OrderStatus,Payment');
   // New-Order and Payment write different tables (Orders, Customer), each Order-Status reads both.
@@ -299,7 +300,7 @@ test('Courseware in the paper\'s final configuration: a confirmed G-single at k=
   assert.equal(r.verdict, 'anomaly');
   assert.equal(r.anomaly!.length, 3);
   assert.equal(r.anomaly!.confirmation.reproduced, true, r.anomaly!.confirmation.reason);
-  assert.equal(r.anomaly!.explanation.name, 'G-single');
+  assert.equal(anomalyLabel(r.anomaly!.explanation), 'G-single (causality violation)');
   // AddStudent, RemStudent, AddStudent, or its twin on courses.
   const txns = r.anomaly!.witness.execution.instances.map((x) => x.txn).sort().join();
   assert.ok(['AddStudent,AddStudent,RemStudent', 'AddCourse,AddCourse,RemCourse'].includes(txns), txns);

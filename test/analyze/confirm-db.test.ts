@@ -31,7 +31,7 @@ let initial: InitialDb;
 before(async () => {
   const program = parseProgram(readFileSync(WITHDRAW, 'utf8'), WITHDRAW);
   const r = await analyzeProgram(program, { model: 'ec', bound: 2, prove: false, timeoutMs: 60_000 });
-  assert.equal(r.anomaly?.explanation.name, 'lost update');
+  assert.equal(r.anomaly?.explanation.class, 'lost update');
   assert.equal(r.anomaly.confirmation.reproduced, true);
   info = access(program);
   witness = r.anomaly.witness;

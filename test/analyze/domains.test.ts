@@ -60,7 +60,7 @@ test('confirmation refuses a witness whose parameters break REQUIRES', async () 
 
 test('withdraw: the witness withdraws a positive amount, and with no REQUIRES parameters stay small and non-negative', async () => {
   const r = await analyze(readFileSync('examples/anode/withdraw.anode', 'utf8'));
-  assert.equal(r.anomaly!.explanation.name, 'lost update');
+  assert.equal(r.anomaly!.explanation.class, 'lost update');
   for (const x of r.anomaly!.witness.execution.instances) {
     assert.ok(x.args[1]! > 0, `Amount = ${x.args[1]}`);
     assert.ok(x.args.every((a) => a >= 0 && a <= 9), x.args.join());

@@ -24,7 +24,8 @@ test('defaults: SI, pruning on, explained, like the CLI', async () => {
   assert.equal(r.level, 'si');
   assert.equal(r.verdict, 'violation');
   assert.ok(r.constraints.pruneRounds > 0, 'pruning ran');
-  assert.equal(r.anomalies[0]!.explanation?.name, 'long fork');
+  assert.equal(r.anomalies[0]!.explanation?.class, 'G-nonadjacent');
+  assert.equal(r.anomalies[0]!.explanation?.description, 'long fork');
   const bare = checkHistory(history, { explain: false, pruning: false });
   assert.equal(bare.verdict, 'violation');
   assert.equal(bare.constraints.pruneRounds, 0);

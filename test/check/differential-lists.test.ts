@@ -84,7 +84,7 @@ function problems(run: Run, h: History, level: Level, expected: 'valid' | 'viola
     for (const a of r.anomalies) {
       if (a.type === 'cycle' && bad.length > 0) out.push(`  reported cycle: ${renderCycle(h, a)}`);
       if (name !== 'pruning on') continue;
-      const named = a.type === 'non-cycle' ? a.name : a.explanation?.name;
+      const named = a.type === 'non-cycle' ? a.name : a.explanation?.class;
       if (named === undefined || a.explanation === undefined) out.push(`${name}: an anomaly without an explanation or name`);
       else run.names.set(named, (run.names.get(named) ?? 0) + 1);
     }

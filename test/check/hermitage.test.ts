@@ -165,7 +165,7 @@ for (const row of ROWS) {
       const want = expectedViolation(f, level) ? 'violation' : 'valid';
       await t.test(`${level}: ${want}`, () => {
         const r = checkHistory(history, { level, pruning: true });
-        assert.equal(r.verdict, want, `${row.outcome}. Expected because: ${f.why}. Got: ${JSON.stringify(r.anomalies.map((a) => a.type === 'cycle' ? a.explanation?.name ?? 'cycle' : a.name))}`);
+        assert.equal(r.verdict, want, `${row.outcome}. Expected because: ${f.why}. Got: ${JSON.stringify(r.anomalies.map((a) => a.type === 'cycle' ? a.explanation?.class ?? 'cycle' : a.name))}`);
       });
     }
   });

@@ -17,6 +17,7 @@ import { axiomaticLevel, graphLevel, type LadderLevel } from '../oracle/brute-fo
 import { tinyHistory, type TinyTxn } from '../support/tiny-history.ts';
 import { renderExplanationText } from '../../src/render/text.ts';
 import { renderDot } from '../../src/render/dot.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 /** A tiny history with [start, end] times per txn (in list order). */
 function timed(txns: readonly TinyTxn[], times: readonly (readonly [number, number])[]): History {
@@ -29,7 +30,7 @@ function verdict(h: History, level: Level): { verdict: string; name: string | un
   const a = r.anomalies[0];
   // Every counterexample passes its independent certificate (certify.ts) for the level.
   if (a?.type === 'cycle') assert.equal(a.explanation?.certificate.status, 'certified', `${level}: ${a.explanation?.certificate.reason}`);
-  return { verdict: r.verdict, name: a?.explanation?.name };
+  return { verdict: r.verdict, name: a?.explanation === undefined ? undefined : anomalyLabel(a.explanation) };
 }
 
 /** `h` satisfies `weaker` and violates `stronger` (named `name`), by the pipeline and both oracles. */
@@ -76,9 +77,9 @@ test('TCC < PSI: a lost update is causal but not PSI (PC allows it too)', () => 
 });
 
 test('TCC < PC and PSI < SI: a long fork', () => {
-  boundary(LONG_FORK, 'tcc', 'pc', 'long fork');
-  boundary(LONG_FORK, 'psi', 'si', 'long fork');
-  boundary(LONG_FORK, 'psi', 'pc', 'long fork'); // PSI and PC are incomparable: this way ...
+  boundary(LONG_FORK, 'tcc', 'pc', 'G-nonadjacent (long fork)');
+  boundary(LONG_FORK, 'psi', 'si', 'G-nonadjacent (long fork)');
+  boundary(LONG_FORK, 'psi', 'pc', 'G-nonadjacent (long fork)'); // PSI and PC are incomparable: this way ...
 });
 
 test('PC < SI: a lost update (and PC and PSI are incomparable)', () => {
@@ -87,8 +88,8 @@ test('PC < SI: a lost update (and PC and PSI are incomparable)', () => {
 });
 
 test('SI < SER, and RR (PL-2.99) < SER without being above SI: write skew is a G2-item', () => {
-  boundary(WRITE_SKEW, 'si', 'ser', 'write skew');
-  boundary(WRITE_SKEW, 'psi', 'rr', 'write skew');
+  boundary(WRITE_SKEW, 'si', 'ser', 'G2-item (write skew)');
+  boundary(WRITE_SKEW, 'psi', 'rr', 'G2-item (write skew)');
 });
 
 /*
@@ -98,8 +99,8 @@ test('SI < SER, and RR (PL-2.99) < SER without being above SI: write skew is a G
  */
 test('RR < SER: a stale read in one session is PL-2.99 but not (strong session) SER, nor PC', () => {
   const h = tinyHistory([{ s: 1, ops: 'w(x,1)' }, { s: 1, ops: 'r(x,0)' }]);
-  boundary(h, 'rr', 'ser', 'session guarantee violation');
-  boundary(h, 'rr', 'pc', 'session guarantee violation');
+  boundary(h, 'rr', 'ser', 'G-single-process (session guarantee violation)');
+  boundary(h, 'rr', 'pc', 'G-single-process (session guarantee violation)');
 });
 
 /*
@@ -111,8 +112,8 @@ test('RR < SER: a stale read in one session is PL-2.99 but not (strong session) 
 const STALE = timed([{ s: 1, ops: 'w(x,1)' }, { s: 2, ops: 'r(x,0)' }], [[0, 1], [2, 3]]);
 
 test('SER < strict-SER and SI < strict-SI: a stale read after the write returned is a real-time violation', () => {
-  boundary(STALE, 'ser', 'strict-ser', 'real-time violation');
-  boundary(STALE, 'si', 'strict-si', 'real-time violation');
+  boundary(STALE, 'ser', 'strict-ser', 'G-single-realtime (real-time violation)');
+  boundary(STALE, 'si', 'strict-si', 'G-single-realtime (real-time violation)');
 });
 
 /*
@@ -123,7 +124,7 @@ test('SER < strict-SER and SI < strict-SI: a stale read after the write returned
  */
 test('strict-SI < strict-SER: write skew between overlapping txns', () => {
   const h = timed([{ s: 1, ops: 'r(x,0) r(y,0) w(x,1)' }, { s: 2, ops: 'r(x,0) r(y,0) w(y,1)' }], [[0, 2], [1, 3]]);
-  boundary(h, 'strict-si', 'strict-ser', 'write skew');
+  boundary(h, 'strict-si', 'strict-ser', 'G2-item (write skew)');
 });
 
 test('real time orders nothing after a txn of unknown outcome, nor without times', () => {
@@ -150,7 +151,7 @@ test('the named counterexamples render as text and DOT: real-time violation, lon
     { s: 1, ops: 'r(x,0) w(y,1)' }, { s: 2, ops: 'r(y,0) w(z,1)' }, { s: 3, ops: 'r(z,0) w(x,1)' },
   ]);
   const item = checkHistory(g2, { level: 'rr', pruning: true, explain: true }).anomalies[0]!.explanation!;
-  assert.equal(item.name, 'G2-item');
+  assert.equal(item.class, 'G2-item');
   assert.match(renderExplanationText(item), /forbidden by repeatable read/);
   assert.equal(checkHistory(g2, { level: 'si', pruning: true }).verdict, 'valid');
 });

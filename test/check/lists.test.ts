@@ -87,7 +87,8 @@ for (const c of VIOLATIONS) {
       assert.match(a.message, c.message);
       assert.equal(r.anomalies.length, 1, JSON.stringify(r.anomalies.map((x) => x.type === 'non-cycle' ? x.message : x.type)));
       const spelled = c.anomaly === 'G1b' ? 'intermediate read' : c.anomaly.replace('-', ' ');
-      assert.equal(a.explanation?.name, spelled);
+      assert.equal(a.explanation?.class, c.anomaly);
+      assert.equal(a.explanation?.description, spelled);
       const text = renderExplanationText(a.explanation!, { index: 1, total: 1 });
       assert.match(text, new RegExp(spelled, 'i'));
       assert.match(text, new RegExp(`\\b${c.txn}\\b`));

@@ -27,7 +27,7 @@ import { axiomaticLevel, graphLevel, type LadderLevel } from '../oracle/brute-fo
 import { bruteForceWeak, type WeakLevel } from '../oracle/brute-force-weak.ts';
 import { tinyHistory } from '../support/tiny-history.ts';
 
-const WEAK: readonly WeakLevel[] = ['ru', 'rc', 'ra', 'tcc'];
+const WEAK: readonly WeakLevel[] = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'];
 
 /**
  * The oracles' verdict for a level: the weak oracle, or the axiomatic one and (registers only)
@@ -47,7 +47,7 @@ function ladder(h: History, satisfied: readonly LevelName[]): void {
   for (const level of IMPLEMENTED_LEVELS) {
     const r = checkHistory(h, { level, pruning: true, explain: true });
     const want = satisfied.includes(level) ? 'valid' : 'violation';
-    assert.equal(r.verdict, want, `${level}: ${JSON.stringify(r.anomalies.map((a) => a.type === 'cycle' ? a.explanation?.name : a.message))}`);
+    assert.equal(r.verdict, want, `${level}: ${JSON.stringify(r.anomalies.map((a) => a.type === 'cycle' ? a.explanation?.class : a.message))}`);
     const o = oracle(h, level);
     if (o !== null) assert.equal(o, want, `${level} (oracle)`);
     for (const a of r.anomalies) {
@@ -67,7 +67,7 @@ function ladder(h: History, satisfied: readonly LevelName[]): void {
  *   al.), a non-repeatable read (PL-2.99); a newer version than already seen, so RC allows it.
  */
 test('a fuzzy register read satisfies ru and rc and violates ra and every level above', () => {
-  ladder(tinyHistory([{ s: 1, ops: 'w(x,101) w(x,11)' }, { s: 2, ops: 'r(x,0) r(x,11)' }]), ['ru', 'rc']);
+  ladder(tinyHistory([{ s: 1, ops: 'w(x,101) w(x,11)' }, { s: 2, ops: 'r(x,0) r(x,11)' }]), ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc']);
 });
 
 /*
@@ -75,7 +75,7 @@ test('a fuzzy register read satisfies ru and rc and violates ra and every level 
  *   s1: T1 w(x,11)        s2: T2 r(x,11) r(x,init)
  */
 test('a re-read of an older version satisfies ru only', () => {
-  ladder(tinyHistory([{ s: 1, ops: 'w(x,11)' }, { s: 2, ops: 'r(x,11) r(x,0)' }]), ['ru']);
+  ladder(tinyHistory([{ s: 1, ops: 'w(x,11)' }, { s: 2, ops: 'r(x,11) r(x,0)' }]), ['pl-1', 'ru', 'pl-2']);
 });
 
 /*
@@ -83,7 +83,7 @@ test('a re-read of an older version satisfies ru only', () => {
  *   s1: T1 w(x,1)   T2 w(x,2)        s2: T3 r(x,1) r(x,2) r(x,1)
  */
 test('a re-read that returns to an earlier version violates rc', () => {
-  ladder(tinyHistory([{ s: 1, ops: 'w(x,1)' }, { s: 1, ops: 'w(x,2)' }, { s: 2, ops: 'r(x,1) r(x,2) r(x,1)' }]), ['ru']);
+  ladder(tinyHistory([{ s: 1, ops: 'w(x,1)' }, { s: 1, ops: 'w(x,2)' }, { s: 2, ops: 'r(x,1) r(x,2) r(x,1)' }]), ['pl-1', 'ru', 'pl-2']);
 });
 
 /* A re-read of the same version changes nothing: valid everywhere. */
@@ -97,7 +97,7 @@ test('a repeated read of the same version is no anomaly', () => {
  *   The second read's external part is [1]: T2 saw T1 after having read l without it.
  */
 test('a list re-read that shows a longer list before the own appends satisfies ru and rc only', () => {
-  ladder(tinyHistory([{ s: 1, ops: 'a(l,1)' }, { s: 2, ops: 'r(l,[]) a(l,5) r(l,[1,5])' }]), ['ru', 'rc']);
+  ladder(tinyHistory([{ s: 1, ops: 'a(l,1)' }, { s: 2, ops: 'r(l,[]) a(l,5) r(l,[1,5])' }]), ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc']);
 });
 
 /*
@@ -106,7 +106,7 @@ test('a list re-read that shows a longer list before the own appends satisfies r
  *   s1: T1 append(l,1)   T3 append(l,2)        s2: T2 r(l,[1]) append(l,3) r(l,[1 2 3])
  */
 test('the MariaDB repeatable-read list re-read satisfies rc and violates ra', () => {
-  ladder(tinyHistory([{ s: 1, ops: 'a(l,1)' }, { s: 1, ops: 'a(l,2)' }, { s: 2, ops: 'r(l,[1]) a(l,3) r(l,[1,2,3])' }]), ['ru', 'rc']);
+  ladder(tinyHistory([{ s: 1, ops: 'a(l,1)' }, { s: 1, ops: 'a(l,2)' }, { s: 2, ops: 'r(l,[1]) a(l,3) r(l,[1,2,3])' }]), ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc']);
 });
 
 /* INT stays for a read that disagrees with the txn's own write, and a list read not ending with its own appends. */

@@ -21,7 +21,7 @@ test('the README example: long fork is an SI violation (exit 1) with a cycle in 
   const r = await run('check', join(ROOT, 'examples/long-fork.txt'));
   assert.equal(r.code, 1);
   assert.match(r.out, /SI: VIOLATION/);
-  assert.match(r.out, /cycle: /);
+  assert.match(r.out, /G-nonadjacent \(long fork\) cycle \(4 txns, 4 edges\): /);
 });
 
 test('valid history exits 0; the same under --level ser exits 1 (write skew)', async () => {

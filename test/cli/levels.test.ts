@@ -43,7 +43,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-interface Row { level: LevelName; status: string; basis: string; from: LevelName | null; reason: string; counterexample: { level: string; name: string } | null; result: Record<string, unknown> | null }
+interface Row { level: LevelName; status: string; basis: string; from: LevelName | null; reason: string; counterexample: { level: string; class: string; description: string | null } | null; result: Record<string, unknown> | null }
 
 async function levelsJsonOf(path: string, ...extra: string[]): Promise<{ code: number; j: Record<string, unknown>; rows: Map<LevelName, Row> }> {
   const { code, out } = await run(path, '--levels', '--json', ...extra);
@@ -79,7 +79,8 @@ test('--levels on a long fork: SI and SER violated, each with its own named coun
     const r = rows.get(l)!;
     assert.equal(r.status, 'violated');
     assert.equal(r.basis, 'checked');
-    assert.equal(r.counterexample!.name, 'long fork');
+    assert.equal(r.counterexample!.class, 'G-nonadjacent');
+    assert.equal(r.counterexample!.description, 'long fork');
     assert.equal(r.result!['level'], l, 'the row carries its own check');
   }
   // Strict serializability is violated whether or not it can be checked itself.
@@ -93,7 +94,8 @@ test('--levels on a write skew: SI satisfied (and everything checked below it), 
   assertTableShape(j, rows, 'bank');
   assert.equal(rows.get('si')!.status, 'satisfied');
   assert.equal(rows.get('ser')!.status, 'violated');
-  assert.equal(rows.get('ser')!.counterexample!.name, 'write skew');
+  assert.equal(rows.get('ser')!.counterexample!.class, 'G2-item');
+  assert.equal(rows.get('ser')!.counterexample!.description, 'write skew');
   for (const l of IMPLEMENTED_LEVELS) if (implies('si', l)) assert.equal(rows.get(l)!.status, 'satisfied', `${l} is below si`);
   assert.ok((j['strongest'] as LevelName[]).some((l) => implies(l, 'si')), 'si or a level above it is among the strongest');
 });
@@ -102,13 +104,26 @@ test('--levels text: one line per level, the strongest line, and each violated l
   const { code, out } = await run(BANK, '--levels');
   assert.equal(code, 0);
   for (const l of LEVEL_NAMES) assert.match(out, new RegExp(`^${l} +\\S`, 'm'), `a row for ${l}`);
-  assert.match(out, /^ser +serializability +VIOLATED +write skew \(2 txns, 2 edges\)$/m);
+  assert.match(out, /^ser +serializability +VIOLATED +#1 G2-item \(write skew\)$/m);
   assert.match(out, /^si +snapshot isolation +satisfied +/m);
   assert.match(out, /^strongest levels? satisfied: .*si/m);
   assert.match(out, /^SER: VIOLATION/m, 'the violated level\'s block');
-  assert.match(out, /write skew \(2 txns, 2 edges\) cycle: a1 -RW\(savings\)-> b1 -RW\(checking\)-> a1/);
+  assert.match(out, /#1 G2-item \(write skew\) cycle \(2 txns, 2 edges\): a1 -RW\(savings\)-> b1 -RW\(checking\)-> a1/);
   const explained = await run(BANK, '--levels', '--explain');
   assert.ok(explained.out.length > out.length && /contradiction|cycle/.test(explained.out.slice(out.length - 200)), '--explain adds the argument');
+});
+
+test('--levels text prints a counterexample once, numbered, and cites it at every other level it violates', async () => {
+  const { out } = await run(LONG_FORK, '--levels');
+  // Every level from PC up is violated by the same long fork (the same dependency edges).
+  const cycles = out.split('\n').filter((l) => /G-nonadjacent \(long fork\) cycle \(\d+ txns?, \d+ edges?\):/.test(l));
+  assert.equal(cycles.length, 1, `printed once:\n${out}`);
+  assert.match(cycles[0]!, /^  #1 G-nonadjacent \(long fork\) cycle \(4 txns, 4 edges\): /);
+  assert.match(out, /^si +snapshot isolation +VIOLATED +#1 G-nonadjacent \(long fork\)$/m);
+  assert.match(out, /^ser +serializability +VIOLATED +#1 G-nonadjacent \(long fork\)$/m);
+  assert.match(out, /^SER: VIOLATION.*\n  #1 G-nonadjacent \(long fork\): the counterexample shown under [A-Z-]+ above$/m);
+  const explained = await run(LONG_FORK, '--levels', '--explain');
+  assert.equal(explained.out.split('\n').filter((l) => /^Anomaly 1 of 1: G-nonadjacent \(long fork\)/.test(l)).length, 1, 'argued once');
 });
 
 test('the strongest line shows incomparable levels as such, and says when levels were not checked', () => {

@@ -47,8 +47,8 @@ for (const f of FILES) {
       const text = await run('check', path, '--level', level, '--explain');
       assert.equal(text.code, 1, text.out + text.err);
       assert.match(text.out, /VIOLATION/);
-      assert.match(text.out, /incompatible-order: .*read :?x=\[2 1\].*appended \[1 2\] to :?x in that order/);
-      assert.match(text.out, /Anomaly 1 of 1: incompatible order/);
+      assert.match(text.out, /incompatible-order \(incompatible order\): .*read :?x=\[2 1\].*appended \[1 2\] to :?x in that order/);
+      assert.match(text.out, /Anomaly 1 of 1: incompatible-order \(incompatible order\)/);
 
       const json = await run('check', path, '--level', level, '--json', '--explain');
       assert.equal(json.code, 1);
@@ -59,7 +59,10 @@ for (const f of FILES) {
       assert.equal(a.type, 'non-cycle');
       assert.equal(a.name, 'incompatible-order');
       assert.equal(a.keyLabel, f.format === 'edn' ? ':x' : 'x');
-      assert.equal(a.explanation.name, 'incompatible order');
+      assert.equal(a.class, 'incompatible-order');
+      assert.equal(a.description, 'incompatible order');
+      assert.equal(a.explanation.class, 'incompatible-order');
+      assert.equal(a.explanation.description, 'incompatible order');
       assert.match(a.text, /incompatible order/);
       // Both the reader and the writer are spelled out, as for G1a / G1b.
       assert.equal(j.transactions.length, 2);

@@ -27,15 +27,20 @@ test('the summary prints each explained cycle, not the search\'s witness (the re
   const { history } = await readHistory(YUGABYTE);
   const r = checkHistory(history, { level: 'si', pruning: true, explain: true });
   const text = renderText(history, r, 'y', 'text', []);
-  const cycleLines = text.split('\n').filter((l) => l.includes(' cycle: '));
+  const cycleLines = text.split('\n').filter((l) => / cycle \(\d+ txns?, \d+ edges?\): /.test(l));
   assert.equal(cycleLines.length, r.anomalies.length);
   r.anomalies.forEach((a, i) => {
     const cx = a.explanation!;
-    assert.ok(cycleLines[i]!.endsWith(`cycle: ${namedCycleText(cx)}`), cycleLines[i]);
+    assert.ok(cycleLines[i]!.endsWith(`: ${namedCycleText(cx)}`), cycleLines[i]);
+    // The counts are the printed cycle's own: its edges and the transactions on it (issue 23 item 4).
+    const [, txns, edges] = / cycle \((\d+) txns?, (\d+) edges?\)/.exec(cycleLines[i]!)!;
+    assert.equal(Number(edges), cx.cycle!.edges.length, cycleLines[i]);
+    assert.equal(Number(edges), namedCycleText(cx).split(' -').length - 1, cycleLines[i]);
+    assert.equal(Number(txns), new Set(cx.cycle!.edges.map((id) => cx.edges[id]!.from)).size, cycleLines[i]);
   });
   // The fifth: T8 read key 1 from T16 and missed T7's write although T7 -SO-> T8. The witness
   // the search started from (T16 -RW(0)-> T7 -WW(1)-> T16) had no T8 on it.
-  assert.equal(cycleLines[4], '  causality violation (5 txns, 7 edges) cycle: T8 -RW(1)-> T7 -SO-> T8');
+  assert.equal(cycleLines[4], '  G-single-process (causality violation) cycle (2 txns, 2 edges): T8 -RW(1)-> T7 -SO-> T8');
   assert.match(text, /\n {4}T8 \(session 0 #8/);
 });
 

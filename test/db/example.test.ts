@@ -40,6 +40,6 @@ describe('examples/record-postgres.ts', { skip: needs(PG_URL !== '', 'POLYSI_PG_
     const h = await runExample('READ COMMITTED');
     const r = checkHistory(h, { level: 'si', pruning: true, explain: true });
     assert.equal(r.verdict, 'violation');
-    assert.ok(r.anomalies.some((a) => a.explanation?.name === 'lost update'), r.anomalies.map((a) => a.explanation?.name).join(', '));
+    assert.ok(r.anomalies.some((a) => a.explanation?.class === 'lost update'), r.anomalies.map((a) => a.explanation?.class).join(', '));
   });
 });

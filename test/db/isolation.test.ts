@@ -18,6 +18,7 @@ import { openDatabase } from '../../src/run/databases.ts';
 import type { IsolationLevel } from '../../src/run/types.ts';
 import { needs } from '../support/requirements.ts';
 import { runWorkload, type RunResult, type WorkloadKind } from './harness.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 const PG_URL = process.env['POLYSI_PG_URL'] ?? '';
 const MYSQL_URL = process.env['POLYSI_MYSQL_URL'] ?? '';
@@ -52,7 +53,7 @@ const CASES: Case[] = [
 ];
 
 function names(r: CheckResult): string[] {
-  return r.anomalies.map((a) => a.explanation?.name ?? '(unnamed)');
+  return r.anomalies.map((a) => (a.explanation === undefined ? '(unnamed)' : anomalyLabel(a.explanation)));
 }
 
 /**
@@ -63,7 +64,7 @@ function names(r: CheckResult): string[] {
 function isLostUpdate(a: CheckResult['anomalies'][number]): boolean {
   const e = a.explanation;
   if (e === undefined) return false;
-  if (e.name === 'lost update') return true;
+  if (e.class === 'lost update') return true;
   return e.type === 'cycle' && new Set(e.edges.map((x) => x.key)).size === 1 && e.edges.filter((x) => x.kind === 'RW').length === 1;
 }
 

@@ -62,7 +62,7 @@ test('the HTML report opens in headless Chromium: verdict, one SVG per anomaly, 
     const galera = await report(dir, 'polysi/violations/galera-lost-update.txt', 'galera.html');
     await page.goto(galera.url);
     assert.equal(await page.locator('section.anomaly').count(), 1);
-    assert.equal(await page.getAttribute('#anomaly-1', 'data-name'), 'lost update');
+    assert.equal(await page.getAttribute('#anomaly-1', 'data-class'), 'lost update');
 
     const valid = await report(dir, 'small/write-skew.txt', 'valid.html');
     await page.goto(valid.url);

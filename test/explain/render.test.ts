@@ -95,9 +95,10 @@ test('CLI: --explain prints the argument; --dot, --svg and --html write files; b
 
     const json = capture();
     assert.equal(await main(['check', GALERA, '--json'], json), 1);
-    const parsed = JSON.parse(json.out) as { anomalies: { name: string; explanation: Counterexample; text?: string }[] };
-    assert.equal(parsed.anomalies[0]!.name, 'lost update');
-    assert.equal(parsed.anomalies[0]!.explanation.name, 'lost update');
+    const parsed = JSON.parse(json.out) as { anomalies: { class: string; description: string | null; explanation: Counterexample; text?: string }[] };
+    assert.equal(parsed.anomalies[0]!.class, 'lost update');
+    assert.equal(parsed.anomalies[0]!.description, null);
+    assert.equal(parsed.anomalies[0]!.explanation.class, 'lost update');
     assert.equal(parsed.anomalies[0]!.text, undefined, 'text only with --explain');
     assert.doesNotMatch(json.out, /<svg/);
 

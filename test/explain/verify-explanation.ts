@@ -133,36 +133,62 @@ function cycleProblem(cx: Counterexample, level: Level, c: CxCycle, allowed: Rea
 
 function shapeClass(es: readonly CxEdge[]): string {
   const rw = es.filter((e) => e.kind === 'RW').length;
-  if (rw === 0) return es.every((e) => e.kind === 'WW') ? 'G0' : 'G1c';
-  if (rw === 1) return 'G-single';
-  return es.some((e, i) => e.kind === 'RW' && es[(i + 1) % es.length]!.kind === 'RW') ? 'G2' : 'G-nonadjacent';
+  let base: string;
+  if (rw === 0) base = es.some((e) => e.kind === 'WR') ? 'G1c' : 'G0';
+  else if (rw === 1) base = 'G-single';
+  else base = es.some((e, i) => e.kind === 'RW' && es[(i + 1) % es.length]!.kind === 'RW') ? 'G2-item' : 'G-nonadjacent';
+  return base + (es.some((e) => e.kind === 'RT') ? '-realtime' : es.some((e) => e.kind === 'SO') ? '-process' : '');
 }
 
-/** The shape rules of docs/explain.md, written out again. */
-export function expectedName(h: History, es: readonly CxEdge[], oneSession: boolean): string {
+/** Forbidden by fewer levels = looser: real time first, then G2-item ... G0, then session order before none. */
+function looseness(cls: string): number {
+  const base = ['G0', 'G1c', 'G-single', 'G-nonadjacent', 'G2-item'].indexOf(cls.replace(/-(realtime|process)$/, ''));
+  return [cls.endsWith('-realtime') ? 1 : 0, base, cls.endsWith('-process') ? 1 : 0].reduce((acc, x) => acc * 10 + x, 0);
+}
+
+/** Position of t's first read of key (before any write of it), or undefined. */
+function externalReadAt(h: History, t: number, key: number): number | undefined {
+  if (t === INIT) return undefined;
+  for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+    if (h.opKey[op] !== key) continue;
+    return h.opKind[op] === OP_READ ? op : undefined;
+  }
+  return undefined;
+}
+
+/** The shape rules of docs/explain.md, written out again: "class (description)" or "class". */
+export function expectedName(h: History, es: readonly CxEdge[], oneSession: boolean, level: Level): string {
   const rws = es.filter((e) => e.kind === 'RW');
   const rest = es.filter((e) => e.kind !== 'RW');
   const causal = rest.every((e) => e.kind === 'SO' || e.kind === 'WR');
   const cls = shapeClass(es);
-  if (es.length === 2 && rws.length === 1 && rest[0]!.kind === 'WW' && rest[0]!.key === rws[0]!.key) {
-    const k = rws[0]!.key;
-    const a = externalRead(h, rws[0]!.from, k), b = externalRead(h, rws[0]!.to, k);
-    if (a !== undefined && b !== undefined && writerOf(h, k, a) === writerOf(h, k, b)) return 'lost update';
+  const label = (c: string, d: string | null) => (d === null ? c : `${c} (${d})`);
+  if (cls.endsWith('-realtime')) return label(cls, 'real-time violation');
+  const sameSource = (a: number, b: number, k: number) => {
+    const x = externalRead(h, a, k), y = externalRead(h, b, k);
+    return x !== undefined && y !== undefined && writerOf(h, k, x) === writerOf(h, k, y);
+  };
+  if (es.length === 2 && rws.length >= 1 && es[0]!.key === es[1]!.key && es[0]!.key >= 0 && es.every((e) => e.kind === 'RW' || e.kind === 'WW')) {
+    if (sameSource(es[0]!.from, es[0]!.to, es[0]!.key)) return 'lost update';
   }
-  if (es.length === 2 && rws.length === 2 && rws[0]!.key === rws[1]!.key) {
-    const k = rws[0]!.key;
-    const a = externalRead(h, rws[0]!.from, k), b = externalRead(h, rws[1]!.from, k);
-    if (a !== undefined && b !== undefined && writerOf(h, k, a) === writerOf(h, k, b)) return 'lost update';
+  if (es.length === 2 && rws.length === 1 && rest[0]!.kind === 'WR' && rest[0]!.key !== rws[0]!.key) {
+    const seen = externalReadAt(h, rws[0]!.from, rest[0]!.key), missed = externalReadAt(h, rws[0]!.from, rws[0]!.key);
+    if (seen !== undefined && missed !== undefined && seen < missed) return label('OTV', level === 'rc' ? 'non-monotonic read' : level === 'ra' ? 'fractured read' : null);
+    return label(cls, level === 'ra' ? 'fractured read' : 'read skew');
   }
-  if (es.length === 2 && rws.length === 1 && rest[0]!.kind === 'WR') return 'read skew';
-  if (rws.length === 1 && causal) return oneSession && rest.every((e) => e.kind === 'SO') ? 'session guarantee violation' : 'causality violation';
-  if (cls === 'G-nonadjacent' && rws.length === 2 && causal) return 'long fork';
-  if (cls === 'G2' && es.length === 2) return 'write skew';
+  if (rws.length === 1 && causal) return label(cls, oneSession && rest.every((e) => e.kind === 'SO') ? 'session guarantee violation' : 'causality violation');
+  if (cls.startsWith('G-nonadjacent') && rws.length === 2 && causal) return label(cls, 'long fork');
+  if (cls === 'G2-item' && es.length === 2 && rws[0]!.key !== rws[1]!.key) return label(cls, 'write skew');
   return cls;
 }
 
-const PRIORITY = ['lost update', 'long fork', 'read skew', 'session guarantee violation', 'causality violation',
-  'write skew', 'G-single', 'G-nonadjacent', 'G2', 'G1c', 'G0'];
+const PRIORITY = ['lost update', 'OTV', 'long fork', 'read skew', 'fractured read', 'non-monotonic read', 'session guarantee violation',
+  'causality violation', 'write skew', 'real-time violation'];
+const priority = (name: string) => {
+  const m = /^(.*?)(?: \((.*)\))?$/.exec(name)!;
+  const ranks = [m[1]!, m[2] ?? ''].map((x) => PRIORITY.indexOf(x)).filter((i) => i >= 0);
+  return ranks.length === 0 ? PRIORITY.length : Math.min(...ranks);
+};
 
 function verifySteps(cx: Counterexample, level: Level, steps: readonly CxStep[], established: Set<number>, leaves: CxEdge[][], problems: string[]): void {
   const est = new Set(established);
@@ -181,6 +207,7 @@ function verifySteps(cx: Counterexample, level: Level, steps: readonly CxStep[],
       if (!c[refutedSide].includes(s.refuted)) problems.push(`${where}: refuted edge is not on the other side`);
       problems.push(...cycleProblem(cx, level, s.cycle, withSide(refutedSide), where));
       if (!s.cycle.edges.includes(s.refuted)) problems.push(`${where}: the cycle does not use the refuted edge`);
+      leaves.push(s.cycle.edges.map((id) => cx.edges[id]!));
       for (const id of c[s.side]) est.add(id);
     } else if (s.kind === 'dilemma') {
       problems.push(...cycleProblem(cx, level, s.either, withSide('either'), `${where} (either)`));
@@ -253,13 +280,17 @@ export function verifyExplanation(h: History, level: Level, cx: Counterexample):
   verifySteps(cx, level, cx.steps, certain, leaves, problems);
   if (cx.steps.length > 0) {
     const sessions = new Set(cx.txns.filter((t) => t.role === 'core').map((t) => t.session));
-    // The argument proves only what all its final cycles prove together: the name comes from
-    // the most permissive shape among them (G2 before G-nonadjacent before G-single ...).
-    const loose = ['G2', 'G-nonadjacent', 'G-single', 'G1c', 'G0'];
-    const loosest = Math.min(...leaves.map((l) => loose.indexOf(shapeClass(l))));
-    const names = leaves.filter((l) => loose.indexOf(shapeClass(l)) === loosest).map((l) => expectedName(h, l, sessions.size === 1));
-    const best = names.sort((a, b) => PRIORITY.indexOf(a) - PRIORITY.indexOf(b))[0];
-    if (cx.name !== best) problems.push(`named ${cx.name}, but the cycles' shapes say ${best}`);
+    // The argument proves only what all the cycles it considers prove together (each refuted
+    // side's and the final ones): the class comes from the loosest of them.
+    const loosest = Math.max(...leaves.map((l) => looseness(shapeClass(l))));
+    const loose = leaves.filter((l) => looseness(shapeClass(l)) === loosest);
+    const names = loose.map((l) => expectedName(h, l, sessions.size === 1, level));
+    // A specific class (lost update, OTV) only when every loosest cycle has it; else their shape.
+    const classOf = (name: string) => name.replace(/ \(.*\)$/, '');
+    const cls = new Set(names.map(classOf)).size === 1 ? classOf(names[0]!) : shapeClass(loose[0]!);
+    const best = names.filter((n) => classOf(n) === cls).sort((a, b) => priority(a) - priority(b))[0] ?? cls;
+    const got = cx.description === null ? cx.class : `${cx.class} (${cx.description})`;
+    if (got !== best) problems.push(`named ${got}, but the cycles' shapes say ${best}`);
     const classes = leaves.map(shapeClass);
     if (JSON.stringify(classes) !== JSON.stringify(cx.classes)) problems.push(`classes ${cx.classes} but cycles ${classes}`);
   }

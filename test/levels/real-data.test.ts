@@ -11,15 +11,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { checkHistory, readHistory } from '../../src/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 const V = 'valid';
-const SG = 'session guarantee violation', CV = 'causality violation';
+const SG = 'G-single-process (session guarantee violation)', CV = 'G-single-process (causality violation)';
 
 /** The weak levels, weakest first along each chain of the lattice. */
 const WEAK = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'] as const;
 
 /**
- * path -> one verdict per level of WEAK: 'valid' or the counterexample's name. A session that
+ * path -> one verdict per level of WEAK: 'valid' or the counterexample's class (description). A session that
  * misses its own earlier write (the YugabyteDB histories) satisfies read committed as Biswas &
  * Enea define it (and as Plume and AWDIT check it), and violates its strong-session variant.
  */
@@ -44,7 +45,7 @@ for (const [path, want] of Object.entries(EXPECTED)) {
       if (r.verdict === 'valid') return V;
       const cx = r.anomalies[0]?.explanation;
       assert.equal(cx?.certificate.status, 'certified', `${level}: ${JSON.stringify(cx?.certificate)}`);
-      return cx!.name;
+      return anomalyLabel(cx!);
     });
     assert.deepEqual(got, want);
   });

@@ -127,7 +127,7 @@ const opts: CheckOptions = { level: 'ser', timeoutMs: 1000 };
 const r: CheckResult = checkHistory(history, opts);
 const v: 'valid' | 'violation' | 'unknown' = r.verdict;
 const cx: Counterexample | undefined = r.anomalies[0]?.explanation;
-export const out = [v, cx?.name, InputError.name];
+export const out = [v, cx?.class, cx?.description, InputError.name];
 // @ts-expect-error: not a level
 checkHistory(history, { level: 'snapshot' });
 const table: LevelsResult = checkLevels(history, { timeoutMs: 1000 });

@@ -68,7 +68,8 @@ for (const [mode, workload, name] of FAULTS) {
       const c = check(r.history, 'si');
       if (c.verdict === 'violation') violations++;
       else assert.equal(c.verdict, 'valid');
-      if (anomalyNames(c).includes(name)) named++;
+      // A label is "class (description)": the fault's name may be either.
+      if (anomalyNames(c).some((l) => l === name || l.startsWith(`${name} (`) || l.endsWith(`(${name})`))) named++;
     }
     assert.ok(named >= 2, `"${name}" named in ${named} of ${seeds} runs (expected at least 2)`);
     assert.ok(violations >= seeds / 4, `${violations} of ${seeds} runs violate SI`);

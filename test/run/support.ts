@@ -11,6 +11,7 @@ import { connectAll, runWorkload, type RunSummary } from '../../src/run/runner.t
 import { MemoryTarget } from '../../src/run/store/memory.ts';
 import type { MemoryMode } from '../../src/run/store/modes.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type WorkloadOptions } from '../../src/workload/index.ts';
+import { anomalyLabel } from '../../src/render/text.ts';
 
 export const SMALL: WorkloadOptions = { ...DEFAULT_WORKLOAD, sessions: 4, txnsPerSession: 20, opsPerTxn: 6, keys: 8 };
 
@@ -44,5 +45,5 @@ export function check(h: History, level: Level): CheckResult {
 
 /** Every anomaly's name: the explanation's for cycles, the non-cycle anomaly's own otherwise. */
 export function anomalyNames(r: CheckResult): string[] {
-  return r.anomalies.map((a) => (a.type === 'cycle' ? a.explanation?.name ?? '?' : a.name));
+  return r.anomalies.map((a) => (a.type === 'cycle' ? (a.explanation === undefined ? '?' : anomalyLabel(a.explanation)) : a.name));
 }
