@@ -73,6 +73,8 @@ export interface ProbeOptions {
   txnTimeoutMs?: number;
   outDir: string;
   seed?: number;
+  /** Prefix of the probe's table on a database (default polysi_probe; it is dropped at the end). */
+  tablePrefix?: string;
   /** Scenarios to run (default the catalogue); tests bring their own. */
   scenarios?: readonly Scenario[];
   signal?: AbortSignal;
@@ -152,7 +154,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
 
   let target: Target | null = null;
   if (kind !== 'memory') {
-    target = openDatabase(opts.db, { txnTimeoutMs, lockTimeoutMs: Math.floor(txnTimeoutMs / 2), tablePrefix: 'polysi_probe' });
+    target = openDatabase(opts.db, { txnTimeoutMs, lockTimeoutMs: Math.floor(txnTimeoutMs / 2), tablePrefix: opts.tablePrefix ?? 'polysi_probe' });
     // Every run gets keys of its own, so no run sees another's values and nothing is reset.
     await target.setup(levels.length * keysPerLevel + 1, { registers: true, lists: false });
   }
@@ -250,7 +252,7 @@ async function connectLanes(target: Target, n: number): Promise<Connection[]> {
 }
 
 /** '' when the database runs a transaction at `iso`; else why not (its error). */
-async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> {
+export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> {
   try {
     await lane.begin(iso);
     await lane.read(0);
