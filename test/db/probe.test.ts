@@ -15,6 +15,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { probe } from '../../src/probe/probe.ts';
 import { scenario } from '../../src/probe/scenarios.ts';
@@ -92,5 +93,18 @@ describe('postgres: bad conditions', { skip: DBS[0].skip }, () => {
     assert.match(res.err, /cannot connect/);
     assert.doesNotMatch(res.err, new RegExp(decodeURIComponent(u.password)));
     assert.equal(res.out, '');
+  });
+});
+
+describe('mariadb: random runs that collide', { skip: DBS[1].skip }, () => {
+  test('run --profile contention finds REPEATABLE READ\'s lost update (it takes seconds, not the default 10,000 keys\' never)', async () => {
+    const out = join(scratchDir('run-contention'), 'rr.jsonl');
+    const t0 = performance.now();
+    const r = await runCli('run', '--db', MYSQL_URL, '--isolation', 'repeatable-read', '--profile', 'contention', '--seed', '1', '--out', out, '--json', '--max-anomalies', '30');
+    assert.equal(r.code, 1, r.err);
+    const j = JSON.parse(r.out) as { run: { complete: boolean }; anomalies: { explanation?: { name: string } }[] };
+    assert.equal(j.run.complete, true);
+    assert.ok(j.anomalies.some((a) => a.explanation?.name === 'lost update'), JSON.stringify(j.anomalies.map((a) => a.explanation?.name)));
+    assert.ok(performance.now() - t0 < 60_000);
   });
 });
