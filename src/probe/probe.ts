@@ -119,8 +119,6 @@ export function probeLevels(spec: string, asked?: readonly string[]): string[] {
   return offered.filter((l) => asked.includes(l));
 }
 
-interface Counts { cell: Cell; levelsSeen: Set<LevelName> | null }
-
 function emptyCell(sc: Scenario, planned: number): Cell {
   return {
     scenario: sc.id, outcome: sc.notExpressible !== '' ? 'not-expressible' : 'not-exercised', runs: 0,
@@ -176,7 +174,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
       try {
         mkdirSync(join(opts.outDir, level), { recursive: true });
         for (const sc of runnable) {
-          const counts: Counts = { cell: report.cells.find((c) => c.scenario === sc.id)!, levelsSeen: null };
+          const cell = report.cells.find((c) => c.scenario === sc.id)!;
           for (let run = 1; run <= repeat; run++) {
             const keys = sc.keys.map(() => keyNext++);
             if (report.refused !== '' || opts.signal?.aborted === true) continue;
@@ -195,7 +193,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             });
             if (rec.unsettled) continue;
             const verdict = await judgeRun(file);
-            const c = counts.cell;
+            const c = cell;
             c.runs++;
             report.runs++;
             if (rec.blocked.length > 0) c.blockedRuns++;
@@ -214,7 +212,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             done++;
             opts.onProgress?.({ level, scenario: sc.id, run, done, total });
           }
-          const c = counts.cell;
+          const c = cell;
           c.incomplete = c.runs < c.planned;
           c.outcome = cellOutcome(c);
           if (c.anomaly !== null) c.other = null;
