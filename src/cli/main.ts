@@ -4,7 +4,7 @@
  * Takes: argv (without node and script). Gives: an exit code:
  *   0 the history satisfies the level, 1 violation, 2 invalid input, usage or I/O error,
  *   3 unknown, 4 internal error (a bug: one line on stderr, the stack with --debug).
- * Commands: check (default), convert, stat, run, help; `--version`, and `COMMAND --help` (exit 0).
+ * Commands: check (default), convert, stat, run, probe, analyze, help; `--version`, and `COMMAND --help` (exit 0).
  * Invariant: only a violation exits 1; any exception that is not InputError, OutputError or a
  * usage error is a bug and exits 4, so a CI job never mistakes a crash for a database bug.
  * Test hook: POLYSI_TEST_FAULT=internal makes a command throw a plain Error after its arguments
@@ -62,6 +62,8 @@ const USAGE = `usage:
                [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE] [--confirm --db ...]   (polysi analyze --help)
   polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
              [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
+  polysi probe --db URL|memory [--levels L,...] [--repeat N] [--json] [--md FILE] [--html FILE]
+             which anomalies the database allows at each of its levels (Hermitage, judged by the checker)
   polysi --version | polysi COMMAND --help
   any command: --debug (the stack of an internal error)
 
@@ -93,6 +95,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'analyze') { io.stdout((await import('./analyze.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'run') { io.stdout((await import('./run.ts')).RUN_USAGE); return EXIT_VALID; }
+    if (cmd === 'probe') { io.stdout((await import('./probe.ts')).PROBE_USAGE); return EXIT_VALID; }
   }
   // Only a single check of a small file is a short run (tiering.ts).
   if (cmd !== 'check') eagerTierUp();
@@ -103,6 +106,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case 'stat': return await (await import('./stat.ts')).runStat(rest, io);
       case 'analyze': return await (await import('./analyze.ts')).runAnalyze(rest, io);
       case 'run': return await (await import('./run.ts')).runRun(rest, io);
+      case 'probe': return await (await import('./probe.ts')).runProbe(rest, io);
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;

@@ -3,41 +3,71 @@
  * database), records the history as it goes, then checks it as `polysi check` does.
  *
  * Takes: command-line arguments (after `run`) and an output sink. Gives: an exit code as
- * `check`'s (0 valid, 1 violation, 2 usage / unreachable target / invalid input, 3 unknown;
- * 0 with `--check none`), 130 when a second Ctrl-C quits at once.
+ * `check`'s (0 valid, 1 violation, 2 usage / unreachable target / invalid input, 3 unknown, also when
+ * sessions lost their connection or planned transactions were not run (the reason in the summary
+ * and in the JSON's `run.incompleteReason`);
+ * with `--check none` 0, or 3 when incomplete), 130 when a second Ctrl-C quits at once.
  * Invariant: every session is connected before the output file is created, so an unreachable
  * target leaves no file; the file only ever holds whole lines (recorder.ts), so Ctrl-C leaves a
  * valid history of everything that finished, which is then checked like a complete one.
  */
 
 import { parseArgs } from 'node:util';
-import { checkHistory, type Level } from '../check/index.ts';
+import { checkHistory, isImplementedLevel, IMPLEMENTED_LEVELS, type Level } from '../check/index.ts';
+import { checkLevels } from '../check/ladder.ts';
+import { renderLevelsText } from './levels.ts';
 import { readHistory } from '../formats/index.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
 import { JsonlRecorder } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
-import { MEMORY_MODES } from '../run/store/modes.ts';
+import { MEMORY_MODES, modeInfo } from '../run/store/modes.ts';
 import { EXPLAIN_MORE_MS, renderText } from './render.ts';
-import { resultJson } from '../render/json.ts';
+import { levelsJson, resultJson } from '../render/json.ts';
 
 export interface Out {
   stdout(s: string): void;
   stderr(s: string): void;
 }
 
+/** `--profile contention`: few hot keys, short read-modify-write transactions, fewer sessions. */
+export const CONTENTION_PROFILE: Partial<WorkloadOptions> = { sessions: 10, txnsPerSession: 100, opsPerTxn: 4, keys: 10, rmwFraction: 0.5 };
+
+function workloadText(w: Partial<WorkloadOptions>): string {
+  const parts: string[] = [];
+  if (w.sessions !== undefined) parts.push(`--sessions ${w.sessions}`);
+  if (w.txnsPerSession !== undefined) parts.push(`--txns ${w.txnsPerSession}`);
+  if (w.opsPerTxn !== undefined) parts.push(`--ops ${w.opsPerTxn}`);
+  if (w.keys !== undefined) parts.push(`--keys ${w.keys}`);
+  if (w.readFraction !== undefined) parts.push(`--reads ${w.readFraction}`);
+  if (w.rmwFraction !== undefined) parts.push(`--rmw ${w.rmwFraction}`);
+  return parts.join(' ');
+}
+
+function profileText(): string {
+  return workloadText(CONTENTION_PROFILE);
+}
+
 export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
                   [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
-                  [--seed N] [--out FILE] [--check si|ser|none] [--txn-timeout SECONDS]
+                  [--rmw FRACTION] [--profile default|contention]
+                  [--seed N] [--out FILE] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
           10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable),
           --txn-timeout 10 on databases (0 = none; none on the embedded store)
+--profile contention: ${profileText()} (what finds a database's lost updates
+          and write skews within a minute; each flag given still wins); a fault mode of the
+          embedded store has its own workload defaults (shown below)
+--rmw: fraction of writes preceded by a read of the same key (read-modify-write)
+--check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
+exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
 memory modes (--db memory:MODE):
-${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}`).join('\n')}`;
+${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}` +
+  (m.workload === undefined ? '' : `\n${' '.repeat(20)}(default workload: ${workloadText(m.workload)})`)).join('\n')}`;
 
 const DISTRIBUTIONS = ['uniform', 'zipfian', 'hotspot'];
 
@@ -80,6 +110,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
         keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
         'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
+        rmw: { type: 'string' }, profile: { type: 'string' },
         out: { type: 'string', default: 'polysi-run.jsonl' },
         check: { type: 'string' },
         'txn-timeout': { type: 'string' },
@@ -99,8 +130,18 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
     throw new UsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
   }
-  if (v.check !== undefined && !['si', 'ser', 'none'].includes(v.check)) throw new UsageError(`--check must be si, ser or none, got "${v.check}"`);
-  const d = DEFAULT_WORKLOAD;
+  if (v.check !== undefined && v.check !== 'none' && v.check !== 'levels' && !isImplementedLevel(v.check)) {
+    throw new UsageError(`--check must be one of ${IMPLEMENTED_LEVELS.join(', ')}, levels or none, got "${v.check}"`);
+  }
+  if (v.profile !== undefined && v.profile !== 'default' && v.profile !== 'contention') {
+    throw new UsageError(`--profile must be default or contention, got "${v.profile}"`);
+  }
+  // Defaults, then the profile or the fault mode's own workload, then each flag given.
+  const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
+  const d: WorkloadOptions = {
+    ...DEFAULT_WORKLOAD,
+    ...(v.profile === 'contention' ? CONTENTION_PROFILE : v.profile === undefined ? mode?.workload ?? {} : {}),
+  };
   const wo: WorkloadOptions = {
     workload: v.workload as WorkloadName,
     sessions: num(v.sessions, 'sessions', d.sessions, true),
@@ -111,6 +152,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     distribution: v.distribution as KeyDistribution,
     longFraction: num(v['long-fraction'], 'long-fraction', d.longFraction, false),
     longOps: num(v['long-ops'], 'long-ops', d.longOps, true),
+    rmwFraction: num(v.rmw, 'rmw', d.rmwFraction ?? 0, false),
     seed: num(v.seed, 'seed', d.seed, true),
   };
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
@@ -123,7 +165,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
   const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
   const { target, isolation } = resolved;
-  const level = (v.check ?? resolved.defaultCheck) as Level | 'none';
+  const level = (v.check ?? resolved.defaultCheck) as Level | 'levels' | 'none';
   const log = (s: string) => { if (!v.json) out.stderr(s); };
 
   // Set up and connect everything before the file exists: unreachable means no file at all.
@@ -190,14 +232,28 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : ''));
-  const runJson = { target: target.name, isolation, workload: wo, out: v.out, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs };
+  // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
+  const incomplete = incompleteReason(sum, stop.signal.aborted);
+  if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
+  const runJson = {
+    target: target.name, isolation, workload: wo, out: v.out, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
+    complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
+  };
+  const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
   if (level === 'none') {
     if (v.json) out.stdout(JSON.stringify({ run: runJson }));
-    return 0;
+    return incompleteExit(0);
   }
 
   const t1 = performance.now();
   const { history, format, notes } = await readHistory(v.out, 'jsonl');
+  if (level === 'levels') {
+    const lr = checkLevels(history, { pruning: true, explain: true }, performance.now() - t1);
+    const src = { file: v.out, format, notes };
+    if (v.json) out.stdout(JSON.stringify({ run: runJson, ...levelsJson(history, lr, src, v.explain) }));
+    else out.stdout(renderLevelsText(history, lr, v.out, format, notes, v.explain));
+    return incompleteExit(lr.rows.some((r) => r.status === 'unknown') ? 3 : 0);
+  }
   // Explained as `polysi check` explains: the first anomaly, more within a small budget unless
   // --max-anomalies asks for a number.
   const result = checkHistory(history, {
@@ -205,7 +261,17 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   }, performance.now() - t1);
   if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: v.out, format, notes }, v.explain) }));
   else out.stdout(renderText(history, result, v.out, format, notes, v.explain));
-  return result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3;
+  // A violation found in what ran stands (exit 1); valid or unknown over an incomplete run is unknown.
+  return incompleteExit(result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3);
+}
+
+/** Why the run did not run what it planned (null when it did): lost sessions, transactions not run, Ctrl-C. */
+export function incompleteReason(sum: RunSummary, interrupted: boolean): string | null {
+  const parts: string[] = [];
+  if (interrupted) parts.push('interrupted');
+  if (sum.sessionsLost > 0) parts.push(`${sum.sessionsLost} session${sum.sessionsLost === 1 ? '' : 's'} lost the connection`);
+  if (sum.notRun > 0) parts.push(`${sum.notRun} planned transaction${sum.notRun === 1 ? ' was' : 's were'} not run`);
+  return parts.length === 0 ? null : parts.join(', ');
 }
 
 /** A progress bar on a terminal (stderr TTY), a plain line per quarter (at most 1/s) otherwise, nothing for --json. */

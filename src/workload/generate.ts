@@ -24,7 +24,7 @@ export function checkWorkloadOptions(o: WorkloadOptions): void {
   int('keys', o.keys, 1);
   int('long ops', o.longOps, 1);
   int('seed', o.seed, 0);
-  for (const [name, v] of [['read fraction', o.readFraction], ['long fraction', o.longFraction]] as const) {
+  for (const [name, v] of [['read fraction', o.readFraction], ['long fraction', o.longFraction], ['read-modify-write fraction', o.rmwFraction ?? 0]] as const) {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`${name} must be within [0, 1], got ${v}`);
   }
   if (o.workload !== 'register' && o.workload !== 'list-append') throw new RangeError(`unknown workload ${String(o.workload)}`);
@@ -34,6 +34,7 @@ export function generateWorkload(o: WorkloadOptions): WorkloadPlan {
   checkWorkloadOptions(o);
   const opts = { ...o };
   const pick = keyChooser(o.keys, o.distribution);
+  const rmw = o.rmwFraction ?? 0;
   const readKind = o.workload === 'register' ? W_READ : W_READ_LIST;
   const writeKind = o.workload === 'register' ? W_WRITE : W_APPEND;
   // Per-session seeds are drawn once, in session order, so session s's stream depends only on
@@ -48,9 +49,12 @@ export function generateWorkload(o: WorkloadOptions): WorkloadPlan {
       const n = o.longFraction > 0 && rng.next() < o.longFraction ? o.longOps : o.opsPerTxn;
       const kinds: number[] = [], keys: number[] = [], values: number[] = [];
       for (let j = 0; j < n; j++) {
-        keys.push(pick(rng));
-        if (rng.next() < o.readFraction) { kinds.push(readKind); values.push(0); }
-        else { kinds.push(writeKind); values.push(nextValue); nextValue += o.sessions; }
+        const key = pick(rng);
+        keys.push(key);
+        if (rng.next() < o.readFraction) { kinds.push(readKind); values.push(0); continue; }
+        // The draw is made only when asked for, so other workloads keep their streams.
+        if (rmw > 0 && rng.next() < rmw) { kinds.push(readKind); values.push(0); keys.push(key); }
+        kinds.push(writeKind); values.push(nextValue); nextValue += o.sessions;
       }
       yield { kinds, keys, values };
     }

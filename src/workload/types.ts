@@ -42,6 +42,12 @@ export interface WorkloadOptions {
   /** Fraction of transactions that are long, in [0, 1]; a long one has `longOps` operations. */
   longFraction: number;
   longOps: number;
+  /**
+   * Fraction of writes made read-modify-writes: the write of key k is preceded by a read of k in
+   * the same transaction (what a lost update needs); 0 by default. Such a write takes two
+   * operations.
+   */
+  rmwFraction?: number;
   seed: number;
 }
 

@@ -200,7 +200,9 @@ export class MemoryStore {
     const r = this.rules;
     const out: number[] = [];
     for (let q = 0; q < r.replicas; q++) {
-      out.push(q === replica ? ts : ts + (r.remoteLagRandom ? this.rng.int(r.remoteLag + 1) : r.remoteLag));
+      if (q === replica) out.push(ts);
+      else if (r.lagMatrix !== undefined) out.push(ts + r.lagMatrix[replica * r.replicas + q]!);
+      else out.push(ts + (r.remoteLagRandom ? this.rng.int(r.remoteLag + 1) : r.remoteLag));
     }
     return out;
   }

@@ -8,6 +8,8 @@
  * by test/run/memory.test.ts); every fault mode's `anomaly` is the name the checker gives it.
  */
 
+import type { WorkloadOptions } from '../../workload/types.ts';
+
 export type MemoryMode =
   | 'serializable' | 'snapshot' | 'read-committed' | 'flaky-commit'
   | 'lost-update' | 'long-fork' | 'causality' | 'aborted-read' | 'intermediate-read' | 'stale-session';
@@ -18,6 +20,11 @@ export interface ModeRules {
   /** Commits before another replica's commit becomes visible: a fixed lag, or random up to this. */
   remoteLag: number;
   remoteLagRandom: boolean;
+  /**
+   * Optional per-pair lags, `lagMatrix[from * replicas + to]`, instead of remoteLag: a network
+   * where some paths are slower than others (causality: 0→1→2 fast, 0→2 slow).
+   */
+  lagMatrix?: readonly number[];
   /** Snapshots lag the latest commit by a random number of commits up to this (0: fresh). */
   snapshotLag: number;
   /** First-committer-wins: abort a txn that writes a key with a committed version it did not see. */
@@ -53,6 +60,11 @@ export interface ModeInfo {
   anomaly?: string;
   summary: string;
   rules: ModeRules;
+  /**
+   * The workload `polysi run` uses on this mode unless told otherwise: the contention the fault
+   * needs to show (hot keys, read-modify-writes); docs/workloads.md has the figures.
+   */
+  workload?: Partial<Pick<WorkloadOptions, 'sessions' | 'keys' | 'opsPerTxn' | 'readFraction' | 'rmwFraction'>>;
 }
 
 export const MEMORY_MODES: readonly ModeInfo[] = [
@@ -66,18 +78,24 @@ export const MEMORY_MODES: readonly ModeInfo[] = [
     summary: 'each read sees the latest committed version; no write conflicts (not SI: expect violations)' },
   { name: 'lost-update', kind: 'fault', level: 'si', anomaly: 'lost update',
     rules: { ...SAFE, firstCommitterWins: false, appendToSnapshot: true },
+    workload: { sessions: 5, keys: 5, opsPerTxn: 1, readFraction: 0, rmwFraction: 1 },
     summary: 'snapshot without first-committer-wins: concurrent read-modify-writes both commit' },
   { name: 'long-fork', kind: 'fault', level: 'si', anomaly: 'long fork',
     rules: { ...SAFE, replicas: 2, remoteLag: 12 },
+    workload: { keys: 10, opsPerTxn: 4 },
     summary: 'two replicas, each sees the other\'s commits 12 commits late: readers disagree on the order of writes' },
   { name: 'causality', kind: 'fault', level: 'si', anomaly: 'causality violation',
-    rules: { ...SAFE, replicas: 3, remoteLag: 24, remoteLagRandom: true },
-    summary: 'three replicas, each commit reaches each other replica after its own random delay: effects seen before causes' },
+    // One slow path: a commit on 0 reaches 2 late, but what 1 wrote after seeing it reaches 2 at
+    // once. (Random lags on every path made long forks as often as causality violations.)
+    rules: { ...SAFE, replicas: 3, remoteLag: 24, lagMatrix: [0, 0, 24, 0, 0, 0, 0, 0, 0] },
+    workload: { keys: 10, opsPerTxn: 4 },
+    summary: 'three replicas; what replica 0 commits reaches replica 2 24 commits late, everything else at once: an effect (via replica 1) can arrive before its cause' },
   { name: 'aborted-read', kind: 'fault', level: 'si', anomaly: 'G1a',
     rules: { ...SAFE, dirty: 'doomed', doomedFraction: 0.2 },
     summary: 'a fifth of txns are doomed to abort, and their writes are visible before they do' },
   { name: 'intermediate-read', kind: 'fault', level: 'si', anomaly: 'G1b',
     rules: { ...SAFE, dirty: 'all' },
+    workload: { keys: 10, opsPerTxn: 4 },
     summary: 'every write is visible at once, before commit, including values its txn overwrites later' },
   { name: 'stale-session', kind: 'fault', level: 'si', anomaly: 'session guarantee violation',
     rules: { ...SAFE, snapshotLag: 24 },
