@@ -1,6 +1,7 @@
 /**
- * Generates the bytes of the WebAssembly kernels from their readable source: today one,
- * pruning's reachability kernel (scripts/wasm/reach-kernel.ts -> src/prune/reach-wasm-bytes.ts).
+ * Generates the bytes of the WebAssembly kernels from their readable source (scripts/wasm/*-kernel.ts)
+ * into a `*-bytes.ts` file beside the code that runs each: pruning's reachability kernel, the
+ * model check's Kahn and the contraction's edge pass.
  *
  * Takes: the kernels' source (scripts/wasm/), assembled by scripts/wasm/asm.ts.
  * Gives: each `*-bytes.ts` file (base64 of the module, in lines of 96 characters), written only
@@ -14,6 +15,8 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { assembleModule } from './wasm/asm.ts';
+import { CONTRACT_KERNEL } from './wasm/contract-kernel.ts';
+import { KAHN_KERNEL } from './wasm/kahn-kernel.ts';
 import { REACH_KERNEL } from './wasm/reach-kernel.ts';
 
 export interface KernelFile {
@@ -32,6 +35,12 @@ export function kernelFiles(): KernelFile[] {
   return [{
     path: 'src/prune/reach-wasm-bytes.ts', name: 'KERNEL_BASE64', what: 'pruning\'s reachability kernel (reach-wasm.ts runs it)',
     source: 'scripts/wasm/reach-kernel.ts', bytes: assembleModule(REACH_KERNEL),
+  }, {
+    path: 'src/solve/kahn-bytes.ts', name: 'KAHN_BASE64', what: 'the model check\'s Kahn kernel (kahn.ts runs it)',
+    source: 'scripts/wasm/kahn-kernel.ts', bytes: assembleModule(KAHN_KERNEL),
+  }, {
+    path: 'src/solve/contract-wasm-bytes.ts', name: 'EDGES_BASE64', what: 'the contraction\'s edge-pass kernel (contract-wasm.ts runs it)',
+    source: 'scripts/wasm/contract-kernel.ts', bytes: assembleModule(CONTRACT_KERNEL),
   }];
 }
 

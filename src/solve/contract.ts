@@ -57,6 +57,8 @@ import { KIND_NAMES } from '../graph/edges.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import type { KernelChoice } from '../util/wasm.ts';
+import { edgeKernel, type EdgeKernel } from './contract-wasm.ts';
 
 export interface Contraction {
   /** Nodes of H; node i is split node `splitOf[i]`, and 0 .. nodeCount-1 is a topological order of H. */
@@ -79,10 +81,12 @@ export function contractible(level: Level): boolean {
  * H for the active constraints of `pg` (see the header), or null when `table` cannot answer
  * exactly. `order` is a topological order of the known split graph the table was computed on;
  * `act` lists the indices of the active constraints (the solver has it: no pass over all of them).
+ * The edge pass runs as WebAssembly (contract-wasm.ts) where util/wasm.ts's policy says; `kernel`
+ * 'always' or 'never' decides it whatever the size (tests compare the two).
  */
 export function contract(
   pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable, deadlineMs = Number.POSITIVE_INFINITY,
-  act: Int32Array = activeIndices(active),
+  act: Int32Array = activeIndices(active), kernel: KernelChoice = 'auto',
 ): Contraction | null {
   if (!contractible(level) || table.tracked < table.chains) return null;
   const { sess } = table;
@@ -99,7 +103,9 @@ export function contract(
   const nodeOf = numbering(inE, order, N);
   const splitOf = inverse(nodeOf);
   checkDeadline(deadlineMs, 'solve');
-  const { from, to } = contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
+  const inputs = { splitOf, nodeOf, S: table.S, pos: table.pos, minPos: table.minPos, at: next.at, base: next.base, len: next.len, into };
+  const k = edgeKernel(inputs, kernel);
+  const { from, to } = k !== null ? kernelEdges(k, splitOf.length, deadlineMs) : contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
   assertForwards(from, to);
   return { nodeCount: splitOf.length, splitOf, nodeOf, from, to };
 }
@@ -244,6 +250,15 @@ function nextOnChain(inE: Uint8Array, table: ReachTable): { at: Int32Array; base
     for (let p = base[s + 1]! - 2; p >= base[s]!; p--) if (at[p] === -1) at[p] = at[p + 1]!;
   }
   return { at, base, len };
+}
+
+/** The kernel's edge pass in blocks of nodes, the deadline checked between them. */
+function kernelEdges(k: EdgeKernel, count: number, deadlineMs: number): { from: Int32Array; to: Int32Array } {
+  for (let lo = 0; lo < count; lo += DEADLINE_CHECK_MASK + 1) {
+    checkDeadline(deadlineMs, 'solve');
+    k.edges(lo, Math.min(count, lo + DEADLINE_CHECK_MASK + 1));
+  }
+  return k.result();
 }
 
 /** H's edges (a), less those implied (b), plus (c); see the header. */

@@ -1,5 +1,6 @@
 /**
- * The model check's Kahn (src/solve/kahn.ts) against a recursive depth-first search, on seeded random graph pairs (a CSR and an edge list;
+ * The model check's Kahn (src/solve/kahn.ts): the WebAssembly kernel against the JS passes and
+ * against a recursive depth-first search, on seeded random graph pairs (a CSR and an edge list;
  * acyclic by construction, or with cycles that need both graphs, one graph, or a loop), each
  * also the other way round; malformed graphs are errors.
  */
@@ -7,8 +8,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { kahnCount, type Csr, type EdgeList } from '../../src/solve/kahn.ts';
+import { embeddedKahnBytes, kahnCount, kahnCountJs, type Csr, type EdgeList } from '../../src/solve/kahn.ts';
 import { mulberry32, type Rng } from '../support/prng.ts';
+
+// The kernel is what is under test: POLYSI_NO_WASM=1 from outside would select the JS passes.
+delete process.env['POLYSI_NO_WASM'];
 
 function csr(N: number, from: number[], to: number[]): Csr {
   const start = new Int32Array(N + 1);
@@ -55,7 +59,8 @@ function pair(rng: Rng, N: number, m: number, back: number, aBack: number): { a:
   return { a: csr(N, ea.from, ea.to), b: csr(N, eb.from, eb.to) };
 }
 
-test('Kahn sorts all of an acyclic union only, whichever graph is the list', () => {
+test('the WebAssembly Kahn sorts what the JS passes sort, and all of an acyclic union only', () => {
+  assert.ok(WebAssembly.validate(embeddedKahnBytes()));
   const tally = { acyclic: 0, cyclic: 0 };
   for (let seed = 1; seed <= 400; seed++) {
     const rng = mulberry32(seed);
@@ -71,9 +76,10 @@ test('Kahn sorts all of an acyclic union only, whichever graph is the list', () 
       b.start = loop.start; b.to = loop.to;
     }
     const expected = cyclic(N, a, b);
-    const sorted = kahnCount(N, a, list(b));
-    assert.equal(sorted === N, !expected, `seed ${seed}: sorted ${sorted} of ${N}, cyclic ${expected}`);
-    assert.equal(kahnCount(N, b, list(a)), sorted, `seed ${seed}: the graphs swapped`);
+    const wasm = kahnCount(N, a, list(b), 'always'), js = kahnCountJs(N, a, list(b));
+    assert.equal(wasm, js, `seed ${seed}: the kernel and the JS passes`);
+    assert.equal(wasm === N, !expected, `seed ${seed}: sorted ${wasm} of ${N}, cyclic ${expected}`);
+    assert.equal(kahnCount(N, b, list(a), 'always'), wasm, `seed ${seed}: the graphs swapped`);
     tally[expected ? 'cyclic' : 'acyclic']++;
   }
   assert.ok(tally.acyclic >= 100 && tally.cyclic >= 100, JSON.stringify(tally));
@@ -90,13 +96,13 @@ function edgesOf(g: Csr): { from: number[]; to: number[] } {
   return { from, to };
 }
 
-test('the model check refuses malformed graphs instead of reading past them', () => {
+for (const path of ['always', 'never'] as const) test(`the model check refuses malformed graphs instead of reading past them (kernel ${path})`, () => {
   const good = csr(3, [0, 1], [1, 2]);
   const empty = { from: new Int32Array(0), to: new Int32Array(0) };
-  assert.equal(kahnCount(3, good, empty), 3);
-  assert.equal(kahnCount(3, good, { from: Int32Array.of(2), to: Int32Array.of(0) }), 0);
-  const bad = (g: Csr) => assert.throws(() => kahnCount(3, g, empty), /malformed CSR/);
-  const badList = (b: EdgeList) => assert.throws(() => kahnCount(3, good, b), /malformed CSR/);
+  assert.equal(kahnCount(3, good, empty, path), 3);
+  assert.equal(kahnCount(3, good, { from: Int32Array.of(2), to: Int32Array.of(0) }, path), 0);
+  const bad = (g: Csr) => assert.throws(() => kahnCount(3, g, empty, path), /malformed CSR/);
+  const badList = (b: EdgeList) => assert.throws(() => kahnCount(3, good, b, path), /malformed CSR/);
   badList({ from: Int32Array.of(0, 1), to: Int32Array.of(2) }); // lengths differ
   badList({ from: Int32Array.of(3), to: Int32Array.of(0) }); // a tail past the nodes
   badList({ from: Int32Array.of(0), to: Int32Array.of(3) }); // a head past the nodes
@@ -106,4 +112,16 @@ test('the model check refuses malformed graphs instead of reading past them', ()
   bad({ start: new Int32Array([0, 1, 2, 2]), to: new Int32Array([1, 3]) }); // a head past the nodes
   bad({ start: new Int32Array([0, 1, 2, 2]), to: new Int32Array([1, -1]) }); // a negative head
   bad({ start: new Int32Array([0, 2, 1, 2]), to: new Int32Array([1, 2]) }); // a start that decreases
+});
+
+test('without memory for the kernel (RangeError), the JS passes answer', () => {
+  const Memory = WebAssembly.Memory;
+  (WebAssembly as { Memory: unknown }).Memory = function NoMemory() { throw new RangeError('no memory here'); };
+  try {
+    const g = csr(3, [0, 1], [1, 2]);
+    assert.equal(kahnCount(3, g, { from: Int32Array.of(2), to: Int32Array.of(0) }, 'always'), 0);
+    assert.equal(kahnCount(3, g, { from: Int32Array.of(0), to: Int32Array.of(2) }, 'always'), 3);
+  } finally {
+    (WebAssembly as { Memory: unknown }).Memory = Memory;
+  }
 });
