@@ -8,7 +8,6 @@
 // Takes: dist/polysi.cjs. Gives: dist/polysi.cjs.cache, or exit 1 with why.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
 import codeCache from '../bin/code-cache.cjs';
 
 const { BUNDLE, CACHE, bundleId, cacheHeader, readSource, runBundle, lazyTierUp } = codeCache;
@@ -23,14 +22,6 @@ if (id === null) {
 // The V8 flags of bin/polysi.cjs when it compiles the bundle: V8 refuses a cache made under others.
 lazyTierUp();
 const { exports, script } = runBundle(src);
-// No Sparkplug (baseline) code during the warm-up: V8 marks a function it baseline-compiles
-// (SharedFunctionInfo's sparkplug_compiled bit), the code cache keeps that mark, and a marked
-// function gets its feedback vector and a place in Sparkplug's batch at its first call in every
-// later process, each batch of ~4 KB of machine code compiled on the spot (50-100 us). Unmarked,
-// a function is baseline-compiled only once it has run long enough, as in a process without a
-// cache. The default is restored before the cache is made: V8 stamps the cache with a hash of
-// the flags and refuses it under others.
-v8.setFlagsFromString('--no-sparkplug');
 const sink = { stdout() {}, stderr() {} };
 const runs = [
   [['check', warm('violation.jsonl')], 1],
@@ -46,6 +37,5 @@ for (const [argv, want] of runs) {
     process.exit(1);
   }
 }
-v8.setFlagsFromString('--sparkplug');
 const data = script.createCachedData();
 writeFileSync(CACHE, Buffer.concat([Buffer.from(cacheHeader(id), 'latin1'), data]));

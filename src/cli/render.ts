@@ -39,7 +39,7 @@ export function renderText(h: History, r: CheckResult, file: string, format: str
   lines.push(...anomalyLines(h, r, '  '));
   const t = r.timesMs;
   lines.push(`constraints: ${r.constraints.before} generated, ${r.constraints.after} left after pruning (${r.constraints.pruneRounds} rounds)` +
-    (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts`));
+    (r.solver === null ? '' : `; solver: ${r.solver.variables} variables, ${r.solver.conflicts} conflicts, ${r.solver.flips} descent flips`));
   lines.push(`time (ms): parse ${t.parse.toFixed(0)}, validate ${t.validate.toFixed(0)}, construct ${t.construct.toFixed(0)}, prune ${t.prune.toFixed(0)}, solve ${t.solve.toFixed(0)}` +
     (t.explain === undefined ? '' : `, explain ${t.explain.toFixed(0)}`));
   if (explain) {

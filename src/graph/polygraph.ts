@@ -18,7 +18,7 @@
  */
 
 import { GrowableInt32 } from '../util/growable.ts';
-import { checkDeadline, DEADLINE_CHECK_AT, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import { INIT_TXN } from '../result/types.ts';
 import { TXN_COMMITTED } from '../history/model.ts';
 import type { Validated } from '../validate/validate.ts';
@@ -192,7 +192,7 @@ function addKeys(v: Validated, byKey: ByKey, known: EdgeList, out: ConstraintWri
   checkDeadline(deadlineMs, 'construct');
   for (let key = 0; key < nKeys; key++) {
     if (onKeys !== undefined && key % KEYS_PER_REPORT === 0) onKeys(key, nKeys);
-    if ((key & DEADLINE_CHECK_MASK) === DEADLINE_CHECK_AT) checkDeadline(deadlineMs, 'construct');
+    if ((key & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'construct');
     const chain = chains.size === 0 ? undefined : chains.get(key);
     const w0 = writeStart[key]!, w1 = writeStart[key + 1]!;
     // A register key nobody writes has no pair and no edge (a lone writer still gets RW edges from the initial state's readers).

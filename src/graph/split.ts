@@ -250,7 +250,11 @@ export function extendSplitGraph(
   if (since > count) throw new Error(`extendSplitGraph: since ${since} > count ${count}`);
   const t = rowOf(FLAT, level);
   const added = countOut(nodeCount, since, count, from, kind, t.fromD, t.fromN);
-  const outStart = shiftedStarts(g.outStart, added, nodeCount);
+  // outStart[u] = old start + the new edges of the nodes before u.
+  const outStart = new Int32Array(nodeCount + 1);
+  let extra = 0;
+  for (let u = 0; u < nodeCount; u++) { outStart[u] = g.outStart[u]! + extra; extra += added[u + 1]!; }
+  outStart[nodeCount] = g.outStart[nodeCount]! + extra;
   const m = outStart[nodeCount]!;
   let outTo: Int32Array, outEdge: Int32Array, fill: Int32Array;
   if (capacity > 0 && roomFor(g.outTo, m) && (!withEdges || roomFor(g.outEdge, m))) {
@@ -271,20 +275,6 @@ export function extendSplitGraph(
   if (withEdges) fillOutWithEdges(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo, outEdge);
   else fillOut(since, count, from, to, kind, t.count, t.x, t.y, fill, outTo);
   return { nodeCount, outStart, outTo, outEdge };
-}
-
-/**
- * The extended graph's starts: outStart[u] = old start + the new edges (`added`, countOut's) of
- * the nodes before u. Its own function, so that extendSplitGraph has no loop: a function that
- * never runs long is never queued for baseline compilation, and extendSplitGraph is large code
- * run once or twice per check (in a fresh process its compilation cost more than its loop).
- */
-function shiftedStarts(oldStart: Int32Array, added: Int32Array, nodeCount: number): Int32Array {
-  const outStart = new Int32Array(nodeCount + 1);
-  let extra = 0;
-  for (let u = 0; u < nodeCount; u++) { outStart[u] = oldStart[u]! + extra; extra += added[u + 1]!; }
-  outStart[nodeCount] = oldStart[nodeCount]! + extra;
-  return outStart;
 }
 
 /** Whether `a` is a view from the start of a buffer that holds at least `m` Int32 cells. */

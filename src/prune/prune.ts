@@ -24,6 +24,7 @@ import { K_RW } from '../graph/edges.ts';
 import { DEADLINE_CHECK_MASK, TimeLimitError } from '../util/deadline.ts';
 import { fullPassGrown, REACH_CELLS_MAX, ReachTable, type ReachColumns } from './reach.ts';
 import { GATHER_EDGES, SCAN_BLOCK, type ScanSize, type WasmReach } from './reach-wasm.ts';
+import type { KernelChoice } from '../util/wasm.ts';
 
 export interface PruneOptions {
   level: Level;
@@ -58,12 +59,8 @@ export interface PruneOptions {
    * RW_LISTS_FILTER_MIN_TXNS. Either way the scan decides the same: it reads no other list.
    */
   rwListsFilterMinTxns?: number;
-  /**
-   * Up to this many constraint edges the JS scan writes the forced sides' edges itself; above,
-   * in batches (appendSides). Default SIDES_DIRECT_MAX. Either way the same edges in the same
-   * order (test/prune/reach-wasm.test.ts runs both).
-   */
-  sidesDirectMax?: number;
+  /** Whether the WebAssembly kernel keeps the reachability table: util/wasm.ts's policy ('auto', the default); tests ask for 'always' or 'never'. */
+  kernel?: KernelChoice;
 }
 
 /**
@@ -286,7 +283,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
           splitCap = pg.consCount <= SCAN_CONSTRAINTS_MAX ? splitEdgesCoarseBound(pg, g1.outTo.length, tbl) : splitEdgesBound(pg, g1.outTo.length, tbl);
           return { splitEdgesMax: splitCap, scan: scanSize(pg, splitCap) };
         };
-        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room, lastGKnown === known.length ? firstInDegrees : null);
+        table = ReachTable.build(h, g1, order, cellsMax, endpoints, opts.deadlineMs, room, lastGKnown === known.length ? firstInDegrees : null, opts.kernel);
         // Without the kernel the bound serves the in-place extensions alone: on a small graph
         // a copy costs less than computing it.
         if (splitCap === 0 && g1.outTo.length >= IN_PLACE_MIN_SPLIT_EDGES) splitCap = splitEdgesBound(pg, g1.outTo.length, tbl);
@@ -319,7 +316,7 @@ export function pruneConstraints(h: History, pg: Polygraph, opts: PruneOptions):
     const activeAtStart = activeCount;
     const decided = kernel !== null
       ? decideRoundInKernel(pg, active, kernel, checksRwApart(opts.level), provenance, opts.deadlineMs)
-      : decideRound(pg, active, recheck, reach!, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs, opts.sidesDirectMax ?? SIDES_DIRECT_MAX);
+      : decideRound(pg, active, recheck, reach!, tbl, checksRwApart(opts.level), provenance, opts.deadlineMs);
     if (decided < 0) return out(false, rounds, 'pruning stopped at the deadline', true);
     const changed = decided > 0;
     activeCount -= decided;
@@ -417,7 +414,7 @@ function constraintEndpoints(n: number, pg: Polygraph): Uint8Array {
  */
 function decideRound(
   pg: Polygraph, active: Uint8Array, recheck: Uint8Array | null, reach: ReachColumns, tbl: SplitTable, psi: boolean,
-  provenance: PruneProvenance, deadlineMs: number, sidesDirectMax: number,
+  provenance: PruneProvenance, deadlineMs: number,
 ): number {
   const reachKnown = pg.known.length;
   const { consCount, edgeStart, ceFrom, ceTo, ceKind } = pg;
@@ -427,22 +424,12 @@ function decideRound(
   const query = scanQueries(tbl, psi);
   // The sides to force, in scan order; their edges are appended in batches (appendSides), since
   // the scan reads only the table, never the known edges. Batches keep the scratch small (at
-  // 10^6 txns round 1 forces about 8 M sides). On a small polygraph they are written here
-  // instead, as found, into room for every constraint edge (`direct`): the same edges in the same
-  // order, without appendSides' pass, which in a fresh process ran in the interpreter (the 360-txn
-  // histories: ~1,300 sides, ~1,500 edges) while this loop is compiled by then.
-  const direct = ceFrom.length <= sidesDirectMax;
-  const slots = new Int32Array(direct ? 0 : Math.min(consCount, SIDES_BATCH));
-  const forcedBase = provenance.forcedCe.length, knownBase = pg.known.length;
-  const fe = direct ? provenance.forcedCe.spare(ceFrom.length) : slots;
-  const room = direct ? pg.known.spare(ceFrom.length) : null;
-  const kFrom = room?.from ?? slots, kTo = room?.to ?? slots, kKind = room?.kind ?? slots, kKey = room?.key ?? slots;
-  const { ceKey } = pg, reachKnownOf = provenance.reachKnown;
-  let decided = 0, pending = 0, at = knownBase;
+  // 10^6 txns round 1 forces about 8 M sides).
+  const slots = new Int32Array(Math.min(consCount, SIDES_BATCH));
+  let decided = 0, pending = 0;
   for (let c = 0; c < consCount; c++) {
     if ((c & DEADLINE_CHECK_MASK) === 0 && Date.now() >= deadlineMs) {
-      if (direct) addedDirect(pg, provenance, forcedBase, at - knownBase);
-      else appendSides(pg, slots, pending, provenance, reachKnown);
+      appendSides(pg, slots, pending, provenance, reachKnown);
       return -1;
     }
     if (active[c] !== 1) continue;
@@ -483,32 +470,12 @@ function decideRound(
     decided++;
     blockingCe[c] = eitherBlock !== -1 ? eitherBlock : orBlock;
     active[c] = 0;
-    if (direct) {
-      // What appendSides writes for this slot.
-      reachKnownOf[c] = reachKnown;
-      for (let x = edgeStart[slot]!, last = edgeStart[slot + 1]!, f = forcedBase + at - knownBase; x < last; x++, at++, f++) {
-        fe[f] = x; kFrom[at] = ceFrom[x]!; kTo[at] = ceTo[x]!; kKind[at] = ceKind[x]!; kKey[at] = ceKey[x]!;
-      }
-    } else slots[pending++] = slot;
+    slots[pending++] = slot;
     if (eitherBlock !== -1 && orBlock !== -1) break;
-    if (pending === slots.length && !direct) { appendSides(pg, slots, pending, provenance, reachKnown); pending = 0; }
+    if (pending === slots.length) { appendSides(pg, slots, pending, provenance, reachKnown); pending = 0; }
   }
-  if (direct) addedDirect(pg, provenance, forcedBase, at - knownBase);
-  else appendSides(pg, slots, pending, provenance, reachKnown);
+  appendSides(pg, slots, pending, provenance, reachKnown);
   return decided;
-}
-
-/**
- * Below this many constraint edges decideRound writes the forced sides' edges itself, into room
- * reserved for every constraint edge (a side's edges are among them, and each constraint is
- * forced at most once per round); above, appendSides does, in batches.
- */
-export const SIDES_DIRECT_MAX = 1 << 16;
-
-/** Commits the `count` edges decideRound wrote directly (known columns and forcedCe from `forcedBase`). */
-function addedDirect(pg: Polygraph, provenance: PruneProvenance, forcedBase: number, count: number): void {
-  provenance.forcedCe.length = forcedBase + count;
-  pg.known.added(count);
 }
 
 /** scanQueries' bits: the kind's split edges enter the target's .n node (else its .d node); leave the source's .d node; leave its .n node; PSI's RW edge (no split edge: b.d reaching a.d closes it). */

@@ -15,7 +15,7 @@
  * chains get a column; a txn of an untracked chain is then reported unreachable. That
  * under-approximates, which costs pruning power but never soundness.
  * The passes run in the WebAssembly kernel of reach-wasm.ts (the table then lives in its memory)
- * for tables of at least KERNEL_MIN_CELLS cells, unless POLYSI_NO_WASM=1; the JS passes below
+ * when util/wasm.ts's policy says so (large tables, unless POLYSI_NO_WASM=1); the JS passes below
  * compute the same rows, cell for cell (test/prune/reach-wasm.test.ts).
  * Invariant: never over-approximates (pruning soundness depends on it).
  */
@@ -25,6 +25,7 @@ import type { History } from '../history/model.ts';
 import type { SplitGraph } from '../graph/split.ts';
 import { chainCover, type AlsoTouched } from './chains.ts';
 import { kernelWanted, WasmReach, type ConstraintColumns, type ScanSize } from './reach-wasm.ts';
+import type { KernelChoice } from '../util/wasm.ts';
 
 const INF = 0x7fffffff;
 /** `update` recomputes every row when more than 1/FULL_PASS_FRACTION of the nodes grew. */
@@ -119,11 +120,13 @@ export class ReachTable {
    * `room` gives what the WebAssembly kernel must reserve memory for (the split edges of any
    * later graph, and the scan's sizes; reach-wasm.ts); it is asked only when the kernel is
    * wanted (it costs a pass over the constraints: not worth it for a table the JS passes keep).
-   * `inDegrees`: g's in-degrees, if the caller has them (chainCover).
+   * `inDegrees`: g's in-degrees, if the caller has them (chainCover). `kernel`: whether the
+   * kernel keeps the table (util/wasm.ts's policy; tests ask for 'always' or 'never').
    */
   static build(
     h: History, g: SplitGraph, order: Int32Array, cellsMax: number, alsoTouched: AlsoTouched | null,
     deadlineMs: number, room: (() => { splitEdgesMax: number; scan: ScanSize | null }) | null = null, inDegrees: Int32Array | null = null,
+    kernelChoice: KernelChoice = 'auto',
   ): ReachTable {
     const cover = chainCover(h, g, order, alsoTouched, inDegrees);
     const { column, tracked } = trackedChains(cover.chainLength, h.txnCount, cellsMax);
@@ -138,7 +141,7 @@ export class ReachTable {
     }
     const cells = g.nodeCount * S;
     let kernel: WasmReach | null = null;
-    if (kernelWanted(cells)) {
+    if (kernelWanted(cells, kernelChoice)) {
       const { splitEdgesMax, scan } = room?.() ?? { splitEdgesMax: 0, scan: null };
       kernel = WasmReach.create(S, sess, pos, g, splitEdgesMax, scan);
     }
@@ -274,8 +277,7 @@ export function minReachablePositions(
   const done = new Uint8Array(g.nodeCount);
   const scratch = { earliest: new Int32Array(S), stamp: new Int32Array(S).fill(-1) };
   // A pass costs O(edges x chains): with thousands of chains, one pass can take seconds. The
-  // deadline is checked between blocks; a block is its own call so that V8 optimises the loop
-  // with full feedback instead of on-stack-replacing it mid-pass and deoptimising.
+  // deadline is checked between blocks.
   for (let hi = g.nodeCount; hi > 0; hi -= BLOCK) {
     checkDeadline(deadlineMs, 'prune');
     rowsOfBlock(g, order, Math.max(0, hi - BLOCK), hi, S, sess, pos, minPos, done, scratch.earliest, scratch.stamp);
@@ -383,24 +385,25 @@ export interface RwFilter { kind: Int32Array; intoN: Uint8Array; wanted?: Uint8A
  * For each txn t, the sessions that hold an RW predecessor of t, each with the largest such
  * position (CSR; usually a handful per txn, so reachesN costs far less than a scan of all
  * sessions). Predecessors in untracked sessions are dropped: that only under-approximates.
- * Each pass is its own function, one per filter, so that V8 optimises each loop with its own
- * feedback: in a fresh process one function holding them all was compiled on its first loop
- * and deoptimised on the next (and again when round 2 first brought `wanted`): fig8 30 %, round
- * 2 over 243k known edges took 17-21 ms instead of a few.
  */
 function rwPredecessors(n: number, count: number, rwFrom: Int32Array, rwTo: Int32Array, only: RwFilter | null, sess: Int32Array, pos: Int32Array) {
   const byTo = new Int32Array(n + 1);
-  const wanted = only?.wanted ?? null;
-  if (only === null) countAll(byTo, count, rwTo);
-  else if (wanted === null) countKind(byTo, count, rwTo, only.kind, only.intoN);
-  else countWanted(byTo, count, rwTo, only.kind, only.intoN, wanted);
+  countRw(byTo, count, rwTo, only);
   prefixSums(byTo, n);
   const preds = new Int32Array(byTo[n]!);
   const fill = byTo.slice(0, n);
-  if (only === null) fillAll(preds, fill, count, rwFrom, rwTo);
-  else if (wanted === null) fillKind(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN);
-  else fillWanted(preds, fill, count, rwFrom, rwTo, only.kind, only.intoN, wanted);
+  for (let i = 0; i < count; i++) if (isRw(i, rwTo, only)) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
   return lastPerSession(n, byTo, preds, sess, pos);
+}
+
+/** Whether edge i passes the filter `only` (null: every edge). */
+function isRw(i: number, rwTo: Int32Array, only: RwFilter | null): boolean {
+  return only === null || (only.intoN[only.kind[i]!] === 1 && (only.wanted == null || only.wanted[rwTo[i]!] === 1));
+}
+
+/** `byTo[t + 1]`: how many edges that pass `only` enter t. */
+function countRw(byTo: Int32Array, count: number, rwTo: Int32Array, only: RwFilter | null): void {
+  for (let i = 0; i < count; i++) if (isRw(i, rwTo, only)) byTo[rwTo[i]! + 1]!++;
 }
 
 /**
@@ -423,7 +426,7 @@ function rwPredecessorsUnreduced(
 ) {
   const start = new Int32Array(n + 1);
   if (listLengths !== null) for (let t = 0; t < n; t++) start[t + 1] = listLengths[2 * t + 1]!;
-  else countKind(start, count, rwTo, only.kind, only.intoN);
+  else countRw(start, count, rwTo, only);
   prefixSums(start, n);
   const m = start[n]!;
   const outSess = new Int32Array(m), outPos = new Int32Array(m);
@@ -442,34 +445,8 @@ function fillKindPairs(
   }
 }
 
-function countAll(byTo: Int32Array, count: number, rwTo: Int32Array): void {
-  for (let i = 0; i < count; i++) byTo[rwTo[i]! + 1]!++;
-}
-
-function countKind(byTo: Int32Array, count: number, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array): void {
-  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1) byTo[rwTo[i]! + 1]!++;
-}
-
-function countWanted(byTo: Int32Array, count: number, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array, wanted: Uint8Array): void {
-  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1 && wanted[rwTo[i]!] === 1) byTo[rwTo[i]! + 1]!++;
-}
-
 function prefixSums(a: Int32Array, n: number): void {
   for (let t = 0; t < n; t++) a[t + 1]! += a[t]!;
-}
-
-function fillAll(preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array): void {
-  for (let i = 0; i < count; i++) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
-}
-
-function fillKind(preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array): void {
-  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
-}
-
-function fillWanted(
-  preds: Int32Array, fill: Int32Array, count: number, rwFrom: Int32Array, rwTo: Int32Array, kind: Int32Array, intoN: Uint8Array, wanted: Uint8Array,
-): void {
-  for (let i = 0; i < count; i++) if (intoN[kind[i]!] === 1 && wanted[rwTo[i]!] === 1) preds[fill[rwTo[i]!]!++] = rwFrom[i]!;
 }
 
 /** The predecessors `preds` (CSR by `byTo`) reduced to one entry per session, its last position. */

@@ -128,7 +128,8 @@ export interface StageTimesMs {
  * - 'pruning': the known graph, grown by pruning, became cyclic (violation), or pruning decided
  *   every constraint and the known graph stayed acyclic (valid);
  * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them
- *   without pruning); `solver.conflicts` says how hard it had to work;
+ *   without pruning); `solver.conflicts` (the CDCL search's) and `solver.flips` (the greedy
+ *   descent's, docs/solver.md) say how hard it had to work;
  * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
  *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
@@ -155,7 +156,8 @@ export interface CheckResult {
     after: number;
     pruneRounds: number;
   };
-  solver: { variables: number; conflicts: number; decisions: number; propagations: number } | null;
+  /** `conflicts`: CDCL conflicts only; `flips`: phases the greedy descent flipped before any CDCL (docs/solver.md). */
+  solver: { variables: number; conflicts: number; decisions: number; propagations: number; flips: number } | null;
   /** Violations found; empty when valid. At least one when verdict is 'violation'. */
   anomalies: Anomaly[];
   /**

@@ -31,7 +31,7 @@
 import { negate, type Lit, type Theory } from './cdcl.ts';
 import { IntMinHeap } from './heap.ts';
 import { GrowableInt32 as IntBuffer } from '../util/growable.ts';
-import { adjacency } from './csr-wasm.ts';
+import { adjacency } from './csr.ts';
 
 /** Parent-edge codes in the cycle search: fixed CSR slot f >= 0, conditional edge c as -(c+1). */
 function condCode(c: number): number {
@@ -269,8 +269,7 @@ export class AcyclicityTheory implements Theory {
     const fixTo = gather(this.fixToB, this.fixChunks!, 1);
     const fixId = gather(this.fixIdB, this.fixChunks!, 2);
 
-    // Fixed out-CSR and in-CSR by counting sort (csr-wasm.ts: as WebAssembly for many edges, as
-    // this runs once per solve, mostly before V8 would optimise its JS loops).
+    // Fixed out-CSR and in-CSR by counting sort (csr.ts).
     const { outStart, inStart, outTo, outId, inFrom } = adjacency(n, fixFrom, fixTo, fixId);
     this.outStart = outStart;
     this.outTo = outTo;

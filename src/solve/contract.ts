@@ -57,8 +57,8 @@ import { KIND_NAMES } from '../graph/edges.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import type { KernelChoice } from '../util/wasm.ts';
 import { edgeKernel, type EdgeKernel } from './contract-wasm.ts';
-
 
 export interface Contraction {
   /** Nodes of H; node i is split node `splitOf[i]`, and 0 .. nodeCount-1 is a topological order of H. */
@@ -81,12 +81,12 @@ export function contractible(level: Level): boolean {
  * H for the active constraints of `pg` (see the header), or null when `table` cannot answer
  * exactly. `order` is a topological order of the known split graph the table was computed on;
  * `act` lists the indices of the active constraints (the solver has it: no pass over all of them).
- * The edge pass runs as WebAssembly (contract-wasm.ts) on large tables where it can; `kernel`
+ * The edge pass runs as WebAssembly (contract-wasm.ts) where util/wasm.ts's policy says; `kernel`
  * 'always' or 'never' decides it whatever the size (tests compare the two).
  */
 export function contract(
   pg: Polygraph, active: Uint8Array, level: Level, order: Int32Array, table: ReachTable, deadlineMs = Number.POSITIVE_INFINITY,
-  act: Int32Array = activeIndices(active), kernel: 'auto' | 'always' | 'never' = 'auto',
+  act: Int32Array = activeIndices(active), kernel: KernelChoice = 'auto',
 ): Contraction | null {
   if (!contractible(level) || table.tracked < table.chains) return null;
   const { sess } = table;
@@ -104,15 +104,11 @@ export function contract(
   const splitOf = inverse(nodeOf);
   checkDeadline(deadlineMs, 'solve');
   const inputs = { splitOf, nodeOf, S: table.S, pos: table.pos, minPos: table.minPos, at: next.at, base: next.base, len: next.len, into };
-  const k = kernel === 'never' ? null : edgeKernel(inputs, kernel === 'always');
+  const k = edgeKernel(inputs, kernel);
   const { from, to } = k !== null ? kernelEdges(k, splitOf.length, deadlineMs) : contractedEdges(splitOf, nodeOf, table, next, into, deadlineMs);
   assertForwards(from, to);
   return { nodeCount: splitOf.length, splitOf, nodeOf, from, to };
 }
-
-// One loop per function below: each runs once per solve, mostly before V8 optimises it, and an
-// on-stack replacement compiles the whole function that holds the loop (fig8 30 %, fresh
-// process: contract's own loops took as long as the contracted edges).
 
 /** True when every node of `inE` is the .d or .n of a txn on a chain. */
 function allChained(inE: Uint8Array, sess: Int32Array): boolean {

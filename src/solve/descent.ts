@@ -3,11 +3,12 @@
  *
  * Takes: an initialized `AcyclicityTheory` with no literal assigned, and a phase per variable
  * (1 = the positive literal, 0 = the negative one).
- * Gives: the number of variables whose phase was flipped, with `phase` updated so that the
- * theory now holds every variable's literal `phase[x]` (its order sorts the fixed edges plus
- * every chosen side's edges); or -1 when some variable closes a cycle with either literal, the
- * theory then back to no literal assigned and `phase` holding the flips made so far; or
- * DESCENT_TIMED_OUT once `deadlineMs` (a Date.now() time) has passed.
+ * Gives: `Descent`: 'model' with `phase` updated so that the theory now holds every variable's
+ * literal `phase[x]` (its order sorts the fixed edges plus every chosen side's edges); 'stuck'
+ * when some variable closes a cycle with either literal, the theory then back to no literal
+ * assigned and `phase` holding the flips made so far; or 'timeout' once `deadlineMs` (a
+ * Date.now() time) has passed. `flips` counts the variables whose phase was flipped (the
+ * descent's own statistic, reported as `solver.flips`: not a CDCL conflict).
  * Invariant: the theory sees tryAssign/onUnassign in LIFO order (its contract with the solver).
  *
  * Variables go in increasing order; each takes its phase, and when that closes a cycle with the
@@ -24,17 +25,21 @@
 
 import type { AcyclicityTheory } from '../sat/acyclicity.ts';
 
-/** What greedyDescent returns when `deadlineMs` passed (the theory is then left as it is). */
-export const DESCENT_TIMED_OUT = -2;
+/** How a descent ended ('timeout': the theory is then left as it is), and the phases it flipped on the way. */
+export interface Descent {
+  result: 'model' | 'stuck' | 'timeout';
+  flips: number;
+}
+
 const CLOCK_EVERY = 64;
 
-export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array, deadlineMs = Number.POSITIVE_INFINITY): number {
+export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array, deadlineMs = Number.POSITIVE_INFINITY): Descent {
   const n = phase.length;
   let flips = 0;
   for (let x = 0; x < n; x++) {
     // The clock once per CLOCK_EVERY variables, as the solver reads it (a history checked
     // without pruning may have 10^5 variables here).
-    if ((x & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && Date.now() >= deadlineMs) return DESCENT_TIMED_OUT;
+    if ((x & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && Date.now() >= deadlineMs) return { result: 'timeout', flips };
     // Literal 2x is x true (the constraint's either side), 2x + 1 x false.
     const l = 2 * x + (phase[x] === 1 ? 0 : 1);
     if (theory.tryAssign(l)) continue;
@@ -42,12 +47,12 @@ export function greedyDescent(theory: AcyclicityTheory, phase: Uint8Array, deadl
     if (!theory.tryAssign(l ^ 1)) {
       theory.onUnassign(l ^ 1);
       undoDescent(theory, phase, x);
-      return -1;
+      return { result: 'stuck', flips };
     }
     phase[x] ^= 1;
     flips++;
   }
-  return flips;
+  return { result: 'model', flips };
 }
 
 /** Unassigns variables x-1 .. 0 (their literals as `phase` says), newest first. */

@@ -25,7 +25,7 @@ import { kahnCount, type EdgeList } from './kahn.ts';
 import { mkLit, Solver } from '../sat/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../sat/heap.ts';
-import { DESCENT_TIMED_OUT, greedyDescent } from './descent.ts';
+import { greedyDescent } from './descent.ts';
 
 /** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */
 const PSI_CLAUSES_PER_MODEL = 256;
@@ -54,6 +54,17 @@ export interface SolveOptions {
   phaseShortcut?: boolean;
 }
 
+/** The solve stage's statistics (CheckResult.solver). */
+export interface SolveStats {
+  variables: number;
+  /** CDCL conflicts (0 when the descent found the model and no solver was built). */
+  conflicts: number;
+  decisions: number;
+  propagations: number;
+  /** Phases the greedy descent flipped (descent.ts), whether or not it ended at a model. */
+  flips: number;
+}
+
 export interface SolveOutcome {
   result: 'sat' | 'unsat' | 'unknown';
   /** For 'unsat': the dependency edges of a cycle, as indices into `edges` below. */
@@ -64,7 +75,8 @@ export interface SolveOutcome {
   choice?: Uint8Array;
   /** For 'unsat': `fixed[c]` = the side fixed at level 0 (0 either, 1 or), -1 if none (active c only). */
   fixed?: Int8Array;
-  stats: { variables: number; conflicts: number; decisions: number; propagations: number };
+  /** `conflicts`, `decisions`, `propagations`: the CDCL search's (decisions and propagations one per variable for a descent's model); `flips`: the greedy descent's (descent.ts). */
+  stats: SolveStats;
   /** The theory's graph: its node and fixed-edge counts, and whether it was contracted. */
   theoryGraph?: { nodes: number; edges: number; contracted: boolean };
 }
@@ -96,7 +108,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (order === null || knownCycle !== null) {
     // Only with pruning off: the known graph itself is cyclic.
     const edges = chosenEdges(pg, active, new Int32Array(pg.consCount), () => true);
-    return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0 } };
+    return { result: 'unsat', cycle: witnessCycle(pg.nodeCount, edges, opts.level), edges, stats: { variables: 0, conflicts: 0, decisions: 0, propagations: 0, flips: 0 } };
   }
   const rank = ranks(order);
   const pairs = flatPairs(opts.level);
@@ -125,7 +137,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (descend && phasesForwards && modelForwards(pg, act, phase, pairs, rank)) {
     // The solver's stats for a conflict-free run: the theory propagates nothing, so one
     // decision and one propagation per variable (test/solve/phase-shortcut.test.ts).
-    return { result: 'sat', cycle: null, edges: null, choice: choiceOf(pg.consCount, act, phase), stats: { variables, conflicts: 0, decisions: variables, propagations: variables } };
+    return { result: 'sat', cycle: null, edges: null, choice: choiceOf(pg.consCount, act, phase), stats: { variables, conflicts: 0, decisions: variables, propagations: variables, flips: 0 } };
   }
   const theory = new AcyclicityTheory(h === null ? 2 * pg.nodeCount : h.nodeCount);
   let g: SplitGraph | null = null;
@@ -150,11 +162,12 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (theory.initialize() !== null) throw new Error('internal error: the known graph is cyclic under a topological order');
   // The greedy descent (descent.ts) first, where the shortcut applies: on a small valid history
   // it usually ends at a model, and the CDCL solver is never built.
-  const flips = descend ? greedyDescent(theory, phase, opts.deadlineMs) : -1;
-  if (flips === DESCENT_TIMED_OUT) return { result: 'unknown', cycle: null, edges: null, stats: { variables, conflicts: 0, decisions: 0, propagations: 0 }, theoryGraph };
-  const s = flips >= 0
-    ? { result: 'sat' as const, model: phase, stats: { variables, conflicts: flips, decisions: variables, propagations: variables }, psiCycle: null }
-    : searchModel(pg, active, act, phase, theory, opts);
+  const d = descend ? greedyDescent(theory, phase, opts.deadlineMs) : { result: 'stuck' as const, flips: 0 };
+  const flips = d.flips;
+  if (d.result === 'timeout') return { result: 'unknown', cycle: null, edges: null, stats: { variables, conflicts: 0, decisions: 0, propagations: 0, flips }, theoryGraph };
+  const s = d.result === 'model'
+    ? { result: 'sat' as const, model: phase, stats: { variables, conflicts: 0, decisions: variables, propagations: variables, flips }, psiCycle: null }
+    : searchModel(pg, active, act, phase, theory, opts, flips);
   if (s.result === 'unknown') return { result: 'unknown', cycle: null, edges: null, stats: s.stats, theoryGraph };
   if (s.psiCycle !== null) return { result: 'unsat', cycle: s.psiCycle.cycle, edges: s.psiCycle.edges, stats: s.stats, theoryGraph };
   if (s.result === 'sat') {
@@ -201,7 +214,7 @@ interface SearchOutcome {
  * The CDCL search over the variables of `act` (phases `phase`) with the initialized `theory`;
  * PSI's RW clauses are added lazily on each model.
  */
-function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: Uint8Array, theory: AcyclicityTheory, opts: SolveOptions): SearchOutcome {
+function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: Uint8Array, theory: AcyclicityTheory, opts: SolveOptions, flips: number): SearchOutcome {
   // No start-up probing: the known graph is already pruned to a fixpoint, so probing each
   // polarity mostly re-discovers nothing at the price of two graph insertions per variable
   // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
@@ -213,7 +226,7 @@ function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: 
   const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
   solver.newVars(variables);
   for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
-  const stats = () => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations });
+  const stats = (): SolveStats => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations, flips });
   const model = new Uint8Array(variables);
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
@@ -391,9 +404,6 @@ function fillPositions(n: number, at: Int32Array, pos: Int32Array, base: number)
     pos[base + 2 * n + a] = m;
   }
 }
-
-// One loop (nest) per function below: the model check runs once per solve, mostly before V8
-// optimises it, and an on-stack replacement compiles the whole function that holds the loop.
 
 /** Does every edge of from/to/kind go forwards (positionTable's `pos` over n txns)? */
 function edgesForwards(from: Int32Array, to: Int32Array, kind: Int32Array | Uint8Array, pos: Int32Array, n: number): boolean {

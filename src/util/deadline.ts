@@ -31,15 +31,6 @@ export class TimeLimitError extends Error {
 /** How many loop iterations between two looks at the clock (a power of two, for `(i & mask)`). */
 export const DEADLINE_CHECK_MASK = 4095;
 
-/**
- * Where a loop that runs once per check looks at the clock: at iterations DEADLINE_CHECK_AT
- * modulo DEADLINE_CHECK_MASK + 1 (the caller also looks once before the loop). Not at 0: V8
- * gives a function its type feedback only after some bytecode has run, so a call at iteration 0
- * leaves none, and the next one (iteration 4096) came after the loop was compiled (on-stack
- * replacement) and threw the compiled code away. At 64 the first call is recorded in time.
- */
-export const DEADLINE_CHECK_AT = 64;
-
 /** Throws TimeLimitError(stage) if `deadlineMs` (epoch ms) has passed. */
 export function checkDeadline(deadlineMs: number, stage: DeadlineStage): void {
   if (deadlineMs !== Number.POSITIVE_INFINITY && Date.now() > deadlineMs) throw new TimeLimitError(stage);

@@ -19,7 +19,7 @@
  * - `writes` holds, for each included txn and each key it writes, its final write of that key.
  */
 
-import { checkDeadline, DEADLINE_CHECK_AT, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
+import { checkDeadline, DEADLINE_CHECK_MASK } from '../util/deadline.ts';
 import {
   INITIAL_VALUE,
   OP_APPEND,
@@ -141,7 +141,7 @@ function resolveRegisterReads(
   let opTxn: Int32Array | null = null;
   checkDeadline(deadlineMs, 'validate');
   for (let i = 0; i < ext.count; i++) {
-    if ((i & DEADLINE_CHECK_MASK) === DEADLINE_CHECK_AT) checkDeadline(deadlineMs, 'validate');
+    if ((i & DEADLINE_CHECK_MASK) === 0) checkDeadline(deadlineMs, 'validate');
     const t = extTxn[i]!;
     if (included[t] !== 1) continue;
     const op = extOp[i]!;

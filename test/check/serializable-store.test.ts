@@ -29,7 +29,7 @@ function shapeOf(seed: number, check: boolean): SerializableShape {
 
 function path(r: CheckResult): string {
   const size = r.constraints.before >= 1024 ? 'large' : 'small';
-  return `${size}:${r.decidedBy}:rounds=${Math.min(r.constraints.pruneRounds, 3)}${(r.solver?.conflicts ?? 0) > 0 ? ':conflicts' : ''}`;
+  return `${size}:${r.decidedBy}:rounds=${Math.min(r.constraints.pruneRounds, 3)}${(r.solver?.conflicts ?? 0) + (r.solver?.flips ?? 0) > 0 ? ':conflicts' : ''}`;
 }
 
 test('a serializable store\'s histories of the PostgreSQL test\'s shape satisfy SER, with pruning and without', () => {

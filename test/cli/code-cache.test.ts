@@ -167,53 +167,6 @@ test('a stale, foreign, damaged or missing code cache is not used: polysi falls 
   }
 });
 
-test('the code cache carries no Sparkplug marks: a run from it baseline-compiles no more functions than a run without it', { skip: built() }, () => {
-  // V8 marks a function it baseline-compiles (Sparkplug), and the code cache keeps the mark: a
-  // marked function is queued for Sparkplug at its first call in every later process, and the
-  // queue is compiled on the main thread whenever it holds ~4 KB of machine code (50-100 us each
-  // time), even for the many functions a check runs only briefly. scripts/code-cache.mjs warms up
-  // without Sparkplug so that no function is marked. Measured here by V8's own trace: a copy of
-  // the build's layout gets a cache made under the trace flag (V8 refuses a cache made under other
-  // flags), then the same check runs from that cache and from the bundle compiled afresh.
-  const root = scratchDir('polysi-cc-');
-  cpSync(join(ROOT, 'bin'), join(root, 'bin'), { recursive: true });
-  mkdirSync(join(root, 'dist'));
-  copyFileSync(CJS, join(root, 'dist', 'polysi.cjs'));
-  copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
-  cpSync(join(ROOT, 'scripts'), join(root, 'scripts'), { recursive: true });
-  const TRACE = '--trace-baseline-batch-compilation';
-  const made = spawnSync(process.execPath, [TRACE, join(root, 'scripts', 'code-cache.mjs')], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(made.status, 0, made.stderr);
-  // As loadCached does, with or without the cached data; prints START once the bundle is loaded.
-  writeFileSync(join(root, 'drive.cjs'), `'use strict';
-const cc = require('./bin/code-cache.cjs');
-const { readFileSync } = require('node:fs');
-const [mode, file] = process.argv.slice(2);
-cc.lazyTierUp();
-const src = cc.readSource(cc.BUNDLE);
-const data = mode === 'cached' ? readFileSync(cc.CACHE).subarray(cc.cacheHeader(cc.bundleId(src)).length) : undefined;
-const bundle = cc.runBundle(src, data);
-if (mode === 'cached' && bundle.script.cachedDataRejected) throw new Error('code cache refused');
-process.stdout.write('START\\n');
-bundle.exports.main(['check', file], { stdout() {}, stderr() {} }).then((code) => process.stderr.write(\`exit \${code}\\n\`));
-`);
-  const queued = (mode: string, file: string): number => {
-    const r = spawnSync(process.execPath, [TRACE, join(root, 'drive.cjs'), mode, file], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(r.status, 0, `${mode} ${file}: ${r.stderr}`);
-    assert.equal(r.stderr, `exit ${file === VALID ? 0 : 1}\n`, `${mode} ${file}`);
-    const out = r.stdout.slice(r.stdout.indexOf('START\n'));
-    return out.split('\n').filter((l) => l.includes('Enqueued SFI')).length;
-  };
-  for (const file of [VIOLATION, VALID]) {
-    const fresh = queued('fresh', file);
-    const cached = queued('cached', file);
-    // The trace works (a check queues ~100 functions), and the cache adds none to the queue
-    // (the build before this fix: 198 against 111 for the violation).
-    assert.ok(fresh > 20, `${file}: only ${fresh} functions queued for Sparkplug without the cache`);
-    assert.ok(cached <= fresh + 10, `${file}: ${cached} functions queued for Sparkplug from the code cache, ${fresh} without it`);
-  }
-});
-
 test('polysi --version answers from package.json without loading the CLI, as the CLI itself would', { skip: built() }, async () => {
   const { runCli } = await import('../support/run-cli.ts');
   const inProcess = await runCli('--version');

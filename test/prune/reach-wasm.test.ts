@@ -4,19 +4,17 @@
  * thousands of seeded random DAGs (random orders, parallel edges, untracked and chainless
  * txns, row widths S below 4, at multiples of 4 and between), a full pass, then edges added
  * in batches and brought in by the incremental update or by another full pass.
- * Also: the assembler rejects what it does not know, POLYSI_NO_WASM=1 selects the JS passes,
- * and the module validates.
+ * Also: POLYSI_NO_WASM=1 selects the JS passes, the module validates, and the one policy
+ * (util/wasm.ts's kernelRuns) keeps small tables in JS unless a test asks for the kernel.
  */
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
 import type { SplitGraph } from '../../src/graph/split.ts';
 import { minReachablePositions, updateRows } from '../../src/prune/reach.ts';
-import { embeddedKernelBytes, KERNEL_MIN_CELLS, kernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
-import { assembleModule } from '../../src/util/wasm-asm.ts';
+import { embeddedKernelBytes, kernelWanted, wasmAvailable, WasmReach } from '../../src/prune/reach-wasm.ts';
+import { KERNEL_MIN_CELLS } from '../../src/util/wasm.ts';
 import { mulberry32, randInt, type Rng } from '../support/gen.ts';
 
 const INF_MS = Number.POSITIVE_INFINITY;
@@ -42,7 +40,7 @@ function addEdges(rng: Rng, order: Int32Array, from: number[], to: number[], cou
 }
 
 test('the WebAssembly kernel is available here, and POLYSI_NO_WASM=1 turns it off', () => {
-  assert.ok(WebAssembly.validate(kernelBytes()), 'the kernel module validates');
+  assert.ok(WebAssembly.validate(embeddedKernelBytes()), 'the kernel module validates');
   assert.equal(wasmAvailable(), true);
   const old = process.env['POLYSI_NO_WASM'];
   try {
@@ -54,45 +52,6 @@ test('the WebAssembly kernel is available here, and POLYSI_NO_WASM=1 turns it of
     if (old === undefined) delete process.env['POLYSI_NO_WASM'];
     else process.env['POLYSI_NO_WASM'] = old;
   }
-});
-
-test('the kernel bytes that run (reach-wasm-bytes.ts) are what the assembler makes of KERNEL', () => {
-  const assembled = kernelBytes();
-  // The update writes the file; this process still holds the module as it was imported.
-  if (process.env['UPDATE_WASM_KERNEL'] === '1') return writeKernelBytes(assembled);
-  assert.deepEqual(embeddedKernelBytes(), assembled,
-    'src/prune/reach-wasm-bytes.ts is stale: run UPDATE_WASM_KERNEL=1 node --import tsx --test test/prune/reach-wasm.test.ts');
-});
-
-/** Rewrites src/prune/reach-wasm-bytes.ts with `bytes` (its header and layout kept). */
-function writeKernelBytes(bytes: Uint8Array): void {
-  const path = fileURLToPath(new URL('../../src/prune/reach-wasm-bytes.ts', import.meta.url));
-  const b64 = Buffer.from(bytes).toString('base64');
-  const lines: string[] = [];
-  for (let i = 0; i < b64.length; i += 96) lines.push(`  '${b64.slice(i, i + 96)}',`);
-  const old = readFileSync(path, 'utf8');
-  const head = old.slice(0, old.indexOf('export const KERNEL_BASE64'));
-  writeFileSync(path, `${head}export const KERNEL_BASE64 = [\n${lines.join('\n')}\n].join('');\n`);
-}
-
-test('the assembler refuses unknown instructions, locals, labels and unclosed blocks', () => {
-  const f = (body: string) => () => assembleModule([{ name: 'f', params: ['a'], result: null, locals: [], body }]);
-  assert.throws(f('local.get $a i32.frobnicate drop'), /unknown instruction i32.frobnicate/);
-  assert.throws(f('local.get $b drop'), /unknown local \$b/);
-  assert.throws(f('block $x br $y end'), /no enclosing block \$y/);
-  assert.throws(f('block $x'), /unclosed block/);
-  assert.doesNotThrow(f('block $x local.get $a br_if $x end'));
-  // A module that validates and computes: i32x4.min_s of two rows of 4 cells.
-  const bytes = assembleModule([{
-    name: 'm', params: ['d', 's'], result: null, locals: [],
-    body: 'local.get $d local.get $d v128.load local.get $s v128.load i32x4.min_s v128.store',
-  }]);
-  const memory = new WebAssembly.Memory({ initial: 1 });
-  const { m } = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as { m: (d: number, s: number) => void };
-  const a = new Int32Array(memory.buffer, 0, 8);
-  a.set([5, -3, 7, 0x7fffffff, 4, -4, 9, 1]);
-  m(0, 16);
-  assert.deepEqual(Array.from(a.subarray(0, 4)), [4, -4, 7, 1]);
 });
 
 test('kernel rows equal the JS passes on thousands of random graphs (full pass, incremental update, full pass again)', () => {
@@ -156,11 +115,9 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
   const { pruneConstraints } = await import('../../src/prune/prune.ts');
   const { randomHistory, simulatedSiHistory } = await import('../support/gen.ts');
   const levels = ['ser', 'si', 'pc', 'psi', 'rr', 'strict-si', 'strict-ser'] as const;
-  const old = process.env['POLYSI_NO_WASM'], oldMin = process.env['POLYSI_WASM_MIN_CELLS'];
-  // These tables are small: the kernel must run on them all the same.
-  process.env['POLYSI_WASM_MIN_CELLS'] = '0';
+  // These tables are small: the kernel must run on them all the same ('always').
   let cases = 0, decided = 0, cyclic = 0, kernelTables = 0;
-  try {
+  {
     for (let seed = 1; seed <= 500; seed++) {
       const rng = mulberry32(seed);
       const h = seed % 2 === 0
@@ -169,12 +126,10 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
       const v = validate(h);
       if (v.anomalies.length > 0) continue;
       const level = levels[seed % levels.length]!;
-      const run = (noWasm: boolean, sidesDirectMax?: number) => {
-        if (noWasm) process.env['POLYSI_NO_WASM'] = '1';
-        else delete process.env['POLYSI_NO_WASM'];
+      const run = (kernel: 'always' | 'never') => {
         const pg = buildPolygraph(v, INF_MS, undefined, usesRealTime(level));
         const p = pruneConstraints(h, pg, {
-          level, roundsMax: 1000, deadlineMs: INF_MS, stopBelowFraction: seed % 3 === 0 ? 0.5 : 0, ...(sidesDirectMax === undefined ? {} : { sidesDirectMax }),
+          level, roundsMax: 1000, deadlineMs: INF_MS, stopBelowFraction: seed % 3 === 0 ? 0.5 : 0, kernel,
         });
         const k = pg.known.views();
         return {
@@ -184,10 +139,7 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
           table: p.reach === null ? null : { S: p.reach.S, minPos: Array.from(p.reach.minPos), wasm: p.reach.usesWasm },
         };
       };
-      const js = run(true), wasm = run(false);
-      // The JS scan writing the forced sides in batches (as above SIDES_DIRECT_MAX) decides and
-      // adds exactly what it writes directly on these small polygraphs.
-      assert.deepEqual(run(true, seed % 5 === 0 ? 1 : 0), js, `seed ${seed} ${level}: forced sides in batches`);
+      const js = run('never'), wasm = run('always');
       assert.equal(js.table?.wasm ?? false, false);
       if (wasm.table !== null) { assert.equal(wasm.table.wasm, true); kernelTables++; delete (wasm.table as { wasm?: boolean }).wasm; delete (js.table as { wasm?: boolean }).wasm; }
       assert.deepEqual(wasm, js, `seed ${seed} ${level}`);
@@ -195,25 +147,13 @@ test('pruning with the kernel (passes and scan) decides exactly what the JS pass
       decided += js.p.active.length - js.p.activeCount;
       if (js.p.cyclic) cyclic++;
     }
-  } finally {
-    if (old === undefined) delete process.env['POLYSI_NO_WASM'];
-    else process.env['POLYSI_NO_WASM'] = old;
-    if (oldMin === undefined) delete process.env['POLYSI_WASM_MIN_CELLS'];
-    else process.env['POLYSI_WASM_MIN_CELLS'] = oldMin;
   }
   assert.ok(cases > 150 && decided > 1000 && cyclic > 5 && cases - cyclic > 50 && kernelTables > 40, `cases ${cases}, decided ${decided}, cyclic ${cyclic}, kernel tables ${kernelTables}`);
 });
 
-test('small tables keep the JS passes unless POLYSI_WASM_MIN_CELLS says otherwise', () => {
-  const oldMin = process.env['POLYSI_WASM_MIN_CELLS'];
-  try {
-    delete process.env['POLYSI_WASM_MIN_CELLS'];
-    assert.equal(kernelWanted(KERNEL_MIN_CELLS - 1), false);
-    assert.equal(kernelWanted(KERNEL_MIN_CELLS), true);
-    process.env['POLYSI_WASM_MIN_CELLS'] = '0';
-    assert.equal(kernelWanted(1), true);
-  } finally {
-    if (oldMin === undefined) delete process.env['POLYSI_WASM_MIN_CELLS'];
-    else process.env['POLYSI_WASM_MIN_CELLS'] = oldMin;
-  }
+test('small tables keep the JS passes unless the caller asks for the kernel', () => {
+  assert.equal(kernelWanted(KERNEL_MIN_CELLS - 1), false);
+  assert.equal(kernelWanted(KERNEL_MIN_CELLS), true);
+  assert.equal(kernelWanted(1, 'always'), true);
+  assert.equal(kernelWanted(KERNEL_MIN_CELLS, 'never'), false);
 });

@@ -64,14 +64,16 @@ function emptyReport(): DiffReport {
 /**
  * The path by which a run was decided: 'validation', 'pruning-cycle' (pruning's known graph
  * closed a cycle), 'pruning-valid' (pruning decided every constraint), 'solver-unsat',
- * 'solver-sat' (no conflict), 'solver-sat-conflicts' (SAT only after backtracking), 'limit'.
+ * 'solver-sat' (no conflict), 'solver-sat-conflicts' (SAT only after the search left its phases:
+ * CDCL conflicts or the descent's flips), 'limit'.
  */
 export function decisionPath(r: CheckResult): string {
   switch (r.decidedBy) {
     // A non-cycle anomaly no longer stops the search (issue 23): runs that also found a cycle count apart.
     case 'validation': return r.anomalies.some((a) => a.type === 'cycle') ? 'validation+cycle' : 'validation';
     case 'pruning': return r.verdict === 'violation' ? 'pruning-cycle' : 'pruning-valid';
-    case 'solver-sat': return (r.solver?.conflicts ?? 0) > 0 ? 'solver-sat-conflicts' : 'solver-sat';
+    // The search left its phases: CDCL conflicts, or flips of the greedy descent before it.
+    case 'solver-sat': return (r.solver?.conflicts ?? 0) + (r.solver?.flips ?? 0) > 0 ? 'solver-sat-conflicts' : 'solver-sat';
     default: return r.decidedBy;
   }
 }

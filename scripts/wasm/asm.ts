@@ -4,11 +4,10 @@
  *
  * Takes: function definitions (parameter and local names, a body in flat WAT text). Gives: the
  * bytes of a module that imports one memory (`env.memory`) and exports every function.
- * Why: the kernels (prune/reach-wasm.ts, solve/kahn.ts, solve/contract-wasm.ts,
- * sat/csr-wasm.ts) run as WebAssembly, which V8 compiles at once (Liftoff) instead of
- * interpreting until TurboFan has feedback. Their source stays readable text in each kernel's file; the bytes
- * that run are assembled ahead of time into a `*-bytes.ts` file beside each kernel (assembling in
- * a fresh process cost ~3 ms), and the tests check those bytes are what this assembler makes.
+ * Part of the build, not of the runtime: scripts/build-kernels.ts assembles each kernel's
+ * readable source (scripts/wasm/*-kernel.ts) into a `*-bytes.ts` file beside the code that runs
+ * it (src/prune/reach-wasm-bytes.ts), and test/prune/kernel-bytes.test.ts checks those bytes are
+ * what this assembler makes.
  * A leaf module (imports nothing).
  * The subset: i32 and v128 locals; block / loop / if / else / end with optional $labels (br and
  * br_if name them); local.get/set/tee by $name; call by $name; i32 arithmetic and comparisons;
