@@ -20,6 +20,8 @@ import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import { MEMORY_MODES } from '../store/modes.ts';
 import { EXPLAIN_MORE_MS, renderText, resultJson } from './render.ts';
+import { checkOut, openOut, OutFileError } from './run-out.ts';
+import { ioError } from '../formats/io-read.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -29,10 +31,11 @@ export interface Out {
 export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
                   [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
-                  [--seed N] [--out FILE] [--check si|ser|none] [--txn-timeout SECONDS]
+                  [--seed N] [--out FILE [--force]] [--check si|ser|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
-          10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable),
+          10000 uniform keys, --seed 1, --out polysi-run-DATE-TIME.jsonl (a new file per run; an existing
+          --out file is refused unless --force), --check by level (ser for serializable),
           --txn-timeout 10 on databases (0 = none; none on the embedded store)
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
 memory modes (--db memory:MODE):
@@ -58,6 +61,10 @@ export async function runRun(args: string[], out: Out): Promise<number> {
   try {
     return await runRunInner(args, out);
   } catch (err) {
+    if (err instanceof OutFileError) {
+      out.stderr(`polysi run: ${err.message}`);
+      return 2;
+    }
     if (err instanceof UsageError || err instanceof RangeError || err instanceof TargetSpecError) {
       out.stderr(`polysi run: ${err.message}\n${RUN_USAGE}`);
       return 2;
@@ -79,7 +86,8 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
         keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
         'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
-        out: { type: 'string', default: 'polysi-run.jsonl' },
+        out: { type: 'string' },
+        force: { type: 'boolean', default: false },
         check: { type: 'string' },
         'txn-timeout': { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -119,6 +127,8 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
   if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');
 
+  // A file that --out may not replace is refused now, before connecting (and again at the open).
+  if (v.out !== undefined) checkOut(v.out, v.force);
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
   const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
   const { target, isolation } = resolved;
@@ -144,12 +154,16 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const total = wo.sessions * wo.txnsPerSession;
   const t0 = performance.now();
   let recorder: JsonlRecorder;
+  let outPath: string;
   try {
-    recorder = new JsonlRecorder(v.out, wo.sessions, t0);
+    const opened = openOut(v.out, v.force, new Date());
+    outPath = opened.path;
+    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd);
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});
-    out.stderr(`polysi run: cannot write ${v.out}: ${(err as Error).message}`);
+    const why = err instanceof OutFileError ? err.message : ioError(v.out ?? 'the recording', err, 'create the recording').message;
+    out.stderr(`polysi run: ${why}`);
     return 2;
   }
   const stop = new AbortController();
@@ -162,13 +176,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
       return;
     }
     recorder.close();
-    out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${v.out} (in-flight ones are not)`);
+    out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${outPath} (in-flight ones are not)`);
     process.exit(130);
   };
   process.on('SIGINT', onSigint);
   const progress = makeProgress(out, total, t0, !v.json);
   log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ` +
-    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${v.out}`);
+    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${outPath}`);
   let sum: RunSummary;
   try {
     sum = await runWorkload(target, conns, plan, {
@@ -186,24 +200,24 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
   const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ');
   log(`polysi run: ${recorder.count} transactions in ${(sum.elapsedMs / 1000).toFixed(2)} s (${Math.round(rate)} txn/s): ` +
-    `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}` +
+    `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}, recorded in ${outPath}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : ''));
-  const runJson = { target: target.name, isolation, workload: wo, out: v.out, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs };
+  const runJson = { target: target.name, isolation, workload: wo, out: outPath, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs };
   if (level === 'none') {
     if (v.json) out.stdout(JSON.stringify({ run: runJson }));
     return 0;
   }
 
   const t1 = performance.now();
-  const { history, format, notes } = await readHistory(v.out, 'jsonl');
+  const { history, format, notes } = await readHistory(outPath, 'jsonl');
   // Explained as `polysi check` explains: the first anomaly, more within a small budget unless
   // --max-anomalies asks for a number.
   const result = checkHistory(history, {
     level, pruning: true, explain: true, ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
   }, performance.now() - t1);
-  if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: v.out, format, notes }, v.explain) }));
-  else out.stdout(renderText(history, result, v.out, format, notes, v.explain));
+  if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: outPath, format, notes }, v.explain) }));
+  else out.stdout(renderText(history, result, outPath, format, notes, v.explain));
   return result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3;
 }
 
