@@ -13,6 +13,7 @@
 
 import { statSync, type Stats } from 'node:fs';
 import { parseCommandArgs } from './args.ts';
+import { checkOptionsFrom, deadlineFrom, FlagError, nothingCheckedWarning, parseCheckFlags, type CheckFlags } from './check-flags.ts';
 import { asOption, checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';
@@ -20,7 +21,7 @@ import { writeStd } from './stdio.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
 import {
-  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
+  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, type CheckResult, type Level, type LevelName,
   type ProgressEvent,
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
@@ -173,37 +174,16 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi check: --level ${level}: ${notImplementedReason(level as LevelName)}`);
     return EXIT_INVALID;
   }
-  let timeoutMs: number | undefined;
-  if (values.timeout !== undefined) {
-    const s = Number(values.timeout);
-    if (!Number.isFinite(s) || s <= 0) {
-      io.stderr(`polysi check: --timeout takes a positive number of seconds, got "${values.timeout}"`);
-      return EXIT_INVALID;
-    }
-    timeoutMs = s * 1000;
+  let flags: CheckFlags;
+  try {
+    flags = parseCheckFlags(values, EXPLAIN_MORE_MS);
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    io.stderr(`polysi check: ${err.message}`);
+    return EXIT_INVALID;
   }
-  let maxMemoryMb: number | undefined;
-  if (values['max-memory'] !== undefined) {
-    const mb = Number(values['max-memory']);
-    if (!Number.isFinite(mb) || mb < 1) {
-      io.stderr(`polysi check: --max-memory takes a number of megabytes (at least 1), got "${values['max-memory']}"`);
-      return EXIT_INVALID;
-    }
-    maxMemoryMb = mb;
-  }
-  let maxAnomalies: number | undefined;
-  if (values['max-anomalies'] !== undefined) {
-    const n = Number(values['max-anomalies']);
-    if (!Number.isInteger(n) || n < 1) {
-      io.stderr(`polysi check: --max-anomalies takes a positive integer, got "${values['max-anomalies']}"`);
-      return EXIT_INVALID;
-    }
-    maxAnomalies = n;
-  }
-  // Explaining costs nothing on a valid history and is cheap (and time-bounded) on a violation,
-  // so the CLI always does it: every anomaly gets its name and minimal counterexample. The JSON
-  // always carries them; the text prints the full argument only with --explain.
-  const explain = true;
+  // Explaining is always on (checkOptionsFrom): the JSON always carries every anomaly's name and
+  // minimal counterexample; the text prints the full argument only with --explain.
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
   if (drawing && values.levels) {
     io.stderr('polysi check: --dot, --svg and --html draw the counterexamples of one level: use --level LEVEL with them, not --levels');
@@ -236,10 +216,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     injectedFault('check');
     const pr = progressTo(io, await progressOnStderr());
     return batch.runBatch(positionals, {
-      format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
-      explainMoreMs: EXPLAIN_MORE_MS_BATCH,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+      format: values.format, level, json: values.json, explain: values.explain, flags: { ...flags, explainMoreMs: EXPLAIN_MORE_MS_BATCH },
     }, jobs ?? batch.defaultJobs(), io, pr);
   }
   const path = positionals[0]!;
@@ -257,8 +234,8 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
   const pr = progressTo(io, await progressOnStderr(!values.json));
   const t0 = now();
-  // One deadline for the whole run: parsing included.
-  const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  // One deadline for the whole run, parsing included (and, with --levels, every level).
+  const deadlineMs = deadlineFrom(flags);
   let read;
   try {
     read = await readHistory(path, values.format, {
@@ -289,28 +266,13 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   };
   if (values.levels) {
     return (await import('./ladder.ts')).runLadder(history, { path, format, notes, parseMs }, {
+      ...checkOptionsFrom(flags, deadlineMs),
       ...(pr.on ? { onProgress } : {}),
       onLevel: (l) => pr.line(`checking ${l}`),
-      pruning: !values['no-pruning'],
-      explain,
-      neighbours: values.neighbours,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
     }, { json: values.json, explain: values.explain }, io);
   }
-  const result = checkHistory(history, {
-    level,
-    ...(pr.on ? { onProgress } : {}),
-    pruning: !values['no-pruning'],
-    explain,
-    neighbours: values.neighbours,
-    ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    ...(maxMemoryMb === undefined ? {} : { maxMemoryMb }),
-    // Explaining is proportional to what is asked for: the first anomaly always, more only
-    // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
-    ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
-  }, parseMs);
-  const vacuous = nothingCheckedNote(result.counts);
+  const result = checkHistory(history, { level, ...checkOptionsFrom(flags, deadlineMs), ...(pr.on ? { onProgress } : {}) }, parseMs);
+  const vacuous = nothingCheckedWarning(result);
   if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
   if (values.json) {
     io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes }, values.explain)));
