@@ -10,7 +10,7 @@
  * its reason before acting on it). `--json` prints one object (schema/analyze-result.schema.json).
  */
 
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError } from './args.ts';
 import { readFile } from 'node:fs/promises';
 import { asOption, checkOutputPath, writeOutput } from './output.ts';
 import { ioError } from '../formats/io-read.ts';
@@ -45,10 +45,7 @@ export function analyzeExit(r: { verdict: 'anomaly' | 'none' | 'proved' | 'unkno
 }
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommandArgs('analyze', args, {
       model: { type: 'string' },
       bound: { type: 'string', default: '4' },
       prove: { type: 'boolean', default: false },
@@ -63,12 +60,8 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       isolation: { type: 'string' },
       rounds: { type: 'string', default: '50' },
       seed: { type: 'string', default: '1' },
-    },
   });
-  if (positionals.length !== 1) {
-    io.stderr(`polysi analyze: expected exactly one program file, got ${positionals.length}\n${USAGE}`);
-    return 2;
-  }
+  if (positionals.length !== 1) throw new UsageError('analyze', `expected exactly one program file, got ${positionals.length}`);
   const model = values.model ?? DEFAULT_MODEL;
   if (!MODELS.includes(model)) {
     io.stderr(`polysi analyze: --model must be one of ${MODELS.join(', ')}, got "${model}"`);

@@ -12,7 +12,7 @@
  */
 
 import { statSync, type Stats } from 'node:fs';
-import { parseCommandArgs } from './args.ts';
+import { nearest, parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { checkOptionsFrom, deadlineFrom, FlagError, nothingCheckedWarning, parseCheckFlags, type CheckFlags } from './check-flags.ts';
 import { asOption, checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
@@ -47,7 +47,26 @@ export const EXIT_INTERNAL = 4;
 
 export { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH } from './render.ts';
 
-const USAGE = `usage:
+/** The commands `polysi` knows (an unknown one is matched against these for "did you mean"). */
+const COMMANDS = ['check', 'convert', 'stat', 'analyze', 'run', 'help'];
+
+/** `polysi --help`: the commands, one line each; `polysi COMMAND --help` gives each one's options. */
+const USAGE = `usage: polysi COMMAND [options]   (polysi COMMAND --help: that command's options)
+  polysi check PATH [--level LEVEL | --levels] [--json] ...   check a history (or many) against an isolation level
+  polysi run [--db memory[:MODE]|postgres://...|mysql://...] ...   run a workload on a database, record it, check it
+  polysi analyze PROGRAM [--model MODEL] ...   find the anomalies a transaction program allows, before it runs
+  polysi convert IN OUT --to FORMAT   convert a history between formats
+  polysi stat PATH [--json]   sessions, outcomes, operations and hot keys of a history
+  polysi --version
+  any command: --debug (the stack of an internal error)
+
+exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
+that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report);
+analyze: 5 an anomaly the interpreter did not confirm
+docs: README.md, docs/checking.md, docs/levels.md, docs/workloads.md`;
+
+/** `polysi check --help`. */
+export const CHECK_USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
                [--max-memory MB]
@@ -55,26 +74,20 @@ const USAGE = `usage:
                many histories on a pool of worker threads (one per core), directories walked
                (a Cobra log directory is one history): one line per history (JSON Lines with
                --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
-  polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
-  polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
-  polysi analyze PROGRAM --model ec|cc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json]
-               [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE] [--confirm --db ...]   (polysi analyze --help)
-  polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
-             [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
-  polysi --version | polysi COMMAND --help
-  any command: --debug (the stack of an internal error)
+PATH may be - (standard input); --format is detected unless given (docs/formats.md)
 
-levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')})
+levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')}); default si
 --levels checks the whole ladder: a table of every level, the strongest ones satisfied, and a
 counterexample for each violated level; it exits 0 when the table is complete, 3 when a
 level's check hit a limit (a violation is a finding there, not a failure)
-
-exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
-that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
-progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
-check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
+--timeout SECONDS is one deadline for each history, reading included; --max-memory MB answers
+unknown (naming the stage) instead of running out of memory (in a batch: the whole process)
+--explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)
-check --max-memory MB answers unknown (naming the stage) instead of running out of memory`;
+progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
+
+exit codes: 0 valid, 1 violation, 2 invalid input, usage, or an output that cannot be written,
+3 unknown (a limit was hit), 4 internal error (a bug: please report)`;
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -85,7 +98,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
   }
   // `polysi COMMAND --help`: that command's usage on stdout, exit 0 (asked for, so not an error).
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (cmd === 'check') { io.stdout(USAGE); return EXIT_VALID; }
+    if (cmd === 'check') { io.stdout(CHECK_USAGE); return EXIT_VALID; }
     if (cmd === 'convert') { io.stdout((await import('./convert.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'analyze') { io.stdout((await import('./analyze.ts')).USAGE); return EXIT_VALID; }
@@ -103,17 +116,19 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
-      default:
-        io.stderr(`polysi: unknown command "${cmd}"\n${USAGE}`);
+      default: {
+        const near = nearest(cmd, COMMANDS);
+        io.stderr(`polysi: unknown command "${cmd}"${near === null ? '' : ` (did you mean ${near}?)`}; see polysi --help`);
         return EXIT_INVALID;
+      }
     }
   } catch (err) {
     if (err instanceof InputError) {
       io.stderr(`polysi: ${err.message}`);
       return EXIT_INVALID;
     }
-    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`polysi: ${err.message}\n${USAGE}`);
+    if (err instanceof UsageError) {
+      io.stderr(usageLine(err.command, err.message));
       return EXIT_INVALID;
     }
     if (err instanceof OutputError) {
@@ -141,7 +156,7 @@ export function internalErrorMessage(err: unknown, debug: boolean): string {
 }
 
 async function runCheck(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
+  const { values, positionals } = parseCommandArgs('check', args, {
     format: { type: 'string', default: 'auto' },
     level: { type: 'string' },
     levels: { type: 'boolean', default: false },
@@ -157,10 +172,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     neighbours: { type: 'boolean', default: false },
     jobs: { type: 'string', short: 'j' },
   });
-  if (positionals.length === 0) {
-    io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
-    return EXIT_INVALID;
-  }
+  if (positionals.length === 0) throw new UsageError('check', 'expected a history path (or several, or a directory)');
   if (values.levels && values.level !== undefined) {
     io.stderr('polysi check: --levels checks every level; give it or --level, not both');
     return EXIT_INVALID;

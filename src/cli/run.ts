@@ -10,7 +10,7 @@
  * valid history of everything that finished, which is then checked like a complete one.
  */
 
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError } from './args.ts';
 import { checkHistory, type Level } from '../check/index.ts';
 import { readHistory } from '../formats/index.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
@@ -46,13 +46,16 @@ const DISTRIBUTIONS = ['uniform', 'zipfian', 'hotspot'];
 /** Default per-transaction limit on databases (`--txn-timeout`); 0 = none. */
 export const DEFAULT_DB_TXN_TIMEOUT_S = 10;
 
-class UsageError extends Error {}
+/** A usage mistake of `run` (main.ts prints it as one line with a pointer to --help). */
+class RunUsageError extends UsageError {
+  constructor(message: string) { super('run', message); }
+}
 
 function num(v: string | undefined, name: string, fallback: number, integer: boolean): number {
   if (v === undefined) return fallback;
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${name} takes ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+    throw new RunUsageError(`--${name} takes ${integer ? 'an integer' : 'a number'}, got "${v}"`);
   }
   return n;
 }
@@ -65,21 +68,13 @@ export async function runRun(args: string[], out: Out): Promise<number> {
       out.stderr(`polysi run: ${err.message}`);
       return 2;
     }
-    if (err instanceof UsageError || err instanceof RangeError || err instanceof TargetSpecError) {
-      out.stderr(`polysi run: ${err.message}\n${RUN_USAGE}`);
-      return 2;
-    }
+    if (err instanceof RangeError || err instanceof TargetSpecError) throw new UsageError('run', err.message);
     throw err;
   }
 }
 
 async function runRunInner(args: string[], out: Out): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: false,
-      options: {
+  const parsed = parseCommandArgs('run', args, {
         db: { type: 'string', default: 'memory' },
         isolation: { type: 'string' },
         workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
@@ -94,19 +89,15 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         explain: { type: 'boolean', default: false },
         'max-anomalies': { type: 'string' },
         help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  }, false);
   const v = parsed.values;
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
-  if (v.workload !== 'register' && v.workload !== 'list-append') throw new UsageError(`--workload must be register or list-append, got "${v.workload}"`);
-  if (!DISTRIBUTIONS.includes(v.distribution)) throw new UsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
+  if (v.workload !== 'register' && v.workload !== 'list-append') throw new RunUsageError(`--workload must be register or list-append, got "${v.workload}"`);
+  if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
-    throw new UsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
+    throw new RunUsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
   }
-  if (v.check !== undefined && !['si', 'ser', 'none'].includes(v.check)) throw new UsageError(`--check must be si, ser or none, got "${v.check}"`);
+  if (v.check !== undefined && !['si', 'ser', 'none'].includes(v.check)) throw new RunUsageError(`--check must be si, ser or none, got "${v.check}"`);
   const d = DEFAULT_WORKLOAD;
   const wo: WorkloadOptions = {
     workload: v.workload as WorkloadName,
@@ -123,9 +114,9 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
   const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
   const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
-  if (timeoutS < 0) throw new UsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
+  if (timeoutS < 0) throw new RunUsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
-  if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');
+  if (maxAnomalies !== undefined && maxAnomalies < 1) throw new RunUsageError('--max-anomalies takes a positive integer');
 
   // A file that --out may not replace is refused now, before connecting (and again at the open).
   if (v.out !== undefined) checkOut(v.out, v.force);
