@@ -20,6 +20,7 @@ import { progressOnStderr, progressTo } from './progress.ts';
 import { writeStd } from './stdio.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
+import { MissingPackageError } from '../util/optional.ts';
 import {
   checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, type CheckResult, type Level, type LevelName,
   type ProgressEvent,
@@ -129,6 +130,10 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     }
     if (err instanceof UsageError) {
       io.stderr(usageLine(err.command, err.message));
+      return EXIT_INVALID;
+    }
+    if (err instanceof MissingPackageError) {
+      io.stderr(`polysi ${cmd}: ${err.message}`);
       return EXIT_INVALID;
     }
     if (err instanceof OutputError) {

@@ -28,6 +28,7 @@ import {
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
 import type { Target } from './types.ts';
+import { importOptional } from '../util/optional.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
 const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
@@ -36,7 +37,7 @@ type MysqlModule = typeof import('mysql2/promise');
 let mysqlModule: Promise<MysqlModule> | null = null;
 
 function loadMysql(): Promise<MysqlModule> {
-  mysqlModule ??= import('mysql2/promise').then((m) => ((m as unknown as { default?: MysqlModule }).default ?? m));
+  mysqlModule ??= importOptional('mysql2', () => import('mysql2/promise')).then((m) => ((m as unknown as { default?: MysqlModule }).default ?? m));
   return mysqlModule;
 }
 
