@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonlRecorder } from '../src/run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary } from '../src/run/runner.ts';
-import { MemoryTarget } from '../src/store/memory.ts';
-import type { MemoryMode } from '../src/store/modes.ts';
+import { MemoryTarget } from '../src/run/store/memory.ts';
+import type { MemoryMode } from '../src/run/store/modes.ts';
 import { DEFAULT_WORKLOAD, generateWorkload } from '../src/workload/index.ts';
 
 const perSession = Number(process.argv[2] ?? 2500);

@@ -16,9 +16,8 @@ import { checkHistory as runCheck, IMPLEMENTED_LEVELS, isImplementedLevel, type 
 import { FORMATS, readHistory as readAny, type ReadResult } from './formats/index.ts';
 import type { ReadOptions } from './formats/io-read.ts';
 import type { History } from './history/model.ts';
-import { resultJson as cliResultJson, SCHEMA_VERSION } from './cli/render.ts';
+import { levelsJson, resultJson as jsonOfResult, SCHEMA_VERSION } from './render/json.ts';
 import { checkLevels as runLevels, type LevelsOptions as FullLevelsOptions, type LevelsResult } from './check/ladder.ts';
-import { levelsJson } from './cli/levels.ts';
 
 export type {
   Anomaly, CheckResult, CycleAnomaly, DepEdge, EdgeKind, Level, NonCycleAnomaly, NonCycleAnomalyName,
@@ -145,7 +144,7 @@ export function resultJson(
   if (source.file !== undefined) extra['file'] = source.file;
   if (source.format !== undefined) extra['format'] = source.format;
   if (source.notes !== undefined) extra['notes'] = [...source.notes];
-  return cliResultJson(history, result, extra, explainText);
+  return jsonOfResult(history, result, extra, explainText);
 }
 
 /** Validates the caller's options and fills in the defaults. */

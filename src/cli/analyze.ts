@@ -14,7 +14,7 @@ import { parseCommandArgs, UsageError } from './args.ts';
 import { readFile } from 'node:fs/promises';
 import { asOption, checkOutputPath, writeOutput } from './output.ts';
 import { ioError } from '../formats/io-read.ts';
-import { SCHEMA_VERSION } from './render.ts';
+import { SCHEMA_VERSION } from '../render/json.ts';
 import { TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import type { Io } from './main.ts';

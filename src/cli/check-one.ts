@@ -14,7 +14,8 @@
 import { InputError } from '../history/errors.ts';
 import { checkHistory, type Level } from '../check/index.ts';
 import { detectFormat, readHistory, TimeLimitError } from '../formats/index.ts';
-import { parseTimeoutJson, renderText, resultJson, SCHEMA_VERSION } from './render.ts';
+import { renderText } from './render.ts';
+import { parseTimeoutJson, resultJson, SCHEMA_VERSION } from '../render/json.ts';
 import { now } from '../util/clock.ts';
 import { checkOptionsFrom, deadlineFrom, type CheckFlags } from './check-flags.ts';
 

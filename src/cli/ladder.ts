@@ -13,7 +13,8 @@
 import type { History } from '../history/model.ts';
 import { checkLevels, type LevelsOptions } from '../check/ladder.ts';
 import { nothingCheckedWarning } from './check-flags.ts';
-import { levelsJson, renderLevelsText } from './levels.ts';
+import { renderLevelsText } from './levels.ts';
+import { levelsJson } from '../render/json.ts';
 
 export interface Out {
   stdout(s: string): void;

@@ -1,73 +1,26 @@
 /**
- * Renderings of the isolation ladder (`polysi check --levels`): the JSON table (data first) and
- * a text table for people.
+ * The text table of the isolation ladder (`polysi check --levels`); its JSON form (data first,
+ * schema/levels-result.schema.json) is `levelsJson` in src/render/json.ts.
  *
- * Takes: a History and its LevelsResult. Gives: the object `--levels --json` prints
- * (schema/levels-result.schema.json: one row per level, each checked level's full check result
- * in the `check --json` shape, the lattice's covers so a reader can draw it) and the text table.
+ * Takes: a History and its LevelsResult. Gives: the text table and each violated level's anomalies.
  * Invariant: pure functions returning values; nothing here prints. Every violated row names a
  * counterexample that exists in the output: its own level's, or the weaker level's it inherits.
  */
 
 import type { History } from '../history/model.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
-import { COVERS, incomparable, LEVELS } from '../result/lattice.ts';
+import { incomparable, LEVELS } from '../result/lattice.ts';
 import { isImplementedLevel } from '../check/index.ts';
-import type { Anomaly, CheckResult, LevelName } from '../result/types.ts';
 import { renderExplanationText, verdictLine } from '../render/text.ts';
-import { anomalyLines, cycleName, resultJson, SCHEMA_VERSION } from './render.ts';
-
-/** The anomaly a violated row stands on: its own first one, or its `from` level's when inherited. */
-function evidence(lr: LevelsResult, row: LevelRow): { level: LevelName; result: CheckResult } | null {
-  if (row.status !== 'violated') return null;
-  const owner = row.basis === 'inherited' ? lr.rows.find((r) => r.level === row.from) : row;
-  if (owner === undefined || owner.result === null || owner.result.anomalies.length === 0) return null;
-  return { level: owner.level, result: owner.result };
-}
-
-function anomalyName(a: Anomaly, r: CheckResult): string {
-  if (a.explanation !== undefined) return a.explanation.name;
-  return a.type === 'cycle' ? cycleName(a.edges, r.level) : a.name;
-}
-
-/** The first counterexample of a violated row, named, with the level it was found for. */
-function counterexampleOf(lr: LevelsResult, row: LevelRow): { level: LevelName; name: string; summary: string } | null {
-  const ev = evidence(lr, row);
-  if (ev === null) return null;
-  const a = ev.result.anomalies[0]!;
-  const summary = a.explanation?.summary ?? (a.type === 'non-cycle' ? a.message : `a cycle of ${a.edges.length} dependency edges`);
-  return { level: ev.level, name: anomalyName(a, ev.result), summary };
-}
-
-/** `withText`: each checked level's explanations carry their text rendering (`--explain`). */
-export function levelsJson(h: History, lr: LevelsResult, extra: Record<string, unknown>, withText = false): Record<string, unknown> {
-  return {
-    schemaVersion: SCHEMA_VERSION,
-    ...extra,
-    counts: lr.counts,
-    strongest: lr.strongest,
-    checked: lr.checked,
-    levels: lr.rows.map((row) => ({
-      level: row.level,
-      title: LEVELS[row.level].title,
-      status: row.status,
-      basis: row.basis,
-      from: row.from,
-      reason: row.reason,
-      counterexample: counterexampleOf(lr, row),
-      result: row.result === null ? null : resultJson(h, row.result, {}, withText),
-    })),
-    lattice: COVERS.map(([weaker, stronger]) => ({ weaker, stronger })),
-    timesMs: lr.timesMs,
-  };
-}
+import { rowCounterexample } from '../render/json.ts';
+import { anomalyLines } from './render.ts';
 
 const STATUS_TEXT: Record<LevelRow['status'], string> = {
   'satisfied': 'satisfied', 'violated': 'VIOLATED', 'unknown': 'unknown', 'not checked': 'not checked',
 };
 
 function detail(lr: LevelsResult, row: LevelRow): string {
-  const cx = counterexampleOf(lr, row);
+  const cx = rowCounterexample(lr, row);
   switch (row.basis) {
     case 'implied': return `implied by ${row.from}`;
     case 'inherited': return `inherited from ${row.from}${cx === null ? '' : `: ${cx.name}`}`;

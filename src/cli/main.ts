@@ -26,7 +26,8 @@ import {
   type ProgressEvent,
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
-import { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH, parseTimeoutJson, renderText, resultJson } from './render.ts';
+import { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH, renderText } from './render.ts';
+import { parseTimeoutJson, resultJson } from '../render/json.ts';
 import { now } from '../util/clock.ts';
 
 export interface Io {

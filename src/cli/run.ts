@@ -18,8 +18,9 @@ import { JsonlRecorder } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
-import { MEMORY_MODES } from '../store/modes.ts';
-import { EXPLAIN_MORE_MS, renderText, resultJson } from './render.ts';
+import { MEMORY_MODES } from '../run/store/modes.ts';
+import { EXPLAIN_MORE_MS, renderText } from './render.ts';
+import { resultJson } from '../render/json.ts';
 import { checkOut, openOut, OutFileError } from './run-out.ts';
 import { ioError } from '../formats/io-read.ts';
 

@@ -11,7 +11,7 @@
 import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
-import { SCHEMA_VERSION } from './render.ts';
+import { SCHEMA_VERSION } from '../render/json.ts';
 import { parseCommandArgs, UsageError } from './args.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';

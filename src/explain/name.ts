@@ -7,8 +7,8 @@
  */
 
 import type { CycleClass, AnomalyName } from '../result/counterexample.ts';
-import { K_RT, K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
-import type { Level } from '../result/types.ts';
+import { KIND_NAMES, K_RT, K_RW, K_SO, K_WR, K_WW } from '../graph/edges.ts';
+import type { DepEdge, Level } from '../result/types.ts';
 
 export interface ShapeEdge {
   from: number;
@@ -103,4 +103,9 @@ export function nameCycles(cycles: readonly (readonly ShapeEdge[])[], oneSession
     if (rank < bestRank) { bestRank = rank; best = i; name = nm; }
   });
   return { name, cycle: best };
+}
+
+/** The class of a witness cycle that was not explained (no argument behind it): its shape only. */
+export function witnessCycleName(edges: readonly DepEdge[]): CycleClass {
+  return cycleClass(edges.map((e) => ({ from: e.from, to: e.to, kind: KIND_NAMES.indexOf(e.kind), key: e.key })));
 }

@@ -8,8 +8,8 @@
  * passwords never appear in messages (`redactUrl`).
  */
 
-import { MemoryTarget } from '../store/memory.ts';
-import { MEMORY_MODES, modeInfo, type MemoryMode } from '../store/modes.ts';
+import { MemoryTarget } from './store/memory.ts';
+import { MEMORY_MODES, modeInfo, type MemoryMode } from './store/modes.ts';
 import type { IsolationLevel, Target } from './types.ts';
 
 export const ISOLATION_LEVELS: readonly IsolationLevel[] = ['read-uncommitted', 'read-committed', 'repeatable-read', 'snapshot', 'serializable'];

@@ -22,7 +22,7 @@
  * decides nothing.
  */
 
-import type { AcyclicityTheory } from '../solver/acyclicity.ts';
+import type { AcyclicityTheory } from '../sat/acyclicity.ts';
 
 /** What greedyDescent returns when `deadlineMs` passed (the theory is then left as it is). */
 export const DESCENT_TIMED_OUT = -2;

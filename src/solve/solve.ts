@@ -18,13 +18,13 @@ import type { Polygraph } from '../graph/polygraph.ts';
 import { buildSplitGraph, checksRwApart, ranks, splitPairs, topoOrder, type SplitGraph } from '../graph/split.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
 import { closingRw, closingRws, forbiddenCycle } from '../graph/forbidden.ts';
-import { AcyclicityTheory } from '../solver/acyclicity.ts';
+import { AcyclicityTheory } from '../sat/acyclicity.ts';
 import type { ReachTable } from '../prune/reach.ts';
 import { contract } from './contract.ts';
 import { kahnCount, type EdgeList } from './kahn.ts';
-import { mkLit, Solver } from '../solver/cdcl.ts';
+import { mkLit, Solver } from '../sat/cdcl.ts';
 import { GrowableInt32 } from '../util/growable.ts';
-import { IntMinHeap } from '../solver/heap.ts';
+import { IntMinHeap } from '../sat/heap.ts';
 import { DESCENT_TIMED_OUT, greedyDescent } from './descent.ts';
 
 /** PSI: clauses added per model at most (each rules out one RW edge closing a Dep path). */

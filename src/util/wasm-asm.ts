@@ -5,7 +5,7 @@
  * Takes: function definitions (parameter and local names, a body in flat WAT text). Gives: the
  * bytes of a module that imports one memory (`env.memory`) and exports every function.
  * Why: the kernels (prune/reach-wasm.ts, solve/kahn.ts, solve/contract-wasm.ts,
- * solver/csr-wasm.ts) run as WebAssembly, which V8 compiles at once (Liftoff) instead of
+ * sat/csr-wasm.ts) run as WebAssembly, which V8 compiles at once (Liftoff) instead of
  * interpreting until TurboFan has feedback. Their source stays readable text in each kernel's file; the bytes
  * that run are assembled ahead of time into a `*-bytes.ts` file beside each kernel (assembling in
  * a fresh process cost ~3 ms), and the tests check those bytes are what this assembler makes.

@@ -1,6 +1,6 @@
 /**
  * What every WebAssembly kernel shares at run time (prune/reach-wasm.ts, solve/kahn.ts,
- * solve/contract-wasm.ts, solver/csr-wasm.ts); their bytes come from wasm-asm.ts, stored ahead of
+ * solve/contract-wasm.ts, sat/csr-wasm.ts); their bytes come from wasm-asm.ts, stored ahead of
  * time as base64 in a `*-bytes.ts` file beside each.
  *
  * Takes: nothing but the environment (POLYSI_NO_WASM) and sizes. Gives: whether kernels may run,

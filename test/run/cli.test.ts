@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
-import { MEMORY_MODES } from '../../src/store/modes.ts';
+import { MEMORY_MODES } from '../../src/run/store/modes.ts';
 import { runCli as run } from '../support/run-cli.ts';
 import { scratchDir } from '../support/scratch.ts';
 

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TXN_ABORTED, TXN_COMMITTED } from '../../src/history/model.ts';
-import { MEMORY_MODES, type MemoryMode } from '../../src/store/modes.ts';
+import { MEMORY_MODES, type MemoryMode } from '../../src/run/store/modes.ts';
 import type { WorkloadName } from '../../src/workload/index.ts';
 import { anomalyNames, check, runMemory } from './support.ts';
 

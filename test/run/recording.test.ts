@@ -13,8 +13,8 @@ import { generateWorkload, DEFAULT_WORKLOAD, W_READ, W_WRITE, type TxnPlan, type
 import { connectAll, runWorkload } from '../../src/run/runner.ts';
 import { DbError, type Connection, type Target } from '../../src/run/types.ts';
 import { runMemory, SMALL } from './support.ts';
-import { MemoryTarget } from '../../src/store/memory.ts';
-import { MEMORY_MODES } from '../../src/store/modes.ts';
+import { MemoryTarget } from '../../src/run/store/memory.ts';
+import { MEMORY_MODES } from '../../src/run/store/modes.ts';
 import { scratchDir } from '../support/scratch.ts';
 
 /** Every session's planned transactions. */

@@ -8,8 +8,8 @@ import { parseJsonl } from '../../src/formats/jsonl.ts';
 import type { History } from '../../src/history/model.ts';
 import { headerLine, txnLine } from '../../src/run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary } from '../../src/run/runner.ts';
-import { MemoryTarget } from '../../src/store/memory.ts';
-import type { MemoryMode } from '../../src/store/modes.ts';
+import { MemoryTarget } from '../../src/run/store/memory.ts';
+import type { MemoryMode } from '../../src/run/store/modes.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type WorkloadOptions } from '../../src/workload/index.ts';
 
 export const SMALL: WorkloadOptions = { ...DEFAULT_WORKLOAD, sessions: 4, txnsPerSession: 20, opsPerTxn: 6, keys: 8 };

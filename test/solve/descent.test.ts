@@ -13,7 +13,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { AcyclicityTheory } from '../../src/solver/acyclicity.ts';
+import { AcyclicityTheory } from '../../src/sat/acyclicity.ts';
 import { DESCENT_TIMED_OUT, greedyDescent } from '../../src/solve/descent.ts';
 import { validate } from '../../src/validate/validate.ts';
 import { buildPolygraph } from '../../src/graph/polygraph.ts';
@@ -21,7 +21,7 @@ import { buildSplitGraph, topoOrder, usesRealTime } from '../../src/graph/split.
 import { pruneConstraints } from '../../src/prune/prune.ts';
 import { chosenEdges, solveConstraints } from '../../src/solve/solve.ts';
 import type { Level } from '../../src/result/types.ts';
-import { isAcyclic, mulberry32, randInt, TIMEOUT_MS } from '../solver/helpers.ts';
+import { isAcyclic, mulberry32, randInt, TIMEOUT_MS } from '../sat/helpers.ts';
 import { smallSolveHistory } from '../support/gen.ts';
 
 /** The descent's rule, replayed with a fresh acyclicity test per try. */

@@ -1,6 +1,6 @@
 /**
  * The solve stage's three WebAssembly kernels run from bytes assembled ahead of time
- * (src/solve/kahn-bytes.ts, src/solve/contract-wasm-bytes.ts, src/solver/csr-wasm-bytes.ts):
+ * (src/solve/kahn-bytes.ts, src/solve/contract-wasm-bytes.ts, src/sat/csr-wasm-bytes.ts):
  * each must be exactly what the assembler makes of its kernel's text. Run with
  * UPDATE_WASM_KERNEL=1 to rewrite the stale ones.
  */
@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 
 import { embeddedKahnBytes, kahnBytes } from '../../src/solve/kahn.ts';
 import { contractKernelBytes, embeddedContractKernelBytes } from '../../src/solve/contract-wasm.ts';
-import { csrKernelBytes, embeddedCsrKernelBytes } from '../../src/solver/csr-wasm.ts';
+import { csrKernelBytes, embeddedCsrKernelBytes } from '../../src/sat/csr-wasm.ts';
 
 const kernels = [
   { file: 'src/solve/kahn-bytes.ts', name: 'KAHN_BASE64', assembled: kahnBytes, embedded: embeddedKahnBytes },
   { file: 'src/solve/contract-wasm-bytes.ts', name: 'EDGES_BASE64', assembled: contractKernelBytes, embedded: embeddedContractKernelBytes },
-  { file: 'src/solver/csr-wasm-bytes.ts', name: 'CSR_BASE64', assembled: csrKernelBytes, embedded: embeddedCsrKernelBytes },
+  { file: 'src/sat/csr-wasm-bytes.ts', name: 'CSR_BASE64', assembled: csrKernelBytes, embedded: embeddedCsrKernelBytes },
 ];
 
 for (const k of kernels) {

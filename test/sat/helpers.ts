@@ -4,7 +4,7 @@
  * Not a test file itself (no `.test.ts` suffix).
  */
 
-import type { Lit, SolverOptions, Theory } from '../../src/solver/cdcl.ts';
+import type { Lit, SolverOptions, Theory } from '../../src/sat/cdcl.ts';
 export { mulberry32 } from '../support/prng.ts';
 
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcyclicityTheory, findCycle } from '../../src/solver/acyclicity.ts';
-import { Solver, mkLit, negate, type Lit } from '../../src/solver/cdcl.ts';
+import { AcyclicityTheory, findCycle } from '../../src/sat/acyclicity.ts';
+import { Solver, mkLit, negate, type Lit } from '../../src/sat/cdcl.ts';
 import { clausesSatisfied, CONFIGS, ContractCheckingTheory, isAcyclic, litTrue, mulberry32, randInt, scaled, TIMEOUT_MS } from './helpers.ts';
 
 interface FixedEdge {

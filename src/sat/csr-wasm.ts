@@ -7,7 +7,7 @@
  * Gives: `outStart` (N + 1), `outTo` and `outId` (edges by tail, in edge order within a tail;
  * `outId` holds the heads again when no ids are given),
  * `inStart` (N + 1) and `inFrom` (edges by head, in edge order within a head): exactly what the
- * JS counting sort gives (`csrJs`; test/solver/csr-wasm.test.ts compares them); or null where
+ * JS counting sort gives (`csrJs`; test/sat/csr-wasm.test.ts compares them); or null where
  * the JS should run: POLYSI_NO_WASM=1, no WebAssembly, fewer than CSR_KERNEL_MIN edges, or more
  * than 64 MB of kernel memory (KERNEL_COPY_BYTES_MAX).
  * Why: the passes run once per solve over ~100,000 edges (fig8 30 %: the contracted graph's

@@ -1,5 +1,5 @@
 /**
- * The solver's adjacency builder (src/solver/csr-wasm.ts): the WebAssembly counting sort against
+ * The solver's adjacency builder (src/sat/csr-wasm.ts): the WebAssembly counting sort against
  * the JS one and against a plain definition (each node's out-edges and in-edges in edge order),
  * on seeded random edge lists with loops and repeated edges; an end out of range is a RangeError.
  */
@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { adjacency, csrJs, csrKernelBytes } from '../../src/solver/csr-wasm.ts';
+import { adjacency, csrJs, csrKernelBytes } from '../../src/sat/csr-wasm.ts';
 import { mulberry32 } from '../support/prng.ts';
 
 // The kernel is what is under test: POLYSI_NO_WASM=1 from outside would select the JS.

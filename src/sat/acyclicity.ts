@@ -544,7 +544,7 @@ export class AcyclicityTheory implements Theory {
     // x's in-edges only to shift anyway unless none lies in the region, and building them is a
     // pass over every fixed edge (360 txns: ~0.3-1 ms of cold code, on 8 of 30 valid histories,
     // for one such insertion each). Any topological order is as good for the search: conflicts
-    // and their clauses do not depend on which one the theory keeps (test/solver/acyclicity.test.ts).
+    // and their clauses do not depend on which one the theory keeps (test/sat/acyclicity.test.ts).
     if (!this.inBuilt && budget < LAZY_IN_EDGES_MIN_BUDGET) return this.shift(c, lb, ub, nF);
     return this.backwardAndReorder(c, x, lb, ub, nF, budget);
   }

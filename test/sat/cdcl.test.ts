@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Solver, mkLit, litVar, litNeg, negate, type Lit, type SolverOptions, type Theory } from '../../src/solver/cdcl.ts';
+import { Solver, mkLit, litVar, litNeg, negate, type Lit, type SolverOptions, type Theory } from '../../src/sat/cdcl.ts';
 import { AGGRESSIVE, clausesSatisfied, CONFIGS, ContractCheckingTheory, litTrue, mulberry32, randInt, scaled, TIMEOUT_MS } from './helpers.ts';
 
 

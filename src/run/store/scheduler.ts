@@ -11,7 +11,7 @@
  * so the store needs no locks.
  */
 
-import { Random } from '../util/random.ts';
+import { Random } from '../../util/random.ts';
 
 interface Pending {
   run: () => unknown;

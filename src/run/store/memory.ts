@@ -10,8 +10,8 @@
  * needs no locks and a seed fixes every result.
  */
 
-import { Random } from '../util/random.ts';
-import { DbError, type Connection, type IsolationLevel, type RegisterValue, type SyncSession, type Target } from '../run/types.ts';
+import { Random } from '../../util/random.ts';
+import { DbError, type Connection, type IsolationLevel, type RegisterValue, type SyncSession, type Target } from '../types.ts';
 import { modeInfo, type MemoryMode, type ModeRules } from './modes.ts';
 import { Scheduler } from './scheduler.ts';
 
