@@ -16,7 +16,7 @@
 
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
-import { parseCommandArgs, UsageError } from './args.ts';
+import { parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
 import { LabelTable } from '../history/labels.ts';
@@ -59,6 +59,17 @@ function refusal(err: unknown): string | null {
 }
 
 export async function runConvert(args: string[], out: Out): Promise<number> {
+  try {
+    return await runConvertInner(args, out);
+  } catch (err) {
+    // A usage mistake: one line and where the options are listed (as main.ts prints it).
+    if (!(err instanceof UsageError)) throw err;
+    out.stderr(usageLine(err.command, err.message));
+    return 2;
+  }
+}
+
+async function runConvertInner(args: string[], out: Out): Promise<number> {
   let values: { to?: string; format: string };
   let positionals: string[];
   // A usage error is a UsageError: main.ts prints it as one line with a pointer to --help.

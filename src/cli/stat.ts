@@ -12,7 +12,7 @@ import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
 import { SCHEMA_VERSION } from '../render/json.ts';
-import { parseCommandArgs, UsageError } from './args.ts';
+import { parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';
 
@@ -24,6 +24,17 @@ export interface Out {
 export const USAGE = 'usage: polysi stat PATH [--format auto|FORMAT] [--json] [--top N]';
 
 export async function runStat(args: string[], out: Out): Promise<number> {
+  try {
+    return await runStatInner(args, out);
+  } catch (err) {
+    // A usage mistake: one line and where the options are listed (as main.ts prints it).
+    if (!(err instanceof UsageError)) throw err;
+    out.stderr(usageLine(err.command, err.message));
+    return 2;
+  }
+}
+
+async function runStatInner(args: string[], out: Out): Promise<number> {
   let values: { format: string; json: boolean; top: string };
   let positionals: string[];
   // A usage error is a UsageError: main.ts prints it as one line with a pointer to --help.
