@@ -86,11 +86,38 @@ function checkRepeatableRead(h: History, opts: CheckOptions, parseMs: number): C
   if (ser.verdict === 'valid') {
     return { ...ser, level: 'rr', notes: [...(ser.notes ?? []), 'decided by serializability, which implies repeatable read (PL-2.99): the history is serializable'] };
   }
+  if (cyclesAbsent(ser)) {
+    // Serializable but for its non-cycle anomalies (which RR forbids too): RR's own, far slower,
+    // graph has no cycle either. Validation again, for RR's explanations of those anomalies.
+    return checkNonCycleOnly(h, opts, parseMs);
+  }
   const left = opts.timeoutMs === undefined ? {} : { timeoutMs: Math.max(0, opts.timeoutMs - (Date.now() - t0)) };
   return checkLevel(h, { ...opts, ...left }, parseMs);
 }
 
-function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+/**
+ * Results whose level's cycle search ran to its end on the rest of the history (past the
+ * non-cycle anomalies) and found no cycle: every weaker level's search would find none either
+ * (the lattice), so `checkNonCycleOnly` may stand for it. Kept off the public result type.
+ */
+const CYCLES_ABSENT = new WeakSet<CheckResult>();
+
+/** True when `r` is a violation by non-cycle anomalies alone, its level's cycle search having found no cycle on the rest. */
+export function cyclesAbsent(r: CheckResult): boolean {
+  return CYCLES_ABSENT.has(r);
+}
+
+/**
+ * `opts.level` decided from validation alone, for a history on which a stronger level found no cycle past its non-cycle anomalies (`cyclesAbsent`): the same verdict as checkHistory,
+ * without a cycle search that can only come back empty (a large history with an aborted read
+ * would otherwise pay for one at every level of the ladder).
+ */
+export function checkNonCycleOnly(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+  // No note: the ladder would print one per level; docs/checking.md says why this is exact.
+  return checkLevel(h, opts, parseMs, true);
+}
+
+function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -100,12 +127,60 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number): CheckResul
   );
   const times: StageTimesMs = { parse: parseMs, validate: 0, construct: 0, prune: 0, solve: 0 };
   const result = emptyResult(h, opts, times);
+  const found: NonCycleFound = { shown: [], notShown: 0, complete: true };
   try {
-    return runStages(h, opts, deadlineMs, result);
+    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles), found);
   } catch (err) {
-    if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return unknown(result, err.message);
+    if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return withNonCycle(unknown(result, err.message), found);
     throw err;
   }
+}
+
+/** The non-cycle anomalies the level forbids, as validation found (and explained) them. */
+interface NonCycleFound {
+  shown: NonCycleAnomaly[];
+  notShown: number;
+  complete: boolean;
+}
+
+/**
+ * A non-cycle anomaly does not stop the search (issue 23): the level's cycles are looked for
+ * on the rest of the history (validation leaves the anomalous reads out of its read table), and
+ * the result reports both. The verdict is a violation whatever the cycle search said; when that
+ * search hit a limit, the verdict stands and a note says cycles may be missing.
+ */
+function withNonCycle(result: CheckResult, found: NonCycleFound): CheckResult {
+  if (found.shown.length === 0) return result;
+  const cycles = result.verdict === 'violation' ? result.anomalies : [];
+  if (result.verdict === 'valid') CYCLES_ABSENT.add(result);
+  if (result.verdict === 'unknown') {
+    (result.notes ??= []).push(`the search for cycles stopped (${result.unknownReason ?? 'a limit was hit'}): ` +
+      'the non-cycle anomalies stand, and cycles may be missing');
+    delete result.unknownReason;
+    result.anomalySearchComplete = false;
+  } else if (result.verdict === 'valid') {
+    result.anomalySearchComplete = true;
+  }
+  result.verdict = 'violation';
+  result.decidedBy = 'validation';
+  result.anomalies = [...found.shown, ...cycles];
+  result.anomaliesNotShown += found.notShown;
+  result.anomalySearchComplete &&= found.complete;
+  result.truncated ||= found.notShown > 0;
+  return result;
+}
+
+/**
+ * At most `max` of the anomalies, but at least one of each class (name): a bound on the count
+ * never hides a class (issue 23). Order kept within the picks: each class's first, then the rest.
+ */
+export function onePerClassFirst(anomalies: readonly NonCycleAnomaly[], max: number): NonCycleAnomaly[] {
+  const classes = new Set<string>();
+  const first: NonCycleAnomaly[] = [], rest: NonCycleAnomaly[] = [];
+  for (const a of anomalies) {
+    if (classes.has(a.name)) rest.push(a); else { classes.add(a.name); first.push(a); }
+  }
+  return [...first, ...rest.slice(0, Math.max(0, max - first.length))];
 }
 
 function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): CheckResult {
@@ -144,18 +219,22 @@ export class HeldValidation {
 /** Histories with at least this many operations drop their Validated while pruning and solving. */
 const VALIDATED_DROP_OPS = 1 << 20;
 
-function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult): CheckResult {
+function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound, skipCycles: boolean): CheckResult {
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
   // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
-  const held = validationStages(h, opts, deadlineMs, result, budget, progress);
+  const held = validationStages(h, opts, deadlineMs, result, budget, progress, found, skipCycles && opts.level !== 'ru');
   return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held);
 }
 
-/** Validation, and the levels it decides alone; null when `result` is final. */
+/**
+ * Validation (its non-cycle anomalies into `found`), and the levels decided by saturation; null
+ * when `result` is final, else the validated history for the polygraph stages.
+ */
 function validationStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
+  found: NonCycleFound, skipCycles: boolean,
 ): HeldValidation | null {
   const t0 = now();
   const times = result.timesMs;
@@ -172,23 +251,21 @@ function validationStages(
   if (vacuous !== null) (result.notes ??= []).push(vacuous);
   times.validate = now() - t0;
   if (v.anomalies.length > 0) {
-    result.verdict = 'violation';
-    result.decidedBy = 'validation';
-    result.anomalies = v.anomalies;
+    found.shown = v.anomalies;
     if (opts.explain === true) {
       const t = now();
       // Validation already bounds these (and they cost nothing to explain): only an explicit
-      // maxAnomalies cuts the list further.
-      result.anomalies = v.anomalies.slice(0, opts.maxAnomalies ?? v.anomalies.length)
+      // maxAnomalies cuts the list further, keeping one of each class.
+      found.shown = onePerClassFirst(v.anomalies, opts.maxAnomalies ?? v.anomalies.length)
         .map((a) => ({ ...a, explanation: explainNonCycle(v, a, opts.level) }));
       // Validation stops collecting at its own bound: past it, the count is only a lower bound.
-      result.anomaliesNotShown = v.anomalies.length - result.anomalies.length;
-      result.anomalySearchComplete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
-      result.truncated = result.anomaliesNotShown > 0;
+      found.notShown = v.anomalies.length - found.shown.length;
+      found.complete = v.anomalies.length < ANOMALIES_MAX_DEFAULT;
       times.explain = now() - t;
     }
-    return null;
+    // The level's cycles are still looked for (below), on the reads validation could resolve.
   }
+  if (skipCycles && found.shown.length > 0) return null;
 
   switch (opts.level) {
     case 'ru': case 'rc': case 'ra': case 'tcc':

@@ -24,7 +24,7 @@ import type { History } from '../history/model.ts';
 import { InputError } from '../history/errors.ts';
 import { implies, strongestOf } from '../result/lattice.ts';
 import { LEVEL_NAMES, type CheckOptions, type CheckResult, type LevelName } from '../result/types.ts';
-import { checkHistory, isImplementedLevel, notImplementedReason } from './index.ts';
+import { checkHistory, checkNonCycleOnly, cyclesAbsent, isImplementedLevel, notImplementedReason } from './index.ts';
 import { now } from '../util/clock.ts';
 
 export type LevelStatus = 'satisfied' | 'violated' | 'unknown' | 'not checked';
@@ -77,6 +77,9 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
   const checked: LevelName[] = [];
   const refused: InputError[] = [];
   let counts: CheckResult['counts'] | null = null;
+  // Levels violated by non-cycle anomalies alone, whose cycle search found nothing on the rest:
+  // a weaker level's would find nothing either, so it is decided from validation (index.ts).
+  const acyclic: LevelName[] = [];
 
   for (let i = LEVEL_NAMES.length - 1; i >= 0; i--) {
     const level = LEVEL_NAMES[i]!;
@@ -86,12 +89,15 @@ export function checkLevels(h: History, opts: LevelsOptions, parseMs = 0): Level
     const remainingMs = Math.max(0, deadlineMs - Date.now());
     let result: CheckResult;
     try {
-      result = checkHistory(h, {
+      const levelOpts = {
         ...common,
         level,
         maxAnomalies: common.maxAnomalies ?? LADDER_MAX_ANOMALIES_DEFAULT,
         ...(Number.isFinite(remainingMs) ? { timeoutMs: remainingMs } : {}),
-      }, parseMs);
+      };
+      const above = level === 'ru' ? undefined : acyclic.find((a) => implies(a, level));
+      result = above === undefined ? checkHistory(h, levelOpts, parseMs) : checkNonCycleOnly(h, levelOpts, parseMs);
+      if (cyclesAbsent(result)) acyclic.push(level);
     } catch (err) {
       // Input one level cannot use (e.g. a real-time level on a history without times) leaves
       // that level unchecked; input no level can use is the caller's error, as for one level.

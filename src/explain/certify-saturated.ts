@@ -17,7 +17,7 @@
 import { OP_APPEND, OP_READ, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, INITIAL_VALUE, type History, txnLabel } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Certificate, Counterexample, CxEdge } from '../result/counterexample.ts';
-import { CERTIFY_CONSTRAINTS_MAX, externalRead, ownAppendsBefore } from './certify.ts';
+import { CERTIFY_CONSTRAINTS_MAX, externalReads, ownAppendsBefore } from './certify.ts';
 
 export function certifySaturated(h: History, cx: Counterexample): Certificate {
   for (const e of cx.edges) {
@@ -50,7 +50,7 @@ function forbidden(h: History, level: Counterexample['level'], es: readonly CxEd
         if (obs.some((e) => e.from === t2 && e.to === t3)) return true;
         break;
       case 'rc':
-        if (obs.some((e) => e.from === t2 && e.to === t3 && (e.kind === 'SO' || externalRead(h, t3, e.key) < externalRead(h, t3, rw.key)))) return true;
+        if (obs.some((e) => e.from === t2 && e.to === t3 && (e.kind === 'SO' || observedBefore(h, t3, e, rw)))) return true;
         break;
       default:
         throw new Error(`certifySaturated: ${level} is not a saturation level`);
@@ -83,10 +83,28 @@ function written(h: History, t: number, key: number): number[] {
   return out;
 }
 
-/** Did t's external read of key see `writer`'s write (a register: its final value; a list: one of its elements)? */
+/**
+ * Read committed's premise: t3 observed wr's writer (a read β of wr's key saw its write) before
+ * the read α of rw's key that returned rw's source (β before α in program order; with re-reads,
+ * any such pair).
+ */
+function observedBefore(h: History, t3: number, wr: CxEdge, rw: CxEdge): boolean {
+  const betas = readsSeeing(h, t3, wr.key, wr.from);
+  const alphas = rw.readFrom === null ? [] : readsSeeing(h, t3, rw.key, rw.readFrom);
+  return betas.some((b) => alphas.some((a) => b < a));
+}
+
+/** Did one of t's external reads of key see `writer`'s write? */
 function sawWriteOf(h: History, t: number, key: number, writer: number): boolean {
-  const op = externalRead(h, t, key);
-  if (op < 0) return false;
+  return readsSeeing(h, t, key, writer).length > 0;
+}
+
+/** t's external reads of key that saw `writer`'s write (a register: its final value; a list: one of its elements). */
+function readsSeeing(h: History, t: number, key: number, writer: number): number[] {
+  return externalReads(h, t, key).filter((op) => readSaw(h, t, op, key, writer));
+}
+
+function readSaw(h: History, t: number, op: number, key: number, writer: number): boolean {
   const v = h.opValue[op]!;
   if (h.opKind[op] === OP_READ) {
     if (writer === INIT_TXN) return v === INITIAL_VALUE;

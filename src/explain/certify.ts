@@ -76,18 +76,22 @@ function lastWrite(h: History, t: number, key: number): number {
 }
 
 /**
- * t's external read of key, as an op index; -1 if none. A register's is t's first access of the
- * key when that is a read. A list's is t's first list read of the key, even after t's own
- * appends: those are the list's suffix, and what precedes them is the version t read.
+ * t's external reads of key, as op indices in program order (empty if none). A register's are
+ * t's reads of the key before its own first write of it (a re-read that returns another value is
+ * one more external read: docs/levels.md, "Re-reads"). A list's are all of t's list reads of the
+ * key, even after t's own appends: those are the list's suffix, and what precedes them is the
+ * version t read.
  */
-export function externalRead(h: History, t: number, key: number): number {
+export function externalReads(h: History, t: number, key: number): number[] {
+  const out: number[] = [];
+  let wrote = false;
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
     if (h.opKey[op] !== key) continue;
     const kind = h.opKind[op];
-    if (kind === OP_APPEND) continue;
-    return kind === OP_READ || kind === OP_READ_LIST ? op : -1;
+    if (kind === OP_WRITE) wrote = true;
+    else if (kind === OP_READ_LIST || (kind === OP_READ && !wrote)) out.push(op);
   }
-  return -1;
+  return out;
 }
 
 /** Reader t's own appends to key before its op `readOp`. */
@@ -149,9 +153,9 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
     }
     case 'WR': {
       if (e.status !== 'certain') return 'a read is always certain';
-      const r = externalRead(h, e.to, e.key);
-      if (r < 0) return 'the reader does not read the key';
-      return readsVersionOf(h, e.to, r, e.from, e.key) ? null : 'the reader did not read this writer\'s version';
+      const rs = externalReads(h, e.to, e.key);
+      if (rs.length === 0) return 'the reader does not read the key';
+      return rs.some((r) => readsVersionOf(h, e.to, r, e.from, e.key)) ? null : 'the reader did not read this writer\'s version';
     }
     case 'WW': {
       if (!writes(h, e.from, e.key) || !writes(h, e.to, e.key)) return 'not both writers of the key';
@@ -167,12 +171,12 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
     }
     case 'RW': {
       if (e.from === INIT_TXN) return 'the initial transaction reads nothing';
-      const r = externalRead(h, e.from, e.key);
-      if (r < 0) return 'the reader does not read the key';
+      const rs = externalReads(h, e.from, e.key);
+      if (rs.length === 0) return 'the reader does not read the key';
       if (!writes(h, e.to, e.key)) return 'the overwriter does not write the key';
       const source = e.readFrom;
       if (source === null || source === e.to) return 'the reader read the overwriter\'s own version';
-      if (!readsVersionOf(h, e.from, r, source, e.key)) return 'the reader did not read the version it is said to have read';
+      if (!rs.some((r) => readsVersionOf(h, e.from, r, source, e.key))) return 'the reader did not read the version it is said to have read';
       if (e.status === 'certain') {
         if (source === INIT_TXN) return null;
         const w = lastWrite(h, e.to, e.key);

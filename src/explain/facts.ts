@@ -53,25 +53,57 @@ export function txnFacts(h: History, t: number, role: CxTxn['role'], keys: Reado
 }
 
 export class FactIndex {
-  private readonly reads = new Map<number, number>();
+  /** (txn, key) -> its external reads of the key (indices into v.reads, in program order). */
+  private readonly reads = new Map<number, number[]>();
   private readonly writes = new Map<number, number>();
   private readonly nKeys: number;
 
   constructor(readonly v: Validated) {
     const h = v.history;
     this.nKeys = Math.max(1, h.keyLabels.length);
-    for (let i = 0; i < v.reads.count; i++) this.reads.set(v.reads.txn[i]! * this.nKeys + v.reads.key[i]!, i);
+    for (let i = 0; i < v.reads.count; i++) {
+      const at = v.reads.txn[i]! * this.nKeys + v.reads.key[i]!;
+      const rs = this.reads.get(at);
+      if (rs === undefined) this.reads.set(at, [i]); else rs.push(i);
+    }
+    for (const rs of this.reads.values()) rs.sort((a, b) => v.reads.op[a]! - v.reads.op[b]!);
     for (let i = 0; i < v.writes.count; i++) this.writes.set(v.writes.txn[i]! * this.nKeys + v.writes.key[i]!, v.writes.op[i]!);
   }
 
-  /** t's external read of key: its op and the writer it read from (INIT_TXN for the initial value); null if none. */
-  readOf(t: number, key: number): { op: number; writer: number } | null {
-    const i = this.reads.get(t * this.nKeys + key);
-    return i === undefined ? null : { op: this.v.reads.op[i]!, writer: this.v.reads.writer[i]! };
+  /**
+   * t's external read of key: its op and the writer it read from (INIT_TXN for the initial
+   * value); null if none. A txn that re-read the key and saw another version has several
+   * (docs/levels.md, "Re-reads"): `writer` picks the one that read from it, else the first.
+   */
+  readOf(t: number, key: number, writer?: number | null): { op: number; writer: number } | null {
+    const rs = this.reads.get(t * this.nKeys + key);
+    if (rs === undefined) return null;
+    const i = (writer === undefined || writer === null ? undefined : rs.find((j) => this.v.reads.writer[j] === writer)) ?? rs[0]!;
+    return { op: this.v.reads.op[i]!, writer: this.v.reads.writer[i]! };
   }
 
-  readValue(t: number, key: number): string | null {
-    const r = this.readOf(t, key);
+  /**
+   * The writer whose version t read before `overwriter`'s (the source of an anti-dependency
+   * t -RW(key)-> overwriter): `preferred` when one of t's reads of key read from it, else the
+   * list chain's writer just before the overwriter, else the initial state, else any other writer.
+   */
+  rwSource(t: number, key: number, overwriter: number, preferred?: number): number | null {
+    const rs = this.reads.get(t * this.nKeys + key);
+    if (rs === undefined) return null;
+    const writers = rs.map((i) => this.v.reads.writer[i]!);
+    if (preferred !== undefined && writers.includes(preferred)) return preferred;
+    const chain = this.v.lists.chains.get(key);
+    if (chain !== undefined) {
+      const at = chain.indexOf(overwriter);
+      const pred = at === 0 ? INIT_TXN : at > 0 ? chain[at - 1]! : chain.length > 0 ? chain[chain.length - 1]! : INIT_TXN;
+      if (writers.includes(pred)) return pred;
+    }
+    if (writers.includes(INIT_TXN)) return INIT_TXN;
+    return writers.find((w) => w !== overwriter) ?? writers[0]!;
+  }
+
+  readValue(t: number, key: number, writer?: number | null): string | null {
+    const r = this.readOf(t, key, writer);
     return r === null ? null : opValueText(this.v.history, r.op);
   }
 

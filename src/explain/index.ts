@@ -19,6 +19,7 @@ import { TXN_COMMITTED, type History } from '../history/model.ts';
 import { INIT_TXN, type EdgeKind, type NonCycleAnomaly } from '../result/types.ts';
 import { KIND_NAMES, K_RW, K_WR, K_WW } from '../graph/edges.ts';
 import type { Validated } from '../validate/validate.ts';
+import type { Polygraph } from '../graph/polygraph.ts';
 import { argue, type ArgStep } from './argue.ts';
 import { certify } from './certify.ts';
 import { FactIndex, txnFacts } from './facts.ts';
@@ -197,7 +198,7 @@ function buildCounterexample(
   });
   const cxSteps = steps === null ? [] : convert(steps, true);
 
-  const edges: CxEdge[] = order.map((i, id) => edgeFacts(h, facts, deps[i]!, id, consOrder, forcedAt));
+  const edges: CxEdge[] = order.map((i, id) => edgeFacts(h, inp.pg, facts, deps[i]!, id, consOrder, forcedAt));
   const constraints: CxConstraint[] = consOrder.map((c, id) => {
     const mine = edges.filter((e) => e.constraint === id);
     const keys = [...new Set(mine.filter((e) => e.key >= 0).map((e) => e.key))].sort((x, y) => x - y);
@@ -236,7 +237,7 @@ function sideName(side: number): Side {
   return side === 0 ? 'either' : 'or';
 }
 
-function edgeFacts(h: History, facts: FactIndex, d: Dep, id: number, consOrder: readonly number[], forcedAt: ReadonlyMap<string, number>): CxEdge {
+function edgeFacts(h: History, pg: Polygraph, facts: FactIndex, d: Dep, id: number, consOrder: readonly number[], forcedAt: ReadonlyMap<string, number>): CxEdge {
   const kind = KIND_NAMES[d.kind]! as EdgeKind;
   const step = d.cons < 0 ? -1 : forcedAt.get(`${d.cons}/${d.side}`) ?? -1;
   const e: CxEdge = {
@@ -249,14 +250,16 @@ function edgeFacts(h: History, facts: FactIndex, d: Dep, id: number, consOrder: 
   };
   if (d.kind === K_WR) {
     e.readFrom = d.from;
-    e.readValue = facts.readValue(d.to, d.key);
+    e.readValue = facts.readValue(d.to, d.key, d.from);
     e.writtenValue = facts.writtenValue(d.from, d.key);
   } else if (d.kind === K_WW) {
     e.writtenValue = facts.writtenValue(d.from, d.key);
     e.toValue = facts.writtenValue(d.to, d.key);
   } else if (d.kind === K_RW) {
-    e.readFrom = facts.readOf(d.from, d.key)?.writer ?? null;
-    e.readValue = facts.readValue(d.from, d.key);
+    // Either side orders consA before consB: its RW edges come from readers of consA (or: of consB).
+    const preferred = d.cons < 0 ? undefined : d.side === 0 ? pg.consA[d.cons]! : pg.consB[d.cons]!;
+    e.readFrom = facts.rwSource(d.from, d.key, d.to, preferred);
+    e.readValue = facts.readValue(d.from, d.key, e.readFrom);
     e.writtenValue = facts.writtenValue(d.to, d.key);
   }
   return e;

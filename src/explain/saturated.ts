@@ -191,7 +191,7 @@ function summary(h: History, facts: FactIndex, level: LevelOutcome['level'], nam
   const how = d.path.length === 1 && d.path[0]!.kind === 'SO' ? `${T(d.t2)} precedes it in its session`
     : d.path.length === 1 ? `it read ${K(d.path[0]!.key)} from ${T(d.t2)}`
       : `${cycleText(d.path)} puts ${T(d.t2)} in its causal past`;
-  const read = `${T(d.t3)} read ${K(d.key)} = ${facts.readValue(d.t3, d.key)}${d.t1 === INIT_TXN ? ' (the initial value)' : ` (written by ${T(d.t1)})`}`;
+  const read = `${T(d.t3)} read ${K(d.key)} = ${facts.readValue(d.t3, d.key, d.t1)}${d.t1 === INIT_TXN ? ' (the initial value)' : ` (written by ${T(d.t1)})`}`;
   const observed = `although ${how} and ${T(d.t2)} wrote ${K(d.key)} = ${facts.writtenValue(d.t2, d.key)}`;
   if (d.t1 === INIT_TXN) return `${read} ${observed}: it missed a write it had observed, which ${title} forbids`;
   return `${read} ${observed}, so ${T(d.t2)}'s version came first; with the rest that orders the writes in a circle: ${cycleText(leaf)}`;
@@ -214,9 +214,9 @@ class Builder {
       status, constraint: extra.constraint ?? -1, side: extra.side ?? null, step: extra.step ?? -1,
       readFrom: null, readValue: null, writtenValue: null, toValue: null,
     };
-    if (e.kind === 'WR') { x.readFrom = e.from; x.readValue = f.readValue(e.to, e.key); x.writtenValue = f.writtenValue(e.from, e.key); }
+    if (e.kind === 'WR') { x.readFrom = e.from; x.readValue = f.readValue(e.to, e.key, e.from); x.writtenValue = f.writtenValue(e.from, e.key); }
     if (e.kind === 'WW') { x.writtenValue = f.writtenValue(e.from, e.key); x.toValue = f.writtenValue(e.to, e.key); }
-    if (e.kind === 'RW') { x.readFrom = extra.readFrom ?? null; x.readValue = f.readValue(e.from, e.key); x.writtenValue = f.writtenValue(e.to, e.key); }
+    if (e.kind === 'RW') { x.readFrom = extra.readFrom ?? null; x.readValue = f.readValue(e.from, e.key, extra.readFrom); x.writtenValue = f.writtenValue(e.to, e.key); }
     this.edges.push(x);
     this.ids.set(sig, id);
     return id;

@@ -16,8 +16,12 @@
  * unknown outcome (noted).
  * Invariant: the log must be self-consistent, or it is an InputError naming file and byte:
  * truncated records, unknown tags, 'W' / 'R' outside a txn, 'S' inside a txn, 'C' / 'A' naming
- * another txn ('syntax' / 'truncated'); duplicate txn or write ids, a read naming a write id no
- * 'W' record has, or whose writer txn / key / value differ from that 'W' ('inconsistent').
+ * another txn ('syntax' / 'truncated'); duplicate txn or write ids, a read whose writer txn /
+ * key / value differ from the 'W' of its write id ('inconsistent').
+ * A read naming a write id that no 'W' record carries is not bad input: it read a value nobody
+ * wrote, which every other format calls a garbage (thin-air) read, and so does this one: the
+ * read keeps its write id as its value, validation reports the garbage read, and a note names
+ * the file and byte of the first such read (issue 23 item 8; VeriStrong's `history/table2`).
  * A log cut exactly at a record boundary is not detectable (its last txn becomes unknown).
  */
 
@@ -211,13 +215,18 @@ export function parseCobraFiles(source: string, files: readonly CobraFile[]): Hi
     if (open >= 0) unknownTxns++;
   }
 
+  let thinAir = 0;
+  let firstThinAir = '';
   for (let i = 0; i < rWrite.length; i++) {
     const w = rWrite.get(i);
     const writerHi = rWriterHi.get(i);
     const writerLo = rWriterLo.get(i);
     let why = '';
     if (wTxn.get(w) < 0) {
-      why = `read of write id ${hex(writeIds.hiOf(w), writeIds.loOf(w))} (txn ${hex(writerHi, writerLo)}), but no 'W' record in the log has that write id`;
+      // Nobody wrote it: its value (the write id) is written by no op, so validation reports it.
+      if (thinAir++ === 0) {
+        firstThinAir = `${where(rFile.get(i), rOffset.get(i))}: write id ${hex(writeIds.hiOf(w), writeIds.loOf(w))} of txn ${hex(writerHi, writerLo)}, key ${keyText[rKey.get(i)]}`;
+      }
     } else {
       const at = where(wFile.get(w), wOffset.get(w));
       const wid = hex(writeIds.hiOf(w), writeIds.loOf(w));
@@ -233,6 +242,10 @@ export function parseCobraFiles(source: string, files: readonly CobraFile[]): Hi
   }
 
   const notes: string[] = [];
+  if (thinAir > 0) {
+    notes.push(`${thinAir} read(s) name a write id that no 'W' record carries (first at ${firstThinAir}): ` +
+      'each read a value nobody wrote, a garbage (thin-air) read');
+  }
   if (unknownTxns > 0) notes.push(`${unknownTxns} transaction(s) not closed by 'C' or 'A' at the end of their file: outcome unknown`);
   return attachNotes(b.build(), notes);
 }

@@ -10,7 +10,9 @@
  * own numbering; its session 0 is the implicit initial txn), txns labelled `s{session}:{index}`
  * with a 0-based index, value 0 mapped to INITIAL_VALUE (reads and writes), txn success=0 →
  * TXN_ABORTED. Events with success=0 did not happen: they are not operations, but they are
- * counted (`droppedEvents`) and reported as a parse note, never silently lost.
+ * counted (`droppedEvents`) and reported as a parse note, never silently lost. A variable at or
+ * above the header's n_variable is read (dbcop and PolySI ignore the field, and VeriStrong's
+ * converted Galera and YugabyteDB histories have such variables; issue 23 item 8), with a note.
  * Invariant: every byte is accounted for: a short file, a length that cannot fit in the bytes
  * left, a bool byte other than 0/1, invalid UTF-8 or trailing bytes are InputErrors with the
  * byte offset; no allocation is sized by an unchecked length.
@@ -201,14 +203,16 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
 
   // Small variables are interned through this array (dbcop draws them from a small range), and
   // small values through the other (id + 1, 0 = not seen yet), so most events make no call.
-  const keyCache = new Int32Array(Math.min(nVar, CACHE_SIZE)).fill(-1);
+  // Sized without n_variable, which does not bound the variables (see outOfRange).
+  const keyCache = new Int32Array(CACHE_SIZE).fill(-1);
   const valueCache = new Int32Array(Math.min(maxOps + 1, VALUE_CACHE_SIZE));
   valueCache[0] = INITIAL_VALUE + 1;
   // Every event fits (maxOps bounds them), so the columns are fetched once.
   const cols = b.opColumns(maxOps);
   const tally = { dropped: 0, droppedInCommitted: 0 };
   const ctx: EventContext = {
-    r, b, nVariable: header.nVariable, keyCache, valueCache, kind: cols.kind, key: cols.key, value: cols.value, loc: cols.loc,
+    r, b, nVariable: header.nVariable, nVar, keyCache, valueCache, kind: cols.kind, key: cols.key, value: cols.value, loc: cols.loc,
+    outOfRange: { count: 0, largest: 0, firstAt: -1 },
   };
   for (let s = 1; s <= nSess; s++) {
     const sessionId = b.session(String(s));
@@ -232,6 +236,11 @@ export function parseDbcopBincodeDetailed(bytes: Uint8Array, source = '<memory>'
     notes.push(`dropped ${dropped} event(s) with success=0 (dbcop: they did not happen)` +
       (droppedInCommitted > 0 ? `, ${droppedInCommitted} of them in committed transactions` : ''));
   }
+  const oor = ctx.outOfRange;
+  if (oor.count > 0) {
+    notes.push(`${oor.count} variable(s) are at or above header field n_variable = ${String(header.nVariable)} ` +
+      `(largest ${String(oor.largest)}, first at byte ${oor.firstAt}): read anyway, as dbcop and PolySI do (they ignore the field)`);
+  }
   const history = attachNotes(b.build(), notes);
   HEADERS.set(history, header);
   return { history, header, droppedEvents: dropped, droppedInCommitted, notes };
@@ -242,12 +251,16 @@ interface EventContext {
   readonly r: Reader;
   readonly b: HistoryBuilder;
   readonly nVariable: U64;
+  /** n_variable as a bound (Infinity when it does not fit a number). */
+  readonly nVar: number;
   readonly keyCache: Int32Array;
   readonly valueCache: Int32Array;
   readonly kind: Uint8Array;
   readonly key: Int32Array;
   readonly value: Int32Array;
   readonly loc: Float64Array;
+  /** Distinct variables at or above n_variable: how many, the largest, the first one's byte. */
+  readonly outOfRange: { count: number; largest: U64; firstAt: number };
 }
 
 /**
@@ -299,7 +312,10 @@ function readEvents(ctx: EventContext, at: number, nEv: number, base: number, s:
     const klo = view.getUint32(at + 1, true), khi = view.getUint32(at + 5, true);
     if (khi === 0 && klo < keyCache.length) {
       keyId = keyCache[klo]!;
-      if (keyId < 0) keyId = keyCache[klo] = ctx.b.intKey(klo);
+      if (keyId < 0) {
+        keyId = keyCache[klo] = ctx.b.intKey(klo);
+        if (klo >= ctx.nVar) outOfRange(ctx, klo, at + 1);
+      }
     } else {
       keyId = bigKey(ctx, at + 1);
     }
@@ -319,15 +335,21 @@ function readEvents(ctx: EventContext, at: number, nEv: number, base: number, s:
   return o - base;
 }
 
-/** The key id of a variable outside the key cache (at byte `at`), checked against n_variable. */
+/** The key id of a variable outside the key cache (at byte `at`), counted if at or above n_variable. */
 function bigKey(ctx: EventContext, at: number): number {
   const k = ctx.r.u64At(at);
-  if (k >= ctx.nVariable) {
-    throw new InputError('inconsistent', ctx.r.source, 'byte', at,
-      `variable ${String(k)} is out of range: header field n_variable (byte 16) says ` +
-      `${String(ctx.nVariable)} variables`);
-  }
-  return ctx.b.key(typeof k === 'bigint' ? k.toString() : k);
+  const before = ctx.b.keyCount;
+  const id = ctx.b.key(typeof k === 'bigint' ? k.toString() : k);
+  if (ctx.b.keyCount > before && k >= ctx.nVariable) outOfRange(ctx, k, at);
+  return id;
+}
+
+/** Counts variable `k` (first seen at byte `at`) as one at or above n_variable. */
+function outOfRange(ctx: EventContext, k: U64, at: number): void {
+  const o = ctx.outOfRange;
+  if (o.count === 0) o.firstAt = at;
+  o.count++;
+  if (k > o.largest) o.largest = k;
 }
 
 /** A header count as a bound for the checks (a bigint bound can never be exceeded by a count we hold). */

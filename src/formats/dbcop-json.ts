@@ -47,6 +47,9 @@ class DbcopJsonParser {
   private dropped = 0;
   private droppedInCommitted = 0;
   private nVariable: U64 | null = null;
+  /** Distinct variables at or above params.n_variable (read anyway, noted), and the first one's line. */
+  private readonly outOfRange = new Set<string>();
+  private outOfRangeLine = -1;
 
   constructor(readonly source: string) {
     this.b = new HistoryBuilder(source, 'line');
@@ -122,6 +125,10 @@ class DbcopJsonParser {
     if (this.dropped > 0) {
       notes.push(`dropped ${this.dropped} event(s) with success=false (dbcop: they did not happen)` +
         (this.droppedInCommitted > 0 ? `, ${this.droppedInCommitted} of them in committed transactions` : ''));
+    }
+    if (this.outOfRange.size > 0) {
+      notes.push(`${this.outOfRange.size} variable(s) are at or above params.n_variable = ${String(this.nVariable)} ` +
+        `(first at line ${this.outOfRangeLine}): read anyway, as dbcop and PolySI do (they ignore the field)`);
     }
     const h = attachNotes(this.b.build(), notes);
     if (header !== undefined) HEADERS.set(h, header);
@@ -221,8 +228,10 @@ class DbcopJsonParser {
   private rawKey(variable: unknown, line: number): RawKey {
     if (typeof variable === 'string') return variable;
     const u = this.u64(variable, line, 'the variable');
+    // dbcop and PolySI ignore n_variable, and converted histories exceed it (issue 23 item 8).
     if (this.nVariable !== null && BigInt(u) >= BigInt(this.nVariable)) {
-      this.fail('inconsistent', line, `variable ${String(u)} is out of range: params.n_variable says ${String(this.nVariable)} variables`);
+      if (this.outOfRange.size === 0) this.outOfRangeLine = line;
+      this.outOfRange.add(String(u));
     }
     return typeof u === 'bigint' ? u.toString() : u;
   }

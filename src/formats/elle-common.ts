@@ -16,8 +16,14 @@
  *   pending is an 'inconsistent' error). Operations without `:process` (e.g. the Elle paper's
  *   example) are paired in file order and each transaction gets a session of its own: no
  *   session order is invented.
- * - Ops whose `:f` is not `:txn` (nemesis, ...) are skipped and counted in the notes. A missing
- *   `:f` counts as `:txn`.
+ * - An op is a transaction when its `:f` is `:txn` (a missing `:f` counts as `:txn`) or when its
+ *   `:value` is a vector of micro-ops, whatever its `:f` (real repositories write `:f :read` /
+ *   `:f :write` with `[[:r k v] ...]`; issue 23 item 7). An :invoke of another `:f` whose value
+ *   is not a micro-op vector (often nil) is held until its completion decides; a completion
+ *   closes a pending transaction of its process whatever its `:f` and value. Other ops
+ *   (nemesis, single-register ops `:f :read :value 3`) are skipped and counted in the notes; a
+ *   history of which every op was skipped is refused ('unsupported', naming the first op),
+ *   never read as an empty history.
  * - `[:r k nil]` in an :ok transaction reads the initial state (empty list on a list key); in
  *   :fail / :info / never-completed transactions a nil read is unknown and dropped (counted).
  * - A key is either a register (`:w`, reads of single values) or a list (`:append`, reads of
@@ -48,6 +54,27 @@ const KIND_LIST = 2;
 /** Pairing key for operations without a process (cannot clash with a label: labels never hold NUL). */
 const NO_PROCESS = '\u0000no-process';
 
+/** An :invoke whose `:f` is not `:txn` and whose value does not show micro-ops: its completion decides. */
+interface Held {
+  line: number;
+  time: number;
+  form: Obj;
+}
+
+/**
+ * True if `v` looks like a transaction's micro-ops: a non-empty vector whose elements are all
+ * three-element vectors starting with a name (`[:r k v]`, `["append" k v]`). An unknown name
+ * (`[:cas k [1 2]]`) still looks like one, so it is refused by addMicroOps with its line
+ * instead of being skipped.
+ */
+function isMicroOpVector(v: unknown): boolean {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  for (const m of v) {
+    if (!Array.isArray(m) || m.length !== 3 || nameOf(m[0]) === undefined) return false;
+  }
+  return true;
+}
+
 interface Pending {
   txn: number;
   value: unknown;
@@ -73,6 +100,11 @@ export class JepsenAssembler {
   private skippedNonTxn = 0;
   private firstSkippedLine = -1;
   private skippedFs = new Set<string>();
+  private firstSkipped: Obj | null = null;
+  private readonly held = new Map<string, Held>();
+  /** Transactions read from operations whose `:f` is not `:txn`, and (up to 5) those `:f`s. */
+  private nonTxnFRead = 0;
+  private nonTxnFs = new Set<string>();
   private droppedUnknownReads = 0;
   private orphanCompletions = 0;
   private noProcessTxns = 0;
@@ -88,16 +120,6 @@ export class JepsenAssembler {
   /** Consumes one top-level form: a Jepsen operation map. */
   op(form: unknown, line: number): void {
     if (!(form instanceof Obj)) this.syntax(line, `expected an operation map {:type ... :value ...}, found ${show(form)}`);
-    const f = field(form, 'f');
-    if (f !== undefined && f !== null) {
-      const fname = nameOf(f);
-      if (fname !== 'txn') {
-        this.skippedNonTxn++;
-        if (this.firstSkippedLine < 0) this.firstSkippedLine = line;
-        if (this.skippedFs.size < 5) this.skippedFs.add(fname === undefined ? show(f, 30) : `:${fname}`);
-        return;
-      }
-    }
     const typeRaw = field(form, 'type');
     const type = nameOf(typeRaw);
     if (type !== 'invoke' && type !== 'ok' && type !== 'fail' && type !== 'info') {
@@ -107,11 +129,39 @@ export class JepsenAssembler {
     const proc = this.processLabel(processRaw, line);
     const pairKey = proc ?? NO_PROCESS;
     const value = field(form, 'value');
+    const time = timeOf(field(form, 'time'));
+    let held: Held | undefined;
+    const f = field(form, 'f');
+    const fname = f === undefined || f === null ? 'txn' : nameOf(f);
+    if (fname !== 'txn') {
+      const fShown = fname === undefined ? show(f, 30) : `:${fname}`;
+      if (type === 'invoke') {
+        // A process invokes one op at a time: an op still held was never completed.
+        this.dropHeld(pairKey);
+        // (With a transaction still pending, fall through: the invoke below refuses it.)
+        if (!isMicroOpVector(value) && !this.pending.has(pairKey)) {
+          this.held.set(pairKey, { line, time, form });
+          return;
+        }
+      } else {
+        held = this.held.get(pairKey);
+        this.held.delete(pairKey);
+        if (!this.pending.has(pairKey) && !isMicroOpVector(value)) {
+          if (held !== undefined) this.skip(held.form, held.line, fShown);
+          this.skip(form, line, fShown);
+          return;
+        }
+      }
+      // Counted once per transaction: at its invocation, or at a completion that begins one.
+      if (type === 'invoke' || !this.pending.has(pairKey)) this.nonTxnFRead++;
+      if (this.nonTxnFs.size < 5) this.nonTxnFs.add(fShown);
+    } else {
+      this.dropHeld(pairKey);
+    }
     const index = field(form, 'index');
     const label = typeof index === 'number' || typeof index === 'bigint' ? String(index) : undefined;
     // The txn's label is String(index); a number goes to the builder as it is (kept as a number).
     const txnName = typeof index === 'number' ? index : label;
-    const time = timeOf(field(form, 'time'));
 
     if (type === 'invoke') {
       const open = this.pending.get(pairKey);
@@ -136,6 +186,10 @@ export class JepsenAssembler {
       // Real time: invoked at the :invoke's :time, completed at this one's (docs/levels.md).
       if (!Number.isNaN(open.time) || !Number.isNaN(time)) this.b.setTimes(txn, open.time, time < open.time ? Number.NaN : time);
       if (ops === undefined || ops === null) ops = open.value;
+    } else if (held !== undefined) {
+      // The invocation was held (its value showed no micro-ops); this completion shows them.
+      txn = this.b.beginTxn(this.sessionFor(proc, label), txnName, status, held.line);
+      if (!Number.isNaN(held.time) || !Number.isNaN(time)) this.b.setTimes(txn, held.time, time < held.time ? Number.NaN : time);
     } else {
       this.orphanCompletions++;
       txn = this.b.beginTxn(this.sessionFor(proc, label), txnName, status, line);
@@ -149,7 +203,18 @@ export class JepsenAssembler {
     const neverCompleted = this.pending.size;
     for (const p of this.pending.values()) this.addMicroOps(p.txn, p.value, TXN_UNKNOWN, p.line);
     this.pending.clear();
+    for (const key of [...this.held.keys()]) this.dropHeld(key);
+    if (this.b.txnCount === 0 && this.skippedNonTxn > 0) {
+      // Nothing could be read: refuse rather than answer VALID about an empty history.
+      throw new InputError('unsupported', this.source, 'line', this.firstSkippedLine,
+        `none of the ${this.skippedNonTxn} operation(s) is a transaction (:f ${[...this.skippedFs].join(', ')}; the first is ` +
+        `${show(this.firstSkipped, 100)}): polysi reads an operation as a transaction when its :f is :txn or its ` +
+        ':value is a vector of micro-ops like [[:r k v] [:w k v] [:append k v]]');
+    }
     const notes: string[] = [];
+    if (this.nonTxnFRead > 0) {
+      notes.push(`read ${this.nonTxnFRead} transaction(s) from operations whose :f is not :txn (${[...this.nonTxnFs].join(', ')}): their :value is a vector of micro-ops`);
+    }
     if (this.skippedNonTxn > 0) {
       notes.push(`skipped ${this.skippedNonTxn} operation(s) that are not transactions (:f ${[...this.skippedFs].join(', ')}; first at line ${this.firstSkippedLine})`);
     }
@@ -158,6 +223,26 @@ export class JepsenAssembler {
     if (this.droppedUnknownReads > 0) notes.push(`dropped ${this.droppedUnknownReads} read(s) with unknown (nil) results in :fail / :info / never-completed transactions`);
     if (this.noProcessTxns > 0) notes.push(`${this.noProcessTxns} transaction(s) without :process: each is its own session`);
     return attachNotes(this.fixNilListReads(this.b.build()), notes);
+  }
+
+  /** Counts an operation map that is not a transaction (kept for the notes and the refusal). */
+  private skip(form: Obj, line: number, fShown: string): void {
+    this.skippedNonTxn++;
+    if (this.firstSkippedLine < 0 || line < this.firstSkippedLine) {
+      this.firstSkippedLine = line;
+      this.firstSkipped = form;
+    }
+    if (this.skippedFs.size < 5) this.skippedFs.add(fShown);
+  }
+
+  /** A held invocation that no completion turned into a transaction: skipped. */
+  private dropHeld(pairKey: string): void {
+    const h = this.held.get(pairKey);
+    if (h === undefined) return;
+    this.held.delete(pairKey);
+    const f = field(h.form, 'f');
+    const name = nameOf(f);
+    this.skip(h.form, h.line, name === undefined ? show(f, 30) : `:${name}`);
   }
 
   private processLabel(p: unknown, line: number): string | null {

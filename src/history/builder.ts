@@ -268,6 +268,11 @@ export class HistoryBuilder {
     return this.txnLabelArr.length;
   }
 
+  /** Keys interned so far (a new key gets this id). */
+  get keyCount(): number {
+    return this.keyLabels.length;
+  }
+
   get opCount(): number {
     return this.opN;
   }

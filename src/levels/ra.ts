@@ -22,17 +22,26 @@ export function checkRa(v: Validated): LevelOutcome {
   return outcomeOf('ra', g, findCycle(base.n, g));
 }
 
-/** Adds the read-atomic edges; false as soon as one lands on the initial state. */
+/**
+ * Adds the read-atomic edges; false as soon as one lands on the initial state. The premise holds
+ * for every read of x by t3: a txn that read x twice and saw two versions (a fuzzy read,
+ * docs/levels.md "Re-reads") observed each writer through one read and read the other's
+ * version through the other, so the axiom orders each writer before the other (or before the
+ * initial state): a fractured read.
+ */
 function deriveRa(b: LevelBase, g: SatGraph): boolean {
   const v = b.v;
   const nKeys = v.history.keyLabels.length;
-  const readOf = new Int32Array(nKeys), readStamp = new Int32Array(nKeys).fill(-1);
+  // Per key, t3's reads of it as a linked list: readHead[x] (valid while readStamp[x] === t3), then nextRead.
+  const readHead = new Int32Array(nKeys), readStamp = new Int32Array(nKeys).fill(-1);
+  const nextRead = new Int32Array(v.reads.count);
   const obsStamp = new Int32Array(b.n).fill(-1);
   const sw = new SessionWriters(b);
   return forEachSessionTxn(b, (t3) => {
     for (let i = b.readStart[t3]!; i < b.readStart[t3 + 1]!; i++) {
       const r = b.readIdx[i]!, x = v.reads.key[r]!;
-      readOf[x] = r; readStamp[x] = t3;
+      nextRead[r] = readStamp[x] === t3 ? readHead[x]! : -1;
+      readHead[x] = r; readStamp[x] = t3;
       const w = sw.last(x);
       if (w >= 0 && !g.derive(w, r, VIA_SO)) return false;
     }
@@ -44,7 +53,8 @@ function deriveRa(b: LevelBase, g: SatGraph): boolean {
         obsStamp[t2] = t3;
         for (let k = b.writeStart[t2]!; k < b.writeStart[t2 + 1]!; k++) {
           const x = b.writeKey[k]!;
-          if (readStamp[x] === t3 && !g.derive(t2, readOf[x]!, r)) return false;
+          if (readStamp[x] !== t3) continue;
+          for (let q = readHead[x]!; q !== -1; q = nextRead[q]!) if (!g.derive(t2, q, r)) return false;
         }
       }
     }

@@ -104,7 +104,8 @@ export interface StageTimesMs {
 
 /**
  * Which stage settled the verdict:
- * - 'validation': a non-cycle anomaly (no graph was built);
+ * - 'validation': a non-cycle anomaly the level forbids (the level's cycles are still looked
+ *   for on the rest of the history, and reported after it);
  * - 'pruning': the known graph, grown by pruning, became cyclic (violation), or pruning decided
  *   every constraint and the known graph stayed acyclic (valid);
  * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them

@@ -38,7 +38,7 @@ export function resolveLists(
   // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
   // and split runs are found with one typed-array probe per element, no set per read.
   const stamps = { value: new Int32Array(h.valueCount).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
-  const firstRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair, for INT
+  const lastRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair: the latest external list
   let lastTxn = -1;
 
   for (let i = 0; i < ext.count; i++) {
@@ -46,7 +46,7 @@ export function resolveLists(
     if (included[t] !== 1) continue;
     const op = ext.op.get(i);
     if (h.opKind[op] !== OP_READ_LIST) continue;
-    if (t !== lastTxn) { firstRead.clear(); lastTxn = t; }
+    if (t !== lastTxn) { lastRead.clear(); lastTxn = t; }
     const key = h.opKey[op]!;
     const l = h.opValue[op]!;
     const start = h.listStart[l]!, end = h.listStart[l + 1]!;
@@ -63,15 +63,12 @@ export function resolveLists(
         message: `${what()}, which does not end with its own earlier appends [${own.map((v) => valueLabel(h, v)).join(' ')}]` });
       continue;
     }
-    const prev = firstRead.get(key);
-    if (prev !== undefined) {
-      if (!sameElems(h, prev.start, prev.len, start, extEnd - start)) {
-        add({ type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
-          message: `${what()}, but the same transaction read a different list of ${h.keyLabels[key]} before` });
-      }
-      continue; // a repeated read reveals nothing new
-    }
-    firstRead.set(key, { start, len: extEnd - start });
+    // A re-read showing the same list (past the txn's own appends) reveals nothing new; one that
+    // shows another list is one more external read with its own writer, judged by each level's
+    // definition (a fuzzy read: docs/levels.md "Re-reads"), like any read.
+    const prev = lastRead.get(key);
+    if (prev !== undefined && sameElems(h, prev.start, prev.len, start, extEnd - start)) continue;
+    lastRead.set(key, { start, len: extEnd - start });
     if (!checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add)) continue;
 
     const lastWriter = extEnd === start ? INIT_TXN : txnOfOp(h, writerOf.get(key, h.listElems[extEnd - 1]!)!);

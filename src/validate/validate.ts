@@ -13,8 +13,8 @@
  *   read from (transitively); 0 otherwise. Aborted txns are never included. An unknown txn
  *   nobody read from is dropped: treating it as aborted is a legal outcome and the most
  *   permissive one, so dropping it never hides a violation that must exist.
- * - `reads` holds only external reads of included txns (the first read of a key before the
- *   txn's own write of it) that resolve to a final write of an included txn or to the initial
+ * - `reads` holds only external reads of included txns (a read of a key before the txn's own
+ *   write of it, unless it returns what the txn's previous read of the key returned) that resolve to a final write of an included txn or to the initial
  *   state (writer INIT); every other external read produced an anomaly instead.
  * - `writes` holds, for each included txn and each key it writes, its final write of that key.
  */
@@ -210,8 +210,9 @@ export interface ExternalReads {
 
 /**
  * Walks each txn's ops in program order with a per-key state (stamped arrays, no per-txn
- * allocation): the first read of a key before the txn's own write is external; later reads
- * must agree with the txn's own state (INT). Marks in `isFinal` (all 0 on entry) each txn's last
+ * allocation): the first read of a key before the txn's own write is external, and so is each
+ * later read (before that write) that returns a different value than the read before it; reads
+ * after the txn's own write must return that write (INT). Marks in `isFinal` (all 0 on entry) each txn's last
  * write or append of each key it writes: one pass over the ops for both (a pass costs fig8 30 %
  * a few ms in a fresh process, most of it before V8 compiles the loop), and the external reads
  * written into their columns directly (no push call per read).
@@ -249,11 +250,15 @@ function collectExternalReads(h: History, isFinal: Uint8Array): ExternalReads {
         extTxn[n] = t; extOp[n] = op; n++;
         continue;
       }
-      if (state[key] === 0) {
+      // A read before the txn's own write is external; so is a re-read that returns another
+      // value than the txn's previous read of the key (a fuzzy read: one more external read with
+      // its own writer, judged by each level's definition, docs/levels.md "Re-reads"). Only a
+      // read that disagrees with the txn's own earlier write is INT.
+      if (state[key] === 0 || (state[key] === 1 && stateValue[key] !== value)) {
         state[key] = 1; stateValue[key] = value;
         extTxn[n] = t; extOp[n] = op; n++;
-      } else if ((state[key] === 1 || state[key] === 2) && stateValue[key] !== value) {
-        intAnomalies.push(intAnomaly(h, t, op, key, value, state[key] === 2, stateValue[key]!));
+      } else if (state[key] === 2 && stateValue[key] !== value) {
+        intAnomalies.push(intAnomaly(h, t, op, key, value, stateValue[key]!));
       }
     }
   }
@@ -262,13 +267,12 @@ function collectExternalReads(h: History, isFinal: Uint8Array): ExternalReads {
   return { count: n, finalCount, txn, op: opArr, intAnomalies };
 }
 
-/** INT: txn t read `value` of key at op, but its own state of the key (a write, or an earlier read) was `had`. */
-function intAnomaly(h: History, t: number, op: number, key: number, value: number, own: boolean, had: number): NonCycleAnomaly {
+/** INT: txn t read `value` of key at op, but its own last write of the key was `had`. */
+function intAnomaly(h: History, t: number, op: number, key: number, value: number, had: number): NonCycleAnomaly {
   return {
     type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
     message: `${txnLabel(h, t)} read ${h.keyLabels[key]}=${valueLabel(h, value)} at ${opWhere(h, op)}, ` +
-      (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabel(h, had)}`
-        : `but it had already read ${h.keyLabels[key]}=${valueLabel(h, had)}`),
+      `but its own last write of ${h.keyLabels[key]} was ${valueLabel(h, had)}`,
   };
 }
 

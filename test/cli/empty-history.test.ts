@@ -2,6 +2,9 @@
  * A history in which nothing is checked is VALID (exit 0), but never silently: a warning on
  * stderr for the text output, and a note in the result data (`notes`, beside `counts`) for
  * `--json` and library callers. An empty pipe once hid a wrong verdict this way.
+ * (An input with operations none of which is a transaction, e.g. a Jepsen file of nemesis or
+ * single-register ops, is not an empty history: it is refused, exit 2; see
+ * test/formats/elle-non-txn-f.test.ts.)
  */
 
 import { test } from 'node:test';

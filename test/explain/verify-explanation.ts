@@ -35,15 +35,31 @@ function finalWrite(h: History, t: number, key: number): number | undefined {
   return v;
 }
 
-/** The value of t's first read of key before its own write of it, if any. */
-function externalRead(h: History, t: number, key: number): number | undefined {
-  if (t === INIT) return undefined;
+/**
+ * The values of t's reads of key before its own write of it (a re-read of another value is one
+ * more external read: docs/levels.md, "Re-reads"), in program order; empty if none.
+ */
+function externalReads(h: History, t: number, key: number): number[] {
+  const out: number[] = [];
+  if (t === INIT) return out;
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
     if (h.opKey[op] !== key) continue;
-    if (h.opKind[op] === OP_WRITE) return undefined;
-    if (h.opKind[op] === OP_READ) return h.opValue[op]!;
+    if (h.opKind[op] === OP_WRITE) break;
+    if (h.opKind[op] === OP_READ && !out.includes(h.opValue[op]!)) out.push(h.opValue[op]!);
   }
-  return undefined;
+  return out;
+}
+
+/**
+ * The value of t's first read of key before its own write of it that a committed or unknown
+ * writer's final write (or the initial state) explains, if any: a read of an aborted,
+ * intermediate, unwritten or own later value is a non-cycle anomaly, not a read a cycle uses.
+ */
+function externalRead(h: History, t: number, key: number): number | undefined {
+  return externalReads(h, t, key).find((v) => {
+    const w = writerOf(h, key, v);
+    return w !== undefined && w !== t && (w === INIT || h.txnStatus[w] !== TXN_ABORTED);
+  });
 }
 
 /** Who wrote value v of key last in its txn (INIT for the initial value). */
@@ -67,8 +83,9 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
       return h.txnSession[e.from] === h.txnSession[e.to] && e.from < e.to ? null : 'not in session order';
     case 'WR': {
       if (e.status !== 'certain') return 'WR edge not certain';
-      const r = externalRead(h, e.to, e.key);
-      if (r === undefined || r !== finalWrite(h, e.from, e.key)) return '`to` did not read what `from` wrote last';
+      const fw = finalWrite(h, e.from, e.key);
+      const r = externalReads(h, e.to, e.key).find((x) => x === fw);
+      if (r === undefined) return '`to` did not read what `from` wrote last';
       return e.readValue === label(r) ? null : `readValue ${e.readValue} but the read returned ${label(r)}`;
     }
     case 'WW': {
@@ -80,8 +97,10 @@ function edgeProblem(h: History, cx: Counterexample, e: CxEdge): string | null {
       return e.from === first && e.to === second ? null : 'WW direction does not match its side';
     }
     case 'RW': {
-      const r = externalRead(h, e.from, e.key);
-      if (r === undefined) return '`from` does not read the key before writing it';
+      const rs = externalReads(h, e.from, e.key);
+      if (rs.length === 0) return '`from` does not read the key before writing it';
+      // With re-reads, the read the edge stands for is the one whose writer it names.
+      const r = rs.find((x) => writerOf(h, e.key, x) === e.readFrom) ?? rs[0]!;
       if (finalWrite(h, e.to, e.key) === undefined) return '`to` does not write the key';
       const source = writerOf(h, e.key, r);
       if (source === e.to) return '`from` read `to`\'s own write';

@@ -22,6 +22,7 @@ import {
 } from '../../src/formats/dbcop-bincode.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
 import { diffHistories } from '../../src/formats/io-diff.ts';
+import { checkHistory } from '../../src/check/index.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
 
 // Parse speed on the real files is measured by bench/speed.ts, not asserted here.
@@ -245,9 +246,30 @@ const BAD: Array<[string, Uint8Array, string, number, RegExp?]> = (() => {
     ['n_node mismatch', with_(8, 3), 'inconsistent', sessAt, /n_node/],
     ['more txns than n_transaction', with_(24, 0), 'inconsistent', sessAt + 8, /n_transaction/],
     ['more events than n_event', with_(32, 0), 'inconsistent', txnAt, /n_event/],
-    ['variable out of range', with_(evAt + 1, 200), 'inconsistent', evAt + 1, /variable 200 is out of range/],
   ];
 })();
+
+test('variables at or above n_variable are read with a note, as dbcop and PolySI read them (issue 23 item 8)', () => {
+  // VeriStrong's converted Galera lost update, in small: n_variable says 1, the variables are 5
+  // (through the key cache) and 2^40 (through the big-key path). Both sessions read 5 = 0 (the
+  // initial value) and write it: a lost update, which SI forbids. This was refused before.
+  const big = 2 ** 40;
+  const bytes = encode({
+    header: [0, 2, 1, 1, 3],
+    sessions: [
+      [{ events: [[0, 5, 0, 1], [1, 5, 1, 1], [1, big, 7, 1]] }],
+      [{ events: [[0, 5, 0, 1], [1, 5, 2, 1], [1, big, 8, 1]] }],
+    ],
+  });
+  const { history: h, notes } = parseDbcopBincodeDetailed(bytes, 'galera.bincode');
+  assert.deepEqual(h.keyLabels, ['5', String(big)]);
+  assert.equal(h.opCount, 6);
+  assert.deepEqual(notes, [`2 variable(s) are at or above header field n_variable = 1 (largest ${big}, first at byte ${HEADER_END + 25}): read anyway, as dbcop and PolySI do (they ignore the field)`]);
+  assert.deepEqual(notesOf(h), notes);
+  assert.equal(checkHistory(h, { level: 'si', pruning: true }).verdict, 'violation');
+  // Within n_variable: no note.
+  assert.deepEqual(parseDbcopBincodeDetailed(encode({ sessions: [[{ events: [[1, 99, 1, 1]] }]] })).notes, []);
+});
 
 test('malformed bincode: error code, byte offset and message', () => {
   for (const [what, bytes, code, at, msg] of BAD) {

@@ -19,6 +19,8 @@ import {
 } from '../../src/history/model.ts';
 import { cobraFormat, parseCobraFiles, readCobra } from '../../src/formats/cobra.ts';
 import { notesOf } from '../../src/formats/io-notes.ts';
+import { checkHistory } from '../../src/check/index.ts';
+import { runCli } from '../support/run-cli.ts';
 import { DATA_DIR, needsData } from '../support/requirements.ts';
 import { scratchDir } from '../support/scratch.ts';
 
@@ -150,11 +152,36 @@ test('cobra: rejects malformed and inconsistent logs with file and byte offset',
   rejects(() => parse([S(1n), C(1n)], [S(1n), C(1n)]), 'inconsistent', 'T2.log', 0, /txn id 0x1 was already used at T1.log byte 0/);
   rejects(() => parse([S(1n), W(5n, 1n, 1n), W(5n, 2n, 2n), C(1n)]), 'inconsistent', 'T1.log', 34, /write id 0x5 was already used/);
   rejects(() => parse([S(1n), W(INIT, 1n, 1n), C(1n)]), 'inconsistent', 'T1.log', 9, /reserved/);
-  // A read of a write id no 'W' has (checked after every file, so the offset is the read's).
-  rejects(() => parse([S(1n), W(5n, 1n, 1n), C(1n)], [S(2n), R(1n, 6n, 1n, 1n), C(2n)]), 'inconsistent', 'T2.log', 9, /write id 0x6 .*no 'W' record/);
+  // Reads checked against their 'W' after every file, so the offset is the read's.
   rejects(() => parse([S(1n), W(5n, 1n, 1n), C(1n)], [S(2n), R(3n, 5n, 1n, 1n), C(2n)]), 'inconsistent', 'T2.log', 9, /names txn 0x3 as the writer of write id 0x5/);
   rejects(() => parse([S(1n), W(5n, 1n, 1n), C(1n)], [S(2n), R(1n, 5n, 9n, 1n), C(2n)]), 'inconsistent', 'T2.log', 9, /key 9 names write id 0x5, which T1.log byte 9 writes to key 1/);
   rejects(() => parse([S(1n), W(5n, 1n, 1n), C(1n)], [S(2n), R(1n, 5n, 1n, 4n), C(2n)]), 'inconsistent', 'T2.log', 9, /read value 0x4 differs from value 0x1/);
+});
+
+test('cobra: a read of a write id no W record carries is a garbage (thin-air) read, not bad input (issue 23 item 8)', async () => {
+  const h = parse([S(1n), W(5n, 1n, 1n), C(1n)], [S(2n), R(INIT, INIT, 2n, 0n), R(1n, 6n, 1n, 1n), C(2n)]);
+  assert.deepEqual(notesOf(h), [
+    "1 read(s) name a write id that no 'W' record carries (first at T2.log byte 42: write id 0x6 of txn 0x1, key 1): each read a value nobody wrote, a garbage (thin-air) read",
+  ]);
+  for (const level of ['ru', 'si', 'ser'] as const) {
+    const r = checkHistory(h, { level, pruning: true });
+    assert.equal(r.verdict, 'violation', level);
+    const a = r.anomalies.find((x) => x.type === 'non-cycle');
+    assert.ok(a !== undefined && a.type === 'non-cycle' && a.name === 'garbage-read', `${level}: ${JSON.stringify(r.anomalies)}`);
+    assert.equal(h.opLoc[a.op], 42, 'the anomaly points at the read record');
+  }
+  // Through the CLI on a directory: exit 1, the garbage read named, the file and offset in the note.
+  const dir = scratchDir('polysi-cobra-thin-');
+  try {
+    writeFileSync(join(dir, 'T1.log'), Buffer.concat([S(1n), W(5n, 1n, 1n), C(1n)]));
+    writeFileSync(join(dir, 'T2.log'), Buffer.concat([S(2n), R(1n, 6n, 1n, 1n), C(2n)]));
+    const r = await runCli('check', dir);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.out, /garbage[- ]read/);
+    assert.ok(r.out.includes(`first at ${join(dir, 'T2.log')} byte 9: write id 0x6`), r.out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('cobra: directory reading, session order by number, sniffing, ignored files', async () => {

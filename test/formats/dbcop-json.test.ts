@@ -71,6 +71,13 @@ test('dbcop-json: classic layout: value 0 is the initial value, success=false ev
   assert.equal(diffHistories(parse(again), h, true), null);
 });
 
+test('dbcop-json: variables at or above params.n_variable are read with a note (issue 23 item 8)', () => {
+  const h = parse(CLASSIC.replace('"n_variable":10', '"n_variable":2'));
+  assert.deepEqual(txns(h), ['s1:0|ok|w(1,5) r(2,init)', 's1:1|aborted|', 's2:0|ok|r(1,5) w(2,init)']);
+  assert.match(notesOf(h).join('\n'), /variable\(s\) are at or above params\.n_variable = 2 \(first at line 4\): read anyway/);
+  assert.doesNotMatch(notesOf(parse(CLASSIC)).join('\n'), /n_variable/);
+});
+
 test('dbcop-json: newer dbcop layout (bare sessions, committed, tagged and compact events)', () => {
   const h = parse(`[[{"events":[{"Write":{"variable":"x","version":1}},{"Read":{"variable":"y","version":null}}],"committed":true},
     {"events":[["r","x",1],["w","y",2],["r","z",0]],"committed":false}],
@@ -91,7 +98,6 @@ test('dbcop-json: malformed or inconsistent input is an error with its line', ()
   rejects('{"data":[], "format":1}', 'syntax', 1, /unknown field "format"/);
   rejects('{"data":{}}', 'syntax', 1, /expected the list of sessions/);
   rejects(CLASSIC.replace('"n_node":2', '"n_node":3'), 'inconsistent', 1, /holds 2 session\(s\) but params.n_node says 3/);
-  rejects(CLASSIC.replace('"variable":3', '"variable":10'), 'inconsistent', 5, /variable 10 is out of range/);
   rejects(CLASSIC.replace('"n_event":3', '"n_event":1'), 'inconsistent', 4, /holds 2 events but params.n_event says at most 1/);
   rejects(CLASSIC.replace('"n_transaction":2', '"n_transaction":1'), 'inconsistent', 4, /session 1 holds 2 txns but params.n_transaction says at most 1/);
   rejects(CLASSIC.slice(0, -2), 'truncated', 3, /the array opened at line 3 is not closed/);

@@ -297,5 +297,6 @@ test('elle: an input without any form is truncated; an explicit [] is an empty h
   rejects(() => json('  \n'), 'truncated', 2, /no operations/);
   assert.equal(edn('[]').txnCount, 0);
   assert.equal(json('[ ]').txnCount, 0);
-  assert.equal(edn('{:type :info, :f :kill, :process :nemesis}').txnCount, 0);
+  // Operations but none a transaction: refused, never an empty (vacuously valid) history.
+  rejects(() => edn('{:type :info, :f :kill, :process :nemesis}'), 'unsupported', 1, /none of the 1 operation\(s\) is a transaction \(:f :kill; the first is \{:type :info, :f :kill, :process :nemesis\}\)/);
 });

@@ -37,7 +37,8 @@ interface Txn {
   session: number;
   status: number;
   intOk: boolean;
-  reads: Map<number, number>;
+  /** key -> the distinct values read before the txn's own write (a re-read of another value is one more external read). */
+  reads: Map<number, number[]>;
   writes: Map<number, number>;
   start: number;
   end: number;
@@ -55,7 +56,7 @@ function load(h: History): World {
   const origin: Map<number, [number, boolean]>[] = h.keyLabels.map(() => new Map());
   const txns: Txn[] = [];
   for (let t = 0; t < h.txnCount; t++) {
-    const reads = new Map<number, number>(), writes = new Map<number, number>();
+    const reads = new Map<number, number[]>(), writes = new Map<number, number>();
     let intOk = true;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
       const k = h.opKey[op]!, v = h.opValue[op]!;
@@ -67,8 +68,8 @@ function load(h: History): World {
         writes.set(k, v);
       } else if (h.opKind[op] === OP_READ) {
         if (writes.has(k)) { if (writes.get(k) !== v) intOk = false; }
-        else if (reads.has(k)) { if (reads.get(k) !== v) intOk = false; }
-        else reads.set(k, v);
+        else if (reads.has(k)) { if (!reads.get(k)!.includes(v)) reads.get(k)!.push(v); }
+        else reads.set(k, [v]);
       } else {
         throw new Error('levels oracle: registers only');
       }
@@ -100,18 +101,22 @@ function orderPairs(w: World, inWorld: boolean[], strict: boolean, withSession: 
  * the world contradicts a read (its value was never written, written by a txn outside the
  * world or later in the same txn, or not a final write) or a txn contradicts itself.
  */
-function resolveReads(w: World, inWorld: boolean[]): Map<number, number>[] | null {
-  const res: Map<number, number>[] = [];
+function resolveReads(w: World, inWorld: boolean[]): Map<number, number[]>[] | null {
+  const res: Map<number, number[]>[] = [];
   for (let t = 0; t < w.n; t++) {
-    const m = new Map<number, number>();
+    const m = new Map<number, number[]>();
     res.push(m);
     if (!inWorld[t]) continue;
     if (!w.txns[t]!.intOk) return null;
-    for (const [k, v] of w.txns[t]!.reads) {
-      if (v === INITIAL_VALUE) { m.set(k, -1); continue; }
-      const o = w.origin[k]!.get(v);
-      if (o === undefined || !o[1] || o[0] === t || !inWorld[o[0]]) return null;
-      m.set(k, o[0]);
+    for (const [k, vs] of w.txns[t]!.reads) {
+      const writers: number[] = [];
+      for (const v of vs) {
+        if (v === INITIAL_VALUE) { writers.push(-1); continue; }
+        const o = w.origin[k]!.get(v);
+        if (o === undefined || !o[1] || o[0] === t || !inWorld[o[0]]) return null;
+        writers.push(o[0]);
+      }
+      m.set(k, writers);
     }
   }
   return res;
@@ -309,7 +314,7 @@ export function graphLevel(h: History, level: LadderLevel): Verdict {
         for (let x = 0; x < order.length; x++) for (let y = x + 1; y < order.length; y++) WW[order[x]!]![order[y]!] = true;
       });
       for (let t = 0; t < n; t++) {
-        for (const [k, writer] of rf[t]!) {
+        for (const [k, writer] of [...rf[t]!].flatMap(([key, ws]) => ws.map((x) => [key, x] as const))) {
           if (writer >= 0) WR[writer]![t] = true;
           const from = writer < 0 ? -1 : rank.get(`${k}/${writer}`)!;
           const i = keyList.indexOf(k);

@@ -45,36 +45,45 @@ interface Txn {
   intOk: boolean;
 }
 
+/**
+ * Each txn's external reads, straight from program order. A register read before the txn's own
+ * write of the key is external unless it returns what the txn's previous read of the key
+ * returned; after its own write it must return that write (else INT). A list read must end with
+ * the txn's own appends so far (else INT); what precedes them is external unless it equals the
+ * txn's previous external list of the key. A re-read that returns another version is thus one
+ * more read with its own writer, and each level's axiom judges it (docs/levels.md, "Re-reads").
+ */
 function facts(h: History): Txn[] {
   const txns: Txn[] = [];
   for (let t = 0; t < h.txnCount; t++) {
     const reads: Read[] = [];
     const writes = new Map<number, number[]>();
-    const seen = new Map<number, string>(); // key -> what the txn's own state says (register value or list)
+    const ownWrite = new Map<number, number>(); // register key -> the txn's last write
+    const lastExt = new Map<number, string>(); // key -> the txn's previous external read (value or list)
     let intOk = true;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
       const k = h.opKey[op]!, v = h.opValue[op]!, kind = h.opKind[op]!;
       if (kind === OP_WRITE || kind === OP_APPEND) {
         if (!writes.has(k)) writes.set(k, []);
         writes.get(k)!.push(v);
-        if (kind === OP_WRITE) seen.set(k, `w${v}`);
-        else if (seen.has(k) && seen.get(k)!.startsWith('l')) seen.set(k, seen.get(k) === 'l' ? `l${v}` : `${seen.get(k)!},${v}`);
-        else seen.set(k, `a${writes.get(k)!.length}`);
+        if (kind === OP_WRITE) ownWrite.set(k, v);
         continue;
       }
-      const list = kind === OP_READ_LIST ? Array.from(h.listElems.subarray(h.listStart[v]!, h.listStart[v + 1]!)) : null;
-      const state = list === null ? `w${v}` : `l${list.join(',')}`;
-      if (!seen.has(k)) { reads.push({ op, key: k, list, value: v }); seen.set(k, state); continue; }
-      const own = seen.get(k)!;
-      if (own.startsWith('a') && list !== null) {
-        // Own appends before any read of the key: the list must end with them; the rest is the external read.
-        const mine = writes.get(k)!;
-        const n = Number(own.slice(1));
-        const tail = list.slice(list.length - n);
-        if (list.length < n || tail.some((x, i) => x !== mine[mine.length - n + i])) intOk = false;
-        else reads.push({ op, key: k, list: list.slice(0, list.length - n), value: v });
-        seen.set(k, state);
-      } else if (own !== state) intOk = false;
+      if (kind !== OP_READ_LIST) {
+        if (ownWrite.has(k)) { if (ownWrite.get(k) !== v) intOk = false; continue; }
+        if (lastExt.get(k) === `${v}`) continue;
+        lastExt.set(k, `${v}`);
+        reads.push({ op, key: k, list: null, value: v });
+        continue;
+      }
+      const list = Array.from(h.listElems.subarray(h.listStart[v]!, h.listStart[v + 1]!));
+      const mine = writes.get(k) ?? [];
+      const tail = list.slice(list.length - mine.length);
+      if (list.length < mine.length || tail.some((x, i) => x !== mine[i])) { intOk = false; continue; }
+      const ext = list.slice(0, list.length - mine.length);
+      if (lastExt.get(k) === `[${ext.join(',')}]`) continue;
+      lastExt.set(k, `[${ext.join(',')}]`);
+      reads.push({ op, key: k, list: ext, value: v });
     }
     txns.push({ id: t, session: h.txnSession[t]!, status: h.txnStatus[t]!, reads, writes, intOk });
   }

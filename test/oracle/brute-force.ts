@@ -48,13 +48,14 @@ export const ORACLE_TXNS_MAX = 8;
 interface TxnFacts {
   readonly session: number;
   readonly status: number;
-  /**
-   * False if the txn contradicts itself (INT): two reads of a key before its own write disagree,
-   * or a read after its own write does not return its own last write.
-   */
+  /** False if the txn contradicts itself (INT): a read after its own write does not return its own last write. */
   readonly intOk: boolean;
-  /** External reads: key -> value observed by the reads of the key before the txn's own write. */
-  readonly extReads: ReadonlyMap<number, number>;
+  /**
+   * External reads: key -> the distinct values returned by the reads of the key before the txn's
+   * own write, in program order. Two values are a fuzzy (non-repeatable) read: no serial order
+   * and no snapshot explains both, so both oracles find no schedule, by their own definitions.
+   */
+  readonly extReads: ReadonlyMap<number, readonly number[]>;
   /** Final writes: key -> the last value the txn writes to the key. */
   readonly finalWrites: ReadonlyMap<number, number>;
 }
@@ -83,7 +84,7 @@ function collectFacts(h: History): Facts {
   for (let k = 0; k < keyCount; k++) origin.push(new Map());
   const txns: TxnFacts[] = [];
   for (let t = 0; t < h.txnCount; t++) {
-    const extReads = new Map<number, number>();
+    const extReads = new Map<number, number[]>();
     const own = new Map<number, number>();
     let intOk = true;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
@@ -101,9 +102,9 @@ function collectFacts(h: History): Facts {
         if (mine !== undefined) {
           if (v !== mine) intOk = false;
         } else {
-          const first = extReads.get(k);
-          if (first === undefined) extReads.set(k, v);
-          else if (first !== v) intOk = false;
+          const seen = extReads.get(k);
+          if (seen === undefined) extReads.set(k, [v]);
+          else if (!seen.includes(v)) seen.push(v);
         }
       } else {
         throw new Error(`brute-force oracle: list operations are not supported (txn ${t})`);
@@ -166,7 +167,7 @@ function allIntOk(facts: Facts, included: readonly boolean[]): boolean {
 
 /** True if the external reads of `f` all return the current value in `db` (value id per key). */
 function readsMatch(f: TxnFacts, db: readonly number[]): boolean {
-  for (const [k, v] of f.extReads) if (db[k] !== v) return false;
+  for (const [k, vs] of f.extReads) if (vs.some((v) => db[k] !== v)) return false;
   return true;
 }
 
@@ -337,7 +338,7 @@ function graphChoiceValid(facts: Facts, included: readonly boolean[], level: Ora
   for (let k = 0; k < facts.keyCount; k++) readersOf.push(new Map());
   for (let t = 0; t < facts.txns.length; t++) {
     if (!included[t]) continue;
-    for (const [k, v] of facts.txns[t]!.extReads) {
+    for (const [k, v] of [...facts.txns[t]!.extReads].flatMap(([key, vs]) => vs.map((x) => [key, x] as const))) {
       let w: number;
       if (v === INITIAL_VALUE) {
         w = 0;

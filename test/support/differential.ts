@@ -68,6 +68,8 @@ function emptyReport(): DiffReport {
  */
 export function decisionPath(r: CheckResult): string {
   switch (r.decidedBy) {
+    // A non-cycle anomaly no longer stops the search (issue 23): runs that also found a cycle count apart.
+    case 'validation': return r.anomalies.some((a) => a.type === 'cycle') ? 'validation+cycle' : 'validation';
     case 'pruning': return r.verdict === 'violation' ? 'pruning-cycle' : 'pruning-valid';
     case 'solver-sat': return (r.solver?.conflicts ?? 0) > 0 ? 'solver-sat-conflicts' : 'solver-sat';
     default: return r.decidedBy;

@@ -190,7 +190,7 @@ function damage(rng: Rng, list: number[], ext: number, appended: readonly number
 // A simulated store
 // ---------------------------------------------------------------------------------------------
 
-export type ListStoreBug = 'none' | 'lost-update' | 'stale-snapshot' | 'fractured' | 'reorder' | 'mixed';
+export type ListStoreBug = 'none' | 'lost-update' | 'stale-snapshot' | 'fractured' | 'reorder' | 'mixed' | 'read-committed' | 'older-reread';
 
 export interface ListSimParams {
   sessions: number;
@@ -209,6 +209,8 @@ export interface ListSimParams {
   staleCommitsMax: number;
   /** One transaction at a time (SER-valid without a bug). */
   serial: boolean;
+  /** Probability that a read is followed, later in its txn, by a re-read of its key (0: no draws). */
+  pReread: number;
 }
 
 export const LIST_SIM_DEFAULTS: ListSimParams = {
@@ -225,6 +227,7 @@ export const LIST_SIM_DEFAULTS: ListSimParams = {
   pBug: 1,
   staleCommitsMax: 3,
   serial: false,
+  pReread: 0,
 };
 
 /** A committed version of a key: its whole state (a list, or a register as [value] / []). */
@@ -241,7 +244,18 @@ interface Active {
   /** Key -> the values it appended, in program order. */
   appended: Map<number, number[]>;
   fractured: Map<number, readonly number[]>;
+  /** Keys read so far (the weaker stores: a later read of one is a re-read). */
+  readKeys: Set<number>;
 }
+
+/**
+ * The weaker stores, never picked by 'mixed' (issue 23), without first-committer-wins:
+ * 'read-committed' reads the latest committed state of a key at each read, followed by the txn's
+ * own appends (MariaDB's repeatable read after an UPDATE does this), so a re-read may show a
+ * longer list; 'older-reread' is the same, but a re-read shows a random committed version
+ * (the same, a newer or an older one) before the own appends.
+ */
+const WEAK_LIST_STORES: ReadonlySet<ListStoreBug> = new Set(['read-committed', 'older-reread']);
 
 /**
  * Runs `sessions` clients against an SI store of lists and registers (one event per step: begin
@@ -281,8 +295,13 @@ export function simulatedListHistory(rng: Rng, params: Partial<ListSimParams> = 
       txns.push(txn);
       const plan: { read: boolean; key: number }[] = [];
       for (let n = randInt(rng, p.opsPerTxnMin, p.opsPerTxnMax); n > 0; n--) plan.push({ read: rng() < p.pRead, key: randInt(rng, 1, p.keys) });
+      if (p.pReread > 0) {
+        for (let i = 0; i < plan.length && plan.length < 2 * p.opsPerTxnMax; i++) {
+          if (plan[i]!.read && rng() < p.pReread) plan.splice(randInt(rng, i + 1, plan.length), 0, { read: true, key: plan[i]!.key });
+        }
+      }
       const startTs = bug === 'stale-snapshot' ? Math.max(0, clock - randInt(rng, 0, p.staleCommitsMax)) : clock;
-      active[s] = { txn, startTs, bug, plan, pos: 0, local: new Map(), appended: new Map(), fractured: new Map() };
+      active[s] = { txn, startTs, bug, plan, pos: 0, local: new Map(), appended: new Map(), fractured: new Map(), readKeys: new Set() };
     } else if (a.pos < a.plan.length) {
       const { read, key } = a.plan[a.pos++]!;
       let cur = a.local.get(key);
@@ -290,10 +309,16 @@ export function simulatedListHistory(rng: Rng, params: Partial<ListSimParams> = 
         cur = a.fractured.get(key) ?? pick(rng, versions[key]!).state;
         a.fractured.set(key, cur);
       }
+      if (WEAK_LIST_STORES.has(a.bug) && (isList[key] || cur === undefined)) {
+        const reread = a.readKeys.has(key);
+        if (read) a.readKeys.add(key);
+        const base = a.bug === 'older-reread' && reread && rng() < 0.5 ? pick(rng, versions[key]!).state : latest(key).state;
+        cur = isList[key] ? [...base, ...(a.appended.get(key) ?? [])] : base;
+      }
       cur ??= readAt(key, a.startTs);
       if (read) {
         a.txn.ops.push(isList[key] ? { kind: 'rl', key, value: 0, list: cur.slice() } : { kind: 'r', key, value: cur.at(-1) ?? 0, list: [] });
-        if (!a.local.has(key)) a.local.set(key, cur); // later reads agree with this one
+        if (!a.local.has(key) && !WEAK_LIST_STORES.has(a.bug)) a.local.set(key, cur); // later reads agree with this one
         continue;
       }
       const v = next++;
@@ -303,7 +328,7 @@ export function simulatedListHistory(rng: Rng, params: Partial<ListSimParams> = 
     } else {
       const writes = [...a.local.keys()].filter((k) => a.txn.ops.some((o) => o.key === k && (o.kind === 'w' || o.kind === 'a')));
       let ok = rng() >= p.pVoluntaryAbort;
-      if (ok && a.bug !== 'lost-update') for (const k of writes) if (latest(k).ts > a.startTs) ok = false;
+      if (ok && a.bug !== 'lost-update' && !WEAK_LIST_STORES.has(a.bug)) for (const k of writes) if (latest(k).ts > a.startTs) ok = false;
       if (ok) {
         clock++;
         for (const k of writes) {
@@ -319,7 +344,7 @@ export function simulatedListHistory(rng: Rng, params: Partial<ListSimParams> = 
   return build(txns);
 }
 
-export type TinyListGenerator = 'random-lists' | 'list-store' | 'buggy-list-store' | 'serial-list-store';
+export type TinyListGenerator = 'random-lists' | 'list-store' | 'buggy-list-store' | 'serial-list-store' | 'rc-list-store' | 'older-reread-list-store';
 
 /**
  * One tiny history (at most `txnsMax` txns) from a mix of the generators above, with the name
@@ -339,4 +364,21 @@ export function tinyMixedListHistory(rng: Rng, txnsMax = 6): { history: History;
   if (x < 0.6) return { history: simulatedListHistory(rng, base), generator: 'list-store' };
   if (x < 0.92) return { history: simulatedListHistory(rng, { ...base, bug: 'mixed', pBug: pick(rng, [1, 0.5]) }), generator: 'buggy-list-store' };
   return { history: simulatedListHistory(rng, { ...base, serial: true }), generator: 'serial-list-store' };
+}
+
+/**
+ * One tiny history (at most `txnsMax` txns) from the weaker list stores (WEAK_LIST_STORES), whose
+ * txns re-read keys: longer lists on a re-read (valid at read committed) and older ones
+ * (violating it), beside lost updates. Issue 23's generator.
+ */
+export function tinyRereadListHistory(rng: Rng, txnsMax = 6): { history: History; generator: TinyListGenerator } {
+  const shapes: [number, number][] = [];
+  for (let s = 2; s <= 3; s++) for (let n = 1; n <= 3; n++) if (s * n <= txnsMax) shapes.push([s, n]);
+  const [sessions, txnsPerSession] = pick(rng, shapes);
+  const older = rng() < 0.35;
+  const history = simulatedListHistory(rng, {
+    sessions, txnsPerSession, keys: randInt(rng, 1, 2), opsPerTxnMin: 2, opsPerTxnMax: 3, pRead: 0.6, pReread: 0.5,
+    bug: older ? 'older-reread' : 'read-committed', pBug: pick(rng, [1, 0.5]),
+  });
+  return { history, generator: older ? 'older-reread-list-store' : 'rc-list-store' };
 }

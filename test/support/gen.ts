@@ -146,10 +146,19 @@ export function randomHistory(rng: Rng, params: Partial<RandomHistoryParams> = {
  * - 'fractured': each key is read from a random committed version (fixed per txn and key, so
  *   the txn stays internally consistent): read skew, long fork, and friends.
  * - 'mixed': each buggy transaction picks one of the above at random.
+ * Weaker stores, never picked by 'mixed' (issue 23: re-reads, and non-cycle anomalies beside cycles):
+ * - 'read-committed': each read returns the latest committed version at the time of the read
+ *   (its own write once it wrote the key), and there is no first-committer-wins: fuzzy reads of
+ *   newer versions and lost updates, valid at read committed.
+ * - 'older-reread': as 'read-committed', but a re-read returns a random committed version
+ *   (the same, a newer or an older one): non-monotonic reads, which read committed forbids.
+ * - 'read-uncommitted': as 'read-committed', but a read returns, with probability one half, the
+ *   latest write of another running txn (dirty reads: G1a when it aborts, G1b when it writes the
+ *   key again), beside the lost updates and fuzzy reads.
  * Each transaction is buggy with probability `pBug`; a low rate gives subtle violations (one
  * bad transaction among many) that only the solver can find.
  */
-export type StoreBug = 'none' | 'lost-update' | 'stale-snapshot' | 'fractured' | 'mixed';
+export type StoreBug = 'none' | 'lost-update' | 'stale-snapshot' | 'fractured' | 'mixed' | 'read-committed' | 'older-reread' | 'read-uncommitted';
 
 export interface SimParams {
   sessions: number;
@@ -172,6 +181,8 @@ export interface SimParams {
    * of write skew and lost updates) instead of mixing them at random.
    */
   pReadsFirst: number;
+  /** Probability that a read is followed, later in its txn, by a re-read of its key (0: no draws). */
+  pReread: number;
 }
 
 export const SIM_DEFAULTS: SimParams = {
@@ -187,6 +198,7 @@ export const SIM_DEFAULTS: SimParams = {
   pBug: 1,
   staleCommitsMax: 3,
   pReadsFirst: 0.3,
+  pReread: 0,
 };
 
 /** One committed version of a key. `value` 0 is the initial version, at commit timestamp 0. */
@@ -236,7 +248,12 @@ interface ActiveTxn {
   writes: Map<number, number>;
   /** For the 'fractured' bug: the version chosen per key, so re-reads agree. */
   fracturedReads: Map<number, number>;
+  /** Keys read so far (the weaker stores: a later read of one is a re-read). */
+  readKeys: Set<number>;
 }
+
+/** The stores without first-committer-wins whose every read sees the latest state (StoreBug). */
+const WEAK_STORES: ReadonlySet<StoreBug> = new Set(['read-committed', 'older-reread', 'read-uncommitted']);
 
 function planOps(rng: Rng, p: SimParams): { read: boolean; key: number }[] {
   const plan: { read: boolean; key: number }[] = [];
@@ -244,6 +261,12 @@ function planOps(rng: Rng, p: SimParams): { read: boolean; key: number }[] {
   for (let i = 0; i < n; i++) plan.push({ read: rng() < p.pRead, key: randInt(rng, 1, p.keys) });
   // A stable sort: reads keep their order, writes keep theirs.
   if (rng() < p.pReadsFirst) plan.sort((a, b) => Number(b.read) - Number(a.read));
+  if (p.pReread > 0) {
+    for (let i = 0; i < plan.length; i++) {
+      if (plan[i]!.read && rng() < p.pReread) plan.splice(randInt(rng, i + 1, plan.length), 0, { read: true, key: plan[i]!.key });
+      if (plan.length >= 2 * p.opsPerTxnMax) break;
+    }
+  }
   return plan;
 }
 
@@ -292,6 +315,7 @@ export function simulatedSiHistory(rng: Rng, params: Partial<SimParams> = {}): H
         pos: 0,
         writes: new Map(),
         fracturedReads: new Map(),
+        readKeys: new Set(),
       };
     } else if (a.pos < a.plan.length) {
       const op = a.plan[a.pos++]!;
@@ -306,11 +330,12 @@ export function simulatedSiHistory(rng: Rng, params: Partial<SimParams> = {}): H
         v = a.fracturedReads.get(op.key) ?? store.readAny(rng, op.key);
         a.fracturedReads.set(op.key, v);
       }
+      if (v === undefined && WEAK_STORES.has(a.bug)) v = weakRead(rng, store, a, op.key, active);
       if (v === undefined) v = store.readAt(op.key, a.startTs);
       b.read(a.id, op.key, v === 0 ? null : v);
     } else {
       let ok = rng() >= p.pVoluntaryAbort;
-      if (ok && a.bug !== 'lost-update') {
+      if (ok && a.bug !== 'lost-update' && !WEAK_STORES.has(a.bug)) {
         for (const k of a.writes.keys()) if (store.latestTs(k) > a.startTs) ok = false;
       }
       if (ok) store.commit(a.writes);
@@ -319,6 +344,18 @@ export function simulatedSiHistory(rng: Rng, params: Partial<SimParams> = {}): H
     }
   }
   return b.build();
+}
+
+/** A read of the weaker stores (StoreBug) of a key `a` has not written. */
+function weakRead(rng: Rng, store: VersionStore, a: ActiveTxn, key: number, active: readonly (ActiveTxn | null)[]): number {
+  const reread = a.readKeys.has(key);
+  a.readKeys.add(key);
+  if (a.bug === 'older-reread' && reread && rng() < 0.5) return store.readAny(rng, key);
+  if (a.bug === 'read-uncommitted' && rng() < 0.5) {
+    const dirty = active.filter((o) => o !== null && o !== a && o.writes.has(key));
+    if (dirty.length > 0) return pick(rng, dirty)!.writes.get(key)!;
+  }
+  return store.readAt(key, store.clock);
 }
 
 /**
@@ -378,7 +415,7 @@ export function smallSolveHistory(rng: Rng, seed: number): History {
       : simulatedSerialHistory(rng, { sessions: 4, txnsPerSession: 8, keys: 5 });
 }
 
-export type TinyGenerator = 'random' | 'si-store' | 'buggy-store' | 'serial-store';
+export type TinyGenerator = 'random' | 'si-store' | 'buggy-store' | 'serial-store' | 'rc-store' | 'older-reread-store' | 'ru-store';
 
 /**
  * One tiny history (at most `txnsMax` txns, 3 keys) from a mix of generators, with the name of
@@ -406,4 +443,28 @@ export function tinyMixedHistory(rng: Rng, txnsMax = 6): { history: History; gen
   if (x < 0.65) return { history: simulatedSiHistory(rng, params), generator: 'si-store' };
   if (x < 0.95) return { history: simulatedSiHistory(rng, { ...params, bug: 'mixed' }), generator: 'buggy-store' };
   return { history: simulatedSerialHistory(rng, params), generator: 'serial-store' };
+}
+
+/**
+ * One tiny history (at most `txnsMax` txns, 1 to 3 keys) from the weaker stores (StoreBug), whose
+ * txns re-read keys: fuzzy reads of newer versions and lost updates (valid at read committed),
+ * non-monotonic re-reads (violating it), and dirty reads beside cycles. Issue 23's generator.
+ */
+export function tinyRereadHistory(rng: Rng, txnsMax = 6): { history: History; generator: TinyGenerator } {
+  const shapes: [number, number][] = [];
+  for (let s = 2; s <= 3; s++) for (let n = 1; n <= 3; n++) if (s * n <= txnsMax) shapes.push([s, n]);
+  const [sessions, txnsPerSession] = pick(rng, shapes);
+  const x = rng();
+  const bug: StoreBug = x < 0.4 ? 'read-committed' : x < 0.6 ? 'older-reread' : 'read-uncommitted';
+  const generator: TinyGenerator = bug === 'read-committed' ? 'rc-store' : bug === 'older-reread' ? 'older-reread-store' : 'ru-store';
+  const params: Partial<SimParams> = {
+    sessions, txnsPerSession, keys: randInt(rng, 1, 3), opsPerTxnMin: 2, opsPerTxnMax: 3, pRead: 0.6, pReread: 0.5,
+    bug, pBug: pick(rng, [1, 0.5]), pVoluntaryAbort: bug === 'read-uncommitted' ? 0.35 : 0.05,
+  };
+  return { history: simulatedSiHistory(rng, params), generator };
+}
+
+/** `tinyRereadHistory(rng).history`: a differential source (replay: `rereadHistory(mulberry32(seed))`). */
+export function rereadHistory(rng: Rng): History {
+  return tinyRereadHistory(rng).history;
 }

@@ -1,4 +1,5 @@
-// The validation of commit 0813a55, kept as the reference for test/validate/validate-differential.test.ts.
+// The validation of commit 0813a55, kept as the reference for test/validate/validate-differential.test.ts,
+// with issue 23's re-reads applied (a register re-read of another value is one more external read, not INT).
 /**
  * Validation: everything about a history that can be decided before any graph work.
  *
@@ -176,17 +177,15 @@ function collectExternalReads(h: History): ExternalReads {
         txn.push(t); opArr.push(op);
         continue;
       }
-      if (state[key] === 0) {
+      if (state[key] === 0 || (state[key] === 1 && stateValue[key] !== value)) {
         state[key] = 1; stateValue[key] = value;
         txn.push(t); opArr.push(op);
-      } else if (state[key] === 1 || state[key] === 2) {
+      } else if (state[key] === 2) {
         if (stateValue[key] !== value) {
-          const own = state[key] === 2;
           intAnomalies.push({
             type: 'non-cycle', name: 'INT', txn: t, op, key, writer: -2,
             message: `${txnLabelOf(h, t)} read ${h.keyLabels[key]}=${valueLabelOf(h, value)} at ${opWhere(h, op)}, ` +
-              (own ? `but its own last write of ${h.keyLabels[key]} was ${valueLabelOf(h, stateValue[key]!)}`
-                : `but it had already read ${h.keyLabels[key]}=${valueLabelOf(h, stateValue[key]!)}`),
+              `but its own last write of ${h.keyLabels[key]} was ${valueLabelOf(h, stateValue[key]!)}`,
           });
         }
       }
