@@ -1,9 +1,12 @@
 /**
  * Recording an application's own transactions with the recording API, against PostgreSQL.
  *
- *   npm install pg
+ *   npm install polysi pg tsx                     # in the checkout: npm ci (which builds the package)
  *   node --import tsx examples/record-postgres.ts postgres://user:password@127.0.0.1:5432/db [ISOLATION]
  *   npx polysi check app-history.jsonl            # SI for REPEATABLE READ (the default here)
+ *
+ * It imports the recording API from the package, as an application does (`from 'polysi'`; in
+ * the checkout that is the package itself, by its own name, through dist/).
  *
  * Four clients each run 50 read-modify-write transactions on a small table. Every value written
  * is unique (client and sequence number), as the checker needs. Each transaction is recorded
@@ -13,7 +16,7 @@
  */
 
 import pg from 'pg';
-import { openHistory } from '../src/run/record.ts';
+import { openHistory } from 'polysi';
 
 const url = process.argv[2];
 const isolation = process.argv[3] ?? 'REPEATABLE READ';

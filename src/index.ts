@@ -4,7 +4,8 @@
  * Takes: a history (read from a file by `readHistory`, or built in memory with `HistoryBuilder`)
  * and options. Gives: a `CheckResult` (data), its JSON form (`resultJson`, the same object
  * `polysi check --json` prints, described by schema/check-result.schema.json) and renderings of
- * its counterexamples (text, DOT, SVG, HTML).
+ * its counterexamples (text, DOT, SVG, HTML); and the recording API (`openHistory`), which
+ * writes an application's own transactions as a history to check.
  * Invariant: options are validated here, at the package boundary: a wrong type, an unknown
  * level or format, or a negative limit is a TypeError naming the option, never a silently
  * different check. Everything else in src/ is internal and may change without notice.
@@ -39,6 +40,8 @@ export { InputError, type InputErrorCode } from './history/errors.ts';
 export type { ReadResult } from './formats/index.ts';
 export type { ReadOptions } from './formats/io-read.ts';
 export { historyStats, type HistoryStats, type KeyHeat } from './history/stats.ts';
+export { openHistory, RecordedHistory, RecordedSession, RecordedTxn, type Key as RecordKey, type Value as RecordValue } from './run/record.ts';
+export { MissingPackageError } from './util/optional.ts';
 export {
   renderExplanationText, renderDot, renderSvg, htmlReport, type TextOptions, type ReportSource,
 } from './render/index.ts';

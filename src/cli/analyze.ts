@@ -3,14 +3,18 @@
  *  [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]`: static analysis of a transaction
  * program (src/analyze/, docs/analyze-language.md).
  *
- * Takes: argv after `analyze`. Gives: an exit code as `check`: 0 no anomaly up to the bound (or
- * proved), 1 anomaly, 2 bad input or usage, 3 unknown (the time budget ran out).
+ * Takes: argv after `analyze`. Gives: an exit code as `check`'s: 0 no anomaly up to the bound (or
+ * proved), 1 an anomaly confirmed on the interpreter (a real execution of the program), 2 bad
+ * input or usage, 3 unknown (the time budget ran out), and 5 an anomaly the encoding predicts
+ * but the interpreter did not confirm (possibly a false alarm of the over-approximation: read
+ * its reason before acting on it). `--json` prints one object (schema/analyze-result.schema.json).
  */
 
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError } from './args.ts';
 import { readFile } from 'node:fs/promises';
 import { asOption, checkOutputPath, writeOutput } from './output.ts';
-import { InputError } from '../history/errors.ts';
+import { ioError } from '../formats/io-read.ts';
+import { SCHEMA_VERSION } from '../render/json.ts';
 import { TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
 import type { Io } from './main.ts';
@@ -19,8 +23,31 @@ import { modelOfLevel } from '../analyze/models.ts';
 import { MODEL_NAMES, type ModelName } from '../analyze/lang/ast.ts';
 import { anomalyLabel } from '../render/text.ts';
 
-export const USAGE = 'usage: polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json] [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]\n                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]';
 const MODELS = 'ec (eventual consistency), tcc (alias cc), pc, psi, si (alias snapshot-isolation), ser (alias serializable)';
+/** The model when --model is not given: eventual consistency, the weakest (every anomaly any model allows). */
+export const DEFAULT_MODEL = 'ec';
+
+export const USAGE = `usage: polysi analyze PROGRAM [--model ec|tcc|pc|psi|si|ser] [--bound K] [--prove] [--involving T1,T2,...] [--json]
+                      [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE]
+                      [--confirm [--db memory[:MODE]] [--isolation LEVEL] [--rounds N] [--seed S]]
+models: ${MODELS}; --model also takes the other names check --level takes for these levels
+defaults: --model ${DEFAULT_MODEL} (eventual consistency, the weakest), --bound 4, --timeout 60,
+          --confirm: --db memory:lost-update --rounds 50 --seed 1
+exit codes: 0 no anomaly up to the bound (or proved), 1 an anomaly confirmed on the interpreter,
+            2 bad input or usage, 3 unknown (the time ran out), 4 internal error,
+            5 an anomaly the interpreter did not confirm (possibly a false alarm: see its reason)
+see docs/analyze-language.md`;
+
+export const EXIT_NO_ANOMALY = 0;
+export const EXIT_ANOMALY = 1;
+export const EXIT_UNKNOWN = 3;
+export const EXIT_UNCONFIRMED = 5;
+
+/** The exit code of an analysis: a confirmed anomaly is 1; one the interpreter did not confirm has its own code. */
+export function analyzeExit(r: { verdict: 'anomaly' | 'none' | 'proved' | 'unknown'; anomaly: { confirmation: { reproduced: boolean } } | null }): number {
+  if (r.verdict === 'anomaly') return r.anomaly?.confirmation.reproduced === true ? EXIT_ANOMALY : EXIT_UNCONFIRMED;
+  return r.verdict === 'unknown' ? EXIT_UNKNOWN : EXIT_NO_ANOMALY;
+}
 
 /** `--model`: ec, or a level name as `check --level` takes it, for the levels analyze has a model of. */
 function parseModel(text: string): ModelName | string {
@@ -31,11 +58,8 @@ function parseModel(text: string): ModelName | string {
 }
 
 export async function runAnalyze(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      model: { type: 'string', default: 'ec' },
+  const { values, positionals } = parseCommandArgs('analyze', args, {
+      model: { type: 'string' },
       bound: { type: 'string', default: '4' },
       prove: { type: 'boolean', default: false },
       involving: { type: 'string' },
@@ -49,15 +73,12 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       isolation: { type: 'string' },
       rounds: { type: 'string', default: '50' },
       seed: { type: 'string', default: '1' },
-    },
   });
-  if (positionals.length !== 1) {
-    io.stderr(`polysi analyze: expected exactly one program file, got ${positionals.length}\n${USAGE}`);
-    return 2;
-  }
-  const model = parseModel(values.model);
+  if (positionals.length !== 1) throw new UsageError('analyze', `expected exactly one program file, got ${positionals.length}`);
+  const modelText = values.model ?? DEFAULT_MODEL;
+  const model = parseModel(modelText);
   if (!(MODEL_NAMES as readonly string[]).includes(model)) {
-    io.stderr(`polysi analyze: --model "${values.model}": ${model}`);
+    io.stderr(`polysi analyze: --model "${modelText}": ${model}`);
     return 2;
   }
   const bound = Number(values.bound);
@@ -92,7 +113,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   try {
     text = positionals[0] === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (err) {
-    throw new InputError('io', path, null, -1, `cannot read: ${(err as Error).message}`);
+    throw ioError(path, err, 'read the program');
   }
   const { parseProgram, analyzeProgram } = await import('../analyze/index.ts');
   const program = parseProgram(text, path);
@@ -137,6 +158,7 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
   } else if (values.confirm) dynamicText = '  --confirm: nothing to run (no anomaly confirmed on the interpreter)';
   if (values.json) {
     io.stdout(JSON.stringify({
+      schemaVersion: SCHEMA_VERSION,
       dynamic,
       verdict: r.verdict, model: r.model, bound: r.bound, involving: r.involving, file: path,
       anomaly: r.anomaly === null ? null : {
@@ -154,18 +176,18 @@ export async function runAnalyze(args: string[], io: Io): Promise<number> {
       proof: r.proof, proofNote: r.proofNote, proofAttempts: r.proofAttempts, queries: r.queries, timesMs: r.timesMs,
     }));
   } else {
-    io.stdout(await renderAnalysis(r, path, values.explain) + (dynamicText === '' ? '' : `\n${dynamicText}`));
+    io.stdout(await renderAnalysis(r, path, values.explain, values.model === undefined) + (dynamicText === '' ? '' : `\n${dynamicText}`));
   }
   if (r.anomaly !== null && (values.dot !== undefined || values.svg !== undefined)) {
     const render = await import('../render/index.ts');
     if (values.dot !== undefined) await asOption('dot', writeOutput(values.dot, render.renderDot([r.anomaly.explanation], 'anode')));
     if (values.svg !== undefined) await asOption('svg', writeOutput(values.svg, await render.renderSvg([r.anomaly.explanation])));
   }
-  return r.verdict === 'anomaly' ? 1 : r.verdict === 'unknown' ? 3 : 0;
+  return analyzeExit(r);
 }
 
-async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/index.ts')['analyzeProgram']>>, path: string, explain: boolean): Promise<string> {
-  const lines = [`${path}: model ${r.model}, bound ${r.bound}${r.involving === null ? '' : `, involving ${r.involving.join(', ')}`}`];
+async function renderAnalysis(r: Awaited<ReturnType<typeof import('../analyze/index.ts')['analyzeProgram']>>, path: string, explain: boolean, defaultModel: boolean): Promise<string> {
+  const lines = [`${path}: model ${r.model}${defaultModel ? ' (the default; --model to choose)' : ''}, bound ${r.bound}${r.involving === null ? '' : `, involving ${r.involving.join(', ')}`}`];
   if (r.verdict === 'anomaly') {
     const a = r.anomaly!;
     lines.push(`ANOMALY (${anomalyLabel(a.explanation)}, ${a.length} instances): ${a.explanation.summary}`);

@@ -18,19 +18,16 @@ import { renderText } from './render.ts';
 import { anomalyName, parseTimeoutJson, resultJson, SCHEMA_VERSION } from '../render/json.ts';
 import { anomalyLabel } from '../render/text.ts';
 import { now } from '../util/clock.ts';
+import { checkOptionsFrom, deadlineFrom, type CheckFlags } from './check-flags.ts';
 
 export interface CheckSettings {
   format: string;
   level: Level;
-  pruning: boolean;
-  neighbours: boolean;
   json: boolean;
   /** --explain: the text gets each history's full summary and arguments; the JSON each explanation's text. */
   explain: boolean;
-  timeoutMs?: number;
-  maxAnomalies?: number;
-  /** The budget for anomalies beyond the first (used when maxAnomalies is not given). */
-  explainMoreMs: number;
+  /** The check flags, turned into the library's options as for a single check (check-flags.ts). */
+  flags: CheckFlags;
 }
 
 export type OutcomeStatus = 'valid' | 'violation' | 'unknown' | 'invalid' | 'internal' | 'skipped';
@@ -62,7 +59,7 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
     // otherwise a README beside the histories would be "invalid input" instead of skipped.
     if (found && s.format !== 'auto') await detectFormat(path);
     // One deadline for the whole check of this history, parsing included.
-    const deadlineMs = s.timeoutMs === undefined ? undefined : Date.now() + s.timeoutMs;
+    const deadlineMs = deadlineFrom(s.flags);
     const dl = deadlineMs === undefined ? {} : { deadlineMs };
     let read;
     try {
@@ -74,11 +71,7 @@ export async function checkOne(path: string, s: CheckSettings, found: boolean): 
     }
     const { history, format, notes } = read;
     const parseMs = now() - t0;
-    const r = checkHistory(history, {
-      level: s.level, pruning: s.pruning, explain: true, neighbours: s.neighbours,
-      ...dl,
-      ...(s.maxAnomalies === undefined ? { explainMoreMs: s.explainMoreMs } : { maxAnomalies: s.maxAnomalies }),
-    }, parseMs);
+    const r = checkHistory(history, { level: s.level, ...checkOptionsFrom(s.flags, deadlineMs) }, parseMs);
     const status: OutcomeStatus = r.verdict;
     const exit = STATUS_EXIT[status];
     if (s.json) return { path, status, exit, line: JSON.stringify(resultJson(history, r, { file: path, format, notes }, s.explain)), ms: ms() };

@@ -16,7 +16,7 @@
 
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { InputError } from '../history/errors.ts';
 import type { History } from '../history/model.ts';
 import { LabelTable } from '../history/labels.ts';
@@ -59,26 +59,24 @@ function refusal(err: unknown): string | null {
 }
 
 export async function runConvert(args: string[], out: Out): Promise<number> {
+  try {
+    return await runConvertInner(args, out);
+  } catch (err) {
+    // A usage mistake: one line and where the options are listed (as main.ts prints it).
+    if (!(err instanceof UsageError)) throw err;
+    out.stderr(usageLine(err.command, err.message));
+    return 2;
+  }
+}
+
+async function runConvertInner(args: string[], out: Out): Promise<number> {
   let values: { to?: string; format: string };
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { to: { type: 'string' }, format: { type: 'string', default: 'auto' } },
-    }) as { values: { to?: string; format: string }; positionals: string[] });
-  } catch (err) {
-    out.stderr(`polysi convert: ${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (positionals.length !== 2) {
-    out.stderr(`polysi convert: expected IN and OUT, got ${positionals.length} path(s)\n${USAGE}`);
-    return 2;
-  }
-  if (values.to === undefined) {
-    out.stderr(`polysi convert: --to FORMAT is required\n${USAGE}`);
-    return 2;
-  }
+  // A usage error is a UsageError: main.ts prints it as one line with a pointer to --help.
+  ({ values, positionals } = parseCommandArgs('convert', args, { to: { type: 'string' }, format: { type: 'string', default: 'auto' } }) as
+    { values: { to?: string; format: string }; positionals: string[] });
+  if (positionals.length !== 2) throw new UsageError('convert', `expected IN and OUT, got ${positionals.length} path(s)`);
+  if (values.to === undefined) throw new UsageError('convert', '--to FORMAT is required');
   const target = FORMATS.find((f) => f.name === values.to);
   if (target?.write === undefined) {
     const writable = FORMATS.filter((f) => f.write !== undefined).map((f) => f.name).join(', ');

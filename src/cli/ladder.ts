@@ -12,7 +12,7 @@
 
 import type { History } from '../history/model.ts';
 import { checkLevels, type LevelsOptions } from '../check/ladder.ts';
-import { nothingCheckedNote } from '../check/index.ts';
+import { nothingCheckedWarning } from './check-flags.ts';
 import { renderLevelsText } from './levels.ts';
 import { levelsJson } from '../render/json.ts';
 
@@ -29,7 +29,8 @@ export function runLadder(
   show: { json: boolean; explain: boolean }, out: Out,
 ): number {
   const lr = checkLevels(history, opts, src.parseMs);
-  const vacuous = nothingCheckedNote(lr.counts);
+  // As for one level: only when a check got as far as validation and found nothing to check.
+  const vacuous = lr.rows.map((r) => (r.result === null ? null : nothingCheckedWarning(r.result))).find((w) => w != null) ?? null;
   if (vacuous !== null && !show.json) out.stderr(`polysi: warning: ${vacuous}`);
   if (show.json) {
     out.stdout(JSON.stringify(levelsJson(history, lr, { file: src.path, format: src.format, notes: src.notes }, show.explain)));

@@ -12,7 +12,8 @@
  */
 
 import { statSync, type Stats } from 'node:fs';
-import { parseCommandArgs } from './args.ts';
+import { nearest, parseCommandArgs, UsageError, usageLine } from './args.ts';
+import { checkOptionsFrom, deadlineFrom, FlagError, nothingCheckedWarning, parseCheckFlags, type CheckFlags } from './check-flags.ts';
 import { asOption, checkOutputPath, OutputError, sameFile, writeOutput } from './output.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';
@@ -20,8 +21,9 @@ import { writeStd } from './stdio.ts';
 import { eagerTierUp, SMALL_INPUT_BYTES } from './tiering.ts';
 import { InputError } from '../history/errors.ts';
 import { parseLevelName } from '../result/levels.ts';
+import { MissingPackageError } from '../util/optional.ts';
 import {
-  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, nothingCheckedNote, type CheckResult, type Level, type LevelName,
+  checkHistory, IMPLEMENTED_LEVELS, isImplementedLevel, LEVEL_NAMES, notImplementedReason, type CheckResult, type Level, type LevelName,
   type ProgressEvent,
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
@@ -48,7 +50,27 @@ export const EXIT_INTERNAL = 4;
 
 export { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH } from './render.ts';
 
-const USAGE = `usage:
+/** The commands `polysi` knows (an unknown one is matched against these for "did you mean"). */
+const COMMANDS = ['check', 'convert', 'stat', 'analyze', 'run', 'probe', 'help'];
+
+/** `polysi --help`: the commands, one line each; `polysi COMMAND --help` gives each one's options. */
+const USAGE = `usage: polysi COMMAND [options]   (polysi COMMAND --help: that command's options)
+  polysi check PATH [--level LEVEL | --levels] [--json] ...   check a history (or many) against an isolation level
+  polysi run [--db memory[:MODE]|postgres://...|mysql://...] ...   run a workload on a database, record it, check it
+  polysi analyze PROGRAM [--model MODEL] ...   find the anomalies a transaction program allows, before it runs
+  polysi convert IN OUT --to FORMAT   convert a history between formats
+  polysi stat PATH [--json]   sessions, outcomes, operations and hot keys of a history
+  polysi probe --db URL|memory [--levels L,...] [--repeat N] ...   which anomalies a database allows at each of its levels
+  polysi --version
+  any command: --debug (the stack of an internal error)
+
+exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
+that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report);
+analyze: 5 an anomaly the interpreter did not confirm
+docs: README.md, docs/checking.md, docs/levels.md, docs/workloads.md, docs/probe.md`;
+
+/** `polysi check --help`. */
+export const CHECK_USAGE = `usage:
   polysi check PATH [--format auto|FORMAT] [--level LEVEL | --levels] [--json] [--timeout SECONDS] [--no-pruning]
                [--explain] [--dot FILE] [--svg FILE] [--html FILE] [--max-anomalies N] [--neighbours]
                [--max-memory MB]
@@ -56,30 +78,22 @@ const USAGE = `usage:
                many histories on a pool of worker threads (one per core), directories walked
                (a Cobra log directory is one history): one line per history (JSON Lines with
                --json), a summary table, and the worst exit code: 4 > 2 > 1 > 3 > 0
-  polysi convert IN OUT --to FORMAT [--format auto|FORMAT]
-  polysi stat PATH [--format auto|FORMAT] [--json] [--top N]
-  polysi analyze PROGRAM --model ec|tcc|pc|psi|si|ser [--bound K] [--prove] [--involving T1,T2,...] [--json]
-               [--timeout SECONDS] [--explain] [--dot FILE] [--svg FILE] [--confirm --db ...]   (polysi analyze --help)
-  polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL] [--workload register|list-append]
-             [--out FILE] [--check si|ser|none] ...   (polysi run --help: every flag and memory mode)
-  polysi probe --db URL|memory [--levels L,...] [--repeat N] [--json] [--md FILE] [--html FILE]
-             which anomalies the database allows at each of its levels (Hermitage, judged by the checker)
-  polysi --version | polysi COMMAND --help
-  any command: --debug (the stack of an internal error)
+PATH may be - (standard input); --format is detected unless given (docs/formats.md)
 
-levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')});
+levels (weakest first; docs/levels.md): ${LEVEL_NAMES.join(', ')} (checked today: ${IMPLEMENTED_LEVELS.join(', ')}); default si
 --level also takes Elle's names with Elle's meaning (serializable = pl-3, strong-session-serializable = ser,
 snapshot-isolation = pl-si, read-committed = pl-2, monotonic-atomic-view = mav, ...) and Adya's (PL-2.99)
 --levels checks the whole ladder: a table of every level, the strongest ones satisfied, and a
 counterexample for each violated level; it exits 0 when the table is complete, 3 when a
 level's check hit a limit (a violation is a finding there, not a failure)
-
-exit codes: 0 valid (convert, stat: done), 1 violation, 2 invalid input, usage, or an output
-that cannot be written, 3 unknown (a limit was hit), 4 internal error (a bug: please report)
-progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
-check --explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
+--timeout SECONDS is one deadline for each history, reading included; --max-memory MB answers
+unknown (naming the stage) instead of running out of memory (in a batch: the whole process)
+--explain prints each violation's minimal counterexample and argument; --dot/--svg/--html
 write drawings of them (SVG through WebAssembly Graphviz; see docs/explain.md)
-check --max-memory MB answers unknown (naming the stage) instead of running out of memory`;
+progress goes to stderr on a terminal (POLYSI_PROGRESS=1 forces it, POLYSI_PROGRESS=0 silences it)
+
+exit codes: 0 valid, 1 violation, 2 invalid input, usage, or an output that cannot be written,
+3 unknown (a limit was hit), 4 internal error (a bug: please report)`;
 
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   const { argv, debug } = takeDebug(argvIn);
@@ -90,7 +104,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
   }
   // `polysi COMMAND --help`: that command's usage on stdout, exit 0 (asked for, so not an error).
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (cmd === 'check') { io.stdout(USAGE); return EXIT_VALID; }
+    if (cmd === 'check') { io.stdout(CHECK_USAGE); return EXIT_VALID; }
     if (cmd === 'convert') { io.stdout((await import('./convert.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'stat') { io.stdout((await import('./stat.ts')).USAGE); return EXIT_VALID; }
     if (cmd === 'analyze') { io.stdout((await import('./analyze.ts')).USAGE); return EXIT_VALID; }
@@ -110,17 +124,23 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       case undefined: case 'help': case '--help': case '-h':
         io.stdout(USAGE);
         return cmd === undefined ? EXIT_INVALID : EXIT_VALID;
-      default:
-        io.stderr(`polysi: unknown command "${cmd}"\n${USAGE}`);
+      default: {
+        const near = nearest(cmd, COMMANDS);
+        io.stderr(`polysi: unknown command "${cmd}"${near === null ? '' : ` (did you mean ${near}?)`}; see polysi --help`);
         return EXIT_INVALID;
+      }
     }
   } catch (err) {
     if (err instanceof InputError) {
       io.stderr(`polysi: ${err.message}`);
       return EXIT_INVALID;
     }
-    if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`polysi: ${err.message}\n${USAGE}`);
+    if (err instanceof UsageError) {
+      io.stderr(usageLine(err.command, err.message));
+      return EXIT_INVALID;
+    }
+    if (err instanceof MissingPackageError) {
+      io.stderr(`polysi ${cmd}: ${err.message}`);
       return EXIT_INVALID;
     }
     if (err instanceof OutputError) {
@@ -148,7 +168,7 @@ export function internalErrorMessage(err: unknown, debug: boolean): string {
 }
 
 async function runCheck(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
+  const { values, positionals } = parseCommandArgs('check', args, {
     format: { type: 'string', default: 'auto' },
     level: { type: 'string' },
     levels: { type: 'boolean', default: false },
@@ -164,10 +184,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     neighbours: { type: 'boolean', default: false },
     jobs: { type: 'string', short: 'j' },
   });
-  if (positionals.length === 0) {
-    io.stderr(`polysi check: expected a history path (or several, or a directory)\n${USAGE}`);
-    return EXIT_INVALID;
-  }
+  if (positionals.length === 0) throw new UsageError('check', 'expected a history path (or several, or a directory)');
   if (values.levels && values.level !== undefined) {
     io.stderr('polysi check: --levels checks every level; give it or --level, not both');
     return EXIT_INVALID;
@@ -182,37 +199,16 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     io.stderr(`polysi check: --level ${level}: ${notImplementedReason(level as LevelName)}`);
     return EXIT_INVALID;
   }
-  let timeoutMs: number | undefined;
-  if (values.timeout !== undefined) {
-    const s = Number(values.timeout);
-    if (!Number.isFinite(s) || s <= 0) {
-      io.stderr(`polysi check: --timeout takes a positive number of seconds, got "${values.timeout}"`);
-      return EXIT_INVALID;
-    }
-    timeoutMs = s * 1000;
+  let flags: CheckFlags;
+  try {
+    flags = parseCheckFlags(values, EXPLAIN_MORE_MS);
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    io.stderr(`polysi check: ${err.message}`);
+    return EXIT_INVALID;
   }
-  let maxMemoryMb: number | undefined;
-  if (values['max-memory'] !== undefined) {
-    const mb = Number(values['max-memory']);
-    if (!Number.isFinite(mb) || mb < 1) {
-      io.stderr(`polysi check: --max-memory takes a number of megabytes (at least 1), got "${values['max-memory']}"`);
-      return EXIT_INVALID;
-    }
-    maxMemoryMb = mb;
-  }
-  let maxAnomalies: number | undefined;
-  if (values['max-anomalies'] !== undefined) {
-    const n = Number(values['max-anomalies']);
-    if (!Number.isInteger(n) || n < 1) {
-      io.stderr(`polysi check: --max-anomalies takes a positive integer, got "${values['max-anomalies']}"`);
-      return EXIT_INVALID;
-    }
-    maxAnomalies = n;
-  }
-  // Explaining costs nothing on a valid history and is cheap (and time-bounded) on a violation,
-  // so the CLI always does it: every anomaly gets its name and minimal counterexample. The JSON
-  // always carries them; the text prints the full argument only with --explain.
-  const explain = true;
+  // Explaining is always on (checkOptionsFrom): the JSON always carries every anomaly's name and
+  // minimal counterexample; the text prints the full argument only with --explain.
   const drawing = values.dot !== undefined || values.svg !== undefined || values.html !== undefined;
   if (drawing && values.levels) {
     io.stderr('polysi check: --dot, --svg and --html draw the counterexamples of one level: use --level LEVEL with them, not --levels');
@@ -245,10 +241,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
     injectedFault('check');
     const pr = progressTo(io, await progressOnStderr());
     return batch.runBatch(positionals, {
-      format: values.format, level, pruning: !values['no-pruning'], neighbours: values.neighbours, json: values.json, explain: values.explain,
-      explainMoreMs: EXPLAIN_MORE_MS_BATCH,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
+      format: values.format, level, json: values.json, explain: values.explain, flags: { ...flags, explainMoreMs: EXPLAIN_MORE_MS_BATCH },
     }, jobs ?? batch.defaultJobs(), io, pr);
   }
   const path = positionals[0]!;
@@ -266,8 +259,8 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   // Progress goes to stderr; with --json it is off unless forced (POLYSI_PROGRESS=1).
   const pr = progressTo(io, await progressOnStderr(!values.json));
   const t0 = now();
-  // One deadline for the whole run: parsing included.
-  const deadlineMs = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+  // One deadline for the whole run, parsing included (and, with --levels, every level).
+  const deadlineMs = deadlineFrom(flags);
   let read;
   try {
     read = await readHistory(path, values.format, {
@@ -298,28 +291,13 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   };
   if (values.levels) {
     return (await import('./ladder.ts')).runLadder(history, { path, format, notes, parseMs }, {
+      ...checkOptionsFrom(flags, deadlineMs),
       ...(pr.on ? { onProgress } : {}),
       onLevel: (l) => pr.line(`checking ${l}`),
-      pruning: !values['no-pruning'],
-      explain,
-      neighbours: values.neighbours,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(maxAnomalies === undefined ? {} : { maxAnomalies }),
     }, { json: values.json, explain: values.explain }, io);
   }
-  const result = checkHistory(history, {
-    level,
-    ...(pr.on ? { onProgress } : {}),
-    pruning: !values['no-pruning'],
-    explain,
-    neighbours: values.neighbours,
-    ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    ...(maxMemoryMb === undefined ? {} : { maxMemoryMb }),
-    // Explaining is proportional to what is asked for: the first anomaly always, more only
-    // within a small budget, unless --max-anomalies asks for a number (then up to the 30 s limit).
-    ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
-  }, parseMs);
-  const vacuous = nothingCheckedNote(result.counts);
+  const result = checkHistory(history, { level, ...checkOptionsFrom(flags, deadlineMs), ...(pr.on ? { onProgress } : {}) }, parseMs);
+  const vacuous = nothingCheckedWarning(result);
   if (vacuous !== null && !values.json) io.stderr(`polysi: warning: ${vacuous}`);
   if (values.json) {
     io.stdout(JSON.stringify(resultJson(history, result, { file: path, format, notes }, values.explain)));

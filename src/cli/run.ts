@@ -12,7 +12,7 @@
  * valid history of everything that finished, which is then checked like a complete one.
  */
 
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError } from './args.ts';
 import { checkHistory, isImplementedLevel, IMPLEMENTED_LEVELS, type Level } from '../check/index.ts';
 import { checkLevels } from '../check/ladder.ts';
 import { renderLevelsText } from './levels.ts';
@@ -25,6 +25,8 @@ import { DbError, type IsolationLevel } from '../run/types.ts';
 import { MEMORY_MODES, modeInfo } from '../run/store/modes.ts';
 import { EXPLAIN_MORE_MS, renderText } from './render.ts';
 import { levelsJson, resultJson } from '../render/json.ts';
+import { checkOut, openOut, OutFileError } from './run-out.ts';
+import { ioError } from '../formats/io-read.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -53,10 +55,11 @@ export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|m
                   [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
                   [--rmw FRACTION] [--profile default|contention]
-                  [--seed N] [--out FILE] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
+                  [--seed N] [--out FILE [--force]] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
-          10000 uniform keys, --seed 1, --out polysi-run.jsonl, --check by level (ser for serializable),
+          10000 uniform keys, --seed 1, --out polysi-run-DATE-TIME.jsonl (a new file per run; an existing
+          --out file is refused unless --force), --check by level (ser for serializable),
           --txn-timeout 10 on databases (0 = none; none on the embedded store)
 --profile contention: ${profileText()} (what finds a database's lost updates
           and write skews within a minute; each flag given still wins); a fault mode of the
@@ -74,13 +77,16 @@ const DISTRIBUTIONS = ['uniform', 'zipfian', 'hotspot'];
 /** Default per-transaction limit on databases (`--txn-timeout`); 0 = none. */
 export const DEFAULT_DB_TXN_TIMEOUT_S = 10;
 
-class UsageError extends Error {}
+/** A usage mistake of `run` (main.ts prints it as one line with a pointer to --help). */
+class RunUsageError extends UsageError {
+  constructor(message: string) { super('run', message); }
+}
 
 function num(v: string | undefined, name: string, fallback: number, integer: boolean): number {
   if (v === undefined) return fallback;
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${name} takes ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+    throw new RunUsageError(`--${name} takes ${integer ? 'an integer' : 'a number'}, got "${v}"`);
   }
   return n;
 }
@@ -89,21 +95,17 @@ export async function runRun(args: string[], out: Out): Promise<number> {
   try {
     return await runRunInner(args, out);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof RangeError || err instanceof TargetSpecError) {
-      out.stderr(`polysi run: ${err.message}\n${RUN_USAGE}`);
+    if (err instanceof OutFileError) {
+      out.stderr(`polysi run: ${err.message}`);
       return 2;
     }
+    if (err instanceof RangeError || err instanceof TargetSpecError) throw new UsageError('run', err.message);
     throw err;
   }
 }
 
 async function runRunInner(args: string[], out: Out): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: false,
-      options: {
+  const parsed = parseCommandArgs('run', args, {
         db: { type: 'string', default: 'memory' },
         isolation: { type: 'string' },
         workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
@@ -111,30 +113,27 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
         'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
         rmw: { type: 'string' }, profile: { type: 'string' },
-        out: { type: 'string', default: 'polysi-run.jsonl' },
+        out: { type: 'string' },
+        force: { type: 'boolean', default: false },
         check: { type: 'string' },
         'txn-timeout': { type: 'string' },
         json: { type: 'boolean', default: false },
         explain: { type: 'boolean', default: false },
         'max-anomalies': { type: 'string' },
         help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  }, false);
   const v = parsed.values;
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
-  if (v.workload !== 'register' && v.workload !== 'list-append') throw new UsageError(`--workload must be register or list-append, got "${v.workload}"`);
-  if (!DISTRIBUTIONS.includes(v.distribution)) throw new UsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
+  if (v.workload !== 'register' && v.workload !== 'list-append') throw new RunUsageError(`--workload must be register or list-append, got "${v.workload}"`);
+  if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
-    throw new UsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
+    throw new RunUsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
   }
   if (v.check !== undefined && v.check !== 'none' && v.check !== 'levels' && !isImplementedLevel(v.check)) {
-    throw new UsageError(`--check must be one of ${IMPLEMENTED_LEVELS.join(', ')}, levels or none, got "${v.check}"`);
+    throw new RunUsageError(`--check must be one of ${IMPLEMENTED_LEVELS.join(', ')}, levels or none, got "${v.check}"`);
   }
   if (v.profile !== undefined && v.profile !== 'default' && v.profile !== 'contention') {
-    throw new UsageError(`--profile must be default or contention, got "${v.profile}"`);
+    throw new RunUsageError(`--profile must be default or contention, got "${v.profile}"`);
   }
   // Defaults, then the profile or the fault mode's own workload, then each flag given.
   const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
@@ -158,10 +157,12 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
   const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
   const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
-  if (timeoutS < 0) throw new UsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
+  if (timeoutS < 0) throw new RunUsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
-  if (maxAnomalies !== undefined && maxAnomalies < 1) throw new UsageError('--max-anomalies takes a positive integer');
+  if (maxAnomalies !== undefined && maxAnomalies < 1) throw new RunUsageError('--max-anomalies takes a positive integer');
 
+  // A file that --out may not replace is refused now, before connecting (and again at the open).
+  if (v.out !== undefined) checkOut(v.out, v.force);
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
   const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
   const { target, isolation } = resolved;
@@ -187,12 +188,16 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const total = wo.sessions * wo.txnsPerSession;
   const t0 = performance.now();
   let recorder: JsonlRecorder;
+  let outPath: string;
   try {
-    recorder = new JsonlRecorder(v.out, wo.sessions, t0);
+    const opened = openOut(v.out, v.force, new Date());
+    outPath = opened.path;
+    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd);
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});
-    out.stderr(`polysi run: cannot write ${v.out}: ${(err as Error).message}`);
+    const why = err instanceof OutFileError ? err.message : ioError(v.out ?? 'the recording', err, 'create the recording').message;
+    out.stderr(`polysi run: ${why}`);
     return 2;
   }
   const stop = new AbortController();
@@ -205,13 +210,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
       return;
     }
     recorder.close();
-    out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${v.out} (in-flight ones are not)`);
+    out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${outPath} (in-flight ones are not)`);
     process.exit(130);
   };
   process.on('SIGINT', onSigint);
   const progress = makeProgress(out, total, t0, !v.json);
   log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ` +
-    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${v.out}`);
+    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${outPath}`);
   let sum: RunSummary;
   try {
     sum = await runWorkload(target, conns, plan, {
@@ -229,14 +234,14 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
   const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ');
   log(`polysi run: ${recorder.count} transactions in ${(sum.elapsedMs / 1000).toFixed(2)} s (${Math.round(rate)} txn/s): ` +
-    `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}` +
+    `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}, recorded in ${outPath}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : ''));
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
   const runJson = {
-    target: target.name, isolation, workload: wo, out: v.out, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
+    target: target.name, isolation, workload: wo, out: outPath, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
   };
   const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
@@ -246,12 +251,12 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   }
 
   const t1 = performance.now();
-  const { history, format, notes } = await readHistory(v.out, 'jsonl');
+  const { history, format, notes } = await readHistory(outPath, 'jsonl');
   if (level === 'levels') {
     const lr = checkLevels(history, { pruning: true, explain: true }, performance.now() - t1);
-    const src = { file: v.out, format, notes };
+    const src = { file: outPath, format, notes };
     if (v.json) out.stdout(JSON.stringify({ run: runJson, ...levelsJson(history, lr, src, v.explain) }));
-    else out.stdout(renderLevelsText(history, lr, v.out, format, notes, v.explain));
+    else out.stdout(renderLevelsText(history, lr, outPath, format, notes, v.explain));
     return incompleteExit(lr.rows.some((r) => r.status === 'unknown') ? 3 : 0);
   }
   // Explained as `polysi check` explains: the first anomaly, more within a small budget unless
@@ -259,8 +264,8 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const result = checkHistory(history, {
     level, pruning: true, explain: true, ...(maxAnomalies === undefined ? { explainMoreMs: EXPLAIN_MORE_MS } : { maxAnomalies }),
   }, performance.now() - t1);
-  if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: v.out, format, notes }, v.explain) }));
-  else out.stdout(renderText(history, result, v.out, format, notes, v.explain));
+  if (v.json) out.stdout(JSON.stringify({ run: runJson, ...resultJson(history, result, { file: outPath, format, notes }, v.explain) }));
+  else out.stdout(renderText(history, result, outPath, format, notes, v.explain));
   // A violation found in what ran stands (exit 1); valid or unknown over an incomplete run is unknown.
   return incompleteExit(result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3);
 }

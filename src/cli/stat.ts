@@ -12,7 +12,7 @@ import { InputError } from '../history/errors.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
 import { SCHEMA_VERSION } from '../render/json.ts';
-import { parseCommandArgs } from './args.ts';
+import { parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';
 
@@ -24,22 +24,26 @@ export interface Out {
 export const USAGE = 'usage: polysi stat PATH [--format auto|FORMAT] [--json] [--top N]';
 
 export async function runStat(args: string[], out: Out): Promise<number> {
+  try {
+    return await runStatInner(args, out);
+  } catch (err) {
+    // A usage mistake: one line and where the options are listed (as main.ts prints it).
+    if (!(err instanceof UsageError)) throw err;
+    out.stderr(usageLine(err.command, err.message));
+    return 2;
+  }
+}
+
+async function runStatInner(args: string[], out: Out): Promise<number> {
   let values: { format: string; json: boolean; top: string };
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseCommandArgs(args, {
-      format: { type: 'string', default: 'auto' },
-      json: { type: 'boolean', default: false },
-      top: { type: 'string', default: '10' },
-    }) as { values: { format: string; json: boolean; top: string }; positionals: string[] });
-  } catch (err) {
-    out.stderr(`polysi stat: ${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (positionals.length !== 1) {
-    out.stderr(`polysi stat: expected exactly one history path, got ${positionals.length}\n${USAGE}`);
-    return 2;
-  }
+  // A usage error is a UsageError: main.ts prints it as one line with a pointer to --help.
+  ({ values, positionals } = parseCommandArgs('stat', args, {
+    format: { type: 'string', default: 'auto' },
+    json: { type: 'boolean', default: false },
+    top: { type: 'string', default: '10' },
+  }) as { values: { format: string; json: boolean; top: string }; positionals: string[] });
+  if (positionals.length !== 1) throw new UsageError('stat', `expected exactly one history path, got ${positionals.length}`);
   const top = Number(values.top);
   if (!Number.isInteger(top) || top < 0) {
     out.stderr(`polysi stat: --top takes a non-negative integer, got "${values.top}"`);

@@ -44,7 +44,8 @@ export interface ReadOptions {
   chunkBytes?: number;
 }
 
-function ioError(path: string, err: unknown, doing: string): InputError {
+/** An I/O failure as an InputError, in words (`PATH: cannot open the input: no such file or directory`), never a raw `ENOENT`. */
+export function ioError(path: string, err: unknown, doing: string): InputError {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   const why =
     code === 'ENOENT' ? 'no such file or directory'

@@ -9,6 +9,7 @@
 
 import type { Counterexample } from '../result/counterexample.ts';
 import { legendDot, renderDot } from './dot.ts';
+import { importOptional } from '../util/optional.ts';
 
 export const SVG_TXNS_MAX = 80;
 export const SVG_EDGES_MAX = 400;
@@ -17,7 +18,7 @@ type Viz = { renderString(src: string, options: { format: string; engine?: strin
 let vizPromise: Promise<Viz> | null = null;
 
 function viz(): Promise<Viz> {
-  if (vizPromise === null) vizPromise = import('@viz-js/viz').then((m) => m.instance());
+  if (vizPromise === null) vizPromise = importOptional('@viz-js/viz', () => import('@viz-js/viz')).then((m) => m.instance());
   return vizPromise;
 }
 

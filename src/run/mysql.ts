@@ -28,6 +28,7 @@ import {
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
 import type { Target } from './types.ts';
+import { importOptional } from '../util/optional.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
 const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
@@ -36,7 +37,7 @@ type MysqlModule = typeof import('mysql2/promise');
 let mysqlModule: Promise<MysqlModule> | null = null;
 
 function loadMysql(): Promise<MysqlModule> {
-  mysqlModule ??= import('mysql2/promise').then((m) => ((m as unknown as { default?: MysqlModule }).default ?? m));
+  mysqlModule ??= importOptional('mysql2', () => import('mysql2/promise')).then((m) => ((m as unknown as { default?: MysqlModule }).default ?? m));
   return mysqlModule;
 }
 
@@ -47,13 +48,28 @@ interface MysqlError extends Error {
   sqlState?: string;
 }
 
+/**
+ * The server's errno (1000 and up), or undefined. A socket error carries the operating system's
+ * errno negated by libuv (-111 for ECONNREFUSED) beside its name in `code`: the name is what a
+ * user can look up, so such an error is named by its code instead.
+ */
+function serverErrno(e: MysqlError): number | undefined {
+  return e.errno !== undefined && e.errno > 0 ? e.errno : undefined;
+}
+
+/** The server's errno as a string, else the driver's or the system's name (ECONNREFUSED, PROTOCOL_CONNECTION_LOST...). */
+function errorName(e: MysqlError): string | undefined {
+  const errno = serverErrno(e);
+  return errno !== undefined ? String(errno) : e.code;
+}
+
 export function classifyMysql(err: unknown, phase: Phase): ErrorClass | null {
   if (!(err instanceof Error)) return null;
   const e = err as MysqlError;
-  if (phase === 'connect') return { kind: 'unreachable', code: e.errno !== undefined ? String(e.errno) : (e.code ?? 'connect') };
+  if (phase === 'connect') return { kind: 'unreachable', code: errorName(e) ?? 'connect' };
   // A statement error has an errno and leaves the connection usable; fatal ones close it
   // (ECONNRESET, PROTOCOL_CONNECTION_LOST, 1927 connection killed, 2013 lost during query).
-  const lost = e.fatal === true || e.errno === undefined;
+  const lost = e.fatal === true || serverErrno(e) === undefined;
   if (!lost && ABORT_ERRNOS.has(e.errno!)) return { kind: 'aborted', code: String(e.errno) };
   if (phase === 'commit') return { kind: 'unknown', code: lost ? 'connection-lost' : String(e.errno) };
   return { kind: 'aborted', code: lost ? 'connection-lost' : String(e.errno) };
@@ -150,8 +166,7 @@ class MysqlTarget extends SqlTarget {
 
   /** The errno, else the driver's code (ECONNREFUSED, PROTOCOL_CONNECTION_LOST...). */
   protected errorCode(err: unknown, _during: 'connect' | 'setup'): string | undefined {
-    const e = err as MysqlError | null;
-    return e?.errno !== undefined ? String(e.errno) : e?.code;
+    return err === null || typeof err !== 'object' ? undefined : errorName(err as MysqlError);
   }
 }
 

@@ -25,6 +25,7 @@ import {
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
 import type { Target } from './types.ts';
+import { importOptional } from '../util/optional.ts';
 
 /** SQLSTATE classes of a connection that went away or a server that cannot serve. */
 const CONNECTION_CLASSES = new Set(['08', '57', '53', '58', 'XX']);
@@ -33,7 +34,7 @@ type PgModule = typeof import('pg');
 let pgModule: Promise<PgModule> | null = null;
 
 function loadPg(): Promise<PgModule> {
-  pgModule ??= import('pg').then((m) => ((m as unknown as { default?: PgModule }).default ?? m));
+  pgModule ??= importOptional('pg', () => import('pg')).then((m) => ((m as unknown as { default?: PgModule }).default ?? m));
   return pgModule;
 }
 

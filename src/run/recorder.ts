@@ -63,9 +63,11 @@ export class JsonlRecorder {
   /**
    * Creates (truncates) `path` and writes the header. `sessions`: their number (labels 0..n-1),
    * or null when not known in advance. `t0`: the clock value recorded times are relative to.
+   * `fd`: `path` already opened for writing by the caller (who decided whether it may replace a
+   * file: `polysi run` never does unless --force).
    */
-  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0) {
-    this.fd = openSync(path, 'w');
+  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0, fd?: number) {
+    this.fd = fd ?? openSync(path, 'w');
     this.append(headerLine(sessions));
     this.flush();
     this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);

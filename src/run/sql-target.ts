@@ -21,6 +21,7 @@ import {
   type SqlTargetOptions,
 } from './sql-connection.ts';
 import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
+import { MissingPackageError } from '../util/optional.ts';
 
 /**
  * The SQL names of the isolation levels, as both drivers spell them. `snapshot` is REPEATABLE
@@ -94,11 +95,12 @@ export abstract class SqlTarget implements Target {
     return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'connect'));
   }
 
-  /** `open`, with a failure turned into a DbError `unreachable`. */
+  /** `open`, with a failure turned into a DbError `unreachable` (a driver not installed is said as such). */
   private async openOrUnreachable(): Promise<SqlClient> {
     try {
       return await this.open();
     } catch (err) {
+      if (err instanceof MissingPackageError) throw err;
       throw this.unreachable(err);
     }
   }

@@ -333,7 +333,7 @@ test('Courseware with the further upgrade, --prove: the shortest-path proof does
   const code = await main(['analyze', file, '--model', 'ec', '--prove', '--json'], io);
   const j = JSON.parse(out.at(-1)!);
   assert.notEqual(j.verdict, 'proved');
-  assert.equal(code, j.verdict === 'anomaly' ? 1 : j.verdict === 'unknown' ? 3 : 0);
+  assert.equal(code, j.verdict === 'anomaly' ? (j.anomaly.confirmed ? 1 : 5) : j.verdict === 'unknown' ? 3 : 0);
   // The bounded search up to 4 confirms no anomaly (the encoding predicts cycles the
   // interpreter refutes: reported NOT confirmed).
   if (j.anomaly !== null) assert.equal(j.anomaly.confirmed, false, JSON.stringify(j.anomaly.cycle));

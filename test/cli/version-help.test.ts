@@ -24,7 +24,7 @@ test('--version prints the version in package.json and exits 0', async () => {
 });
 
 test('COMMAND --help prints that command\'s usage on stdout and exits 0', async () => {
-  for (const [cmd, usage] of [['check', /polysi check PATH/], ['convert', /polysi convert IN OUT --to FORMAT/], ['stat', /polysi stat PATH/], ['analyze', /polysi analyze PROGRAM --model/], ['run', /polysi run /]] as const) {
+  for (const [cmd, usage] of [['check', /polysi check PATH/], ['convert', /polysi convert IN OUT --to FORMAT/], ['stat', /polysi stat PATH/], ['analyze', /polysi analyze PROGRAM \[--model/], ['run', /polysi run /]] as const) {
     for (const flag of ['--help', '-h']) {
       const r = await run(cmd, flag);
       assert.equal(r.code, 0, `${cmd} ${flag}`);

@@ -93,7 +93,7 @@ test('convert: refusals and usage errors exit 2 and leave OUT alone', { skip: NO
     await run([edn, out, '--to', 'nope'], /unknown format "nope"/);
     await run([edn, out], /--to FORMAT is required/);
     await run([edn, '--to', 'edn'], /expected IN and OUT, got 1/);
-    await run([edn, out, '--to', 'edn', '--bogus'], /Unknown option '--bogus'/);
+    await run([edn, out, '--to', 'edn', '--bogus'], /^polysi convert: unknown option --bogus; see polysi convert --help$/);
     await run([join(dir, 'missing.edn'), out, '--to', 'edn'], /missing.edn.*no such file/);
     await run([edn, out, '--to', 'edn', '--format', 'dbcop-json'], /paper-example.edn line 1/);
     await run([join(DATA, 'polysi/valid/cobra/rubis-10000'), out, '--to', 'dbcop'], /refusing.*cannot write/);

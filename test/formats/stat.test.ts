@@ -94,7 +94,7 @@ test('stat: usage and input errors exit 2', async () => {
     [['a', 'b'], /got 2/],
     [[EXAMPLE, '--top=-1'], /--top takes a non-negative integer/],
     [[EXAMPLE, '--top', 'x'], /--top takes a non-negative integer, got "x"/],
-    [[EXAMPLE, '--nope'], /Unknown option/],
+    [[EXAMPLE, '--nope'], /^polysi stat: unknown option --nope; see polysi stat --help$/],
     [[join(import.meta.dirname, 'nope.edn')], /nope.edn.*no such file/],
     [[EXAMPLE, '--format', 'edn'], /long-fork.txt line 1/],
   ];

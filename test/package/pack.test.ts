@@ -6,8 +6,9 @@
  *   - the installed `polysi` command (dist present, tsx absent) prints its version and checks;
  *   - tsc type-checks a consumer file against the shipped .d.ts, including lines that must NOT
  *     compile (`@ts-expect-error`), so types that degrade to `any` fail the test.
- * Installing needs the runtime dependencies (@viz-js/viz, pg, mysql2, z3-solver): npm takes them from its cache
- * (--prefer-offline), which `npm ci` of the checkout has filled.
+ * The package has no runtime dependencies: Graphviz, Z3 and the database drivers are optional peer
+ * dependencies, not installed with it (a check needs none of them); the recording API
+ * (`openHistory`) is exported from the root, and records a history that checks.
  */
 
 import { test } from 'node:test';
@@ -58,18 +59,20 @@ test('the packed tarball installs into a scratch project and works as a library,
   assert.ok(existsSync(join(app, 'node_modules', 'polysi', 'dist', 'index.mjs')));
   assert.ok(!existsSync(join(app, 'node_modules', 'tsx')), 'tsx was installed as a runtime dependency');
   assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'esbuild was installed as a runtime dependency');
-  // Runtime dependencies: Graphviz as WebAssembly, the two database drivers (loaded only by
-  // `polysi run` against a database) and Z3 (loaded only by `polysi analyze`); no build or test tool.
-  const deps = JSON.parse(readFileSync(join(app, 'node_modules', 'polysi', 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-  assert.deepEqual(Object.keys(deps.dependencies ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg', 'z3-solver']);
-  for (const tool of ['typescript', 'playwright-core', 'ajv']) {
+  // No runtime dependencies: Graphviz as WebAssembly, the two database drivers (loaded only by
+  // `polysi run` against a database) and Z3 (loaded only by `polysi analyze`) are optional peers,
+  // which npm does not install; nor any build or test tool.
+  const deps = JSON.parse(readFileSync(join(app, 'node_modules', 'polysi', 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  assert.deepEqual(Object.keys(deps.dependencies ?? {}), []);
+  assert.deepEqual(Object.keys(deps.peerDependenciesMeta ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg', 'z3-solver']);
+  for (const tool of ['typescript', 'playwright-core', 'ajv', '@viz-js/viz', 'pg', 'mysql2', 'z3-solver']) {
     assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} was installed as a runtime dependency`);
   }
 
   // 3. The library from plain JavaScript.
   writeFileSync(join(app, 'use.mjs'), `
 import assert from 'node:assert/strict';
-import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS, parseLevelName } from 'polysi';
+import { readHistory, checkHistory, resultJson, InputError, HistoryBuilder, SCHEMA_VERSION, renderExplanationText, checkLevels, levelsResultJson, implies, LEVEL_NAMES, IMPLEMENTED_LEVELS, parseLevelName, openHistory, renderSvg } from 'polysi';
 const example = new URL('./node_modules/polysi/examples/long-fork.txt', import.meta.url).pathname;
 const { history, format } = await readHistory(example);
 assert.equal(format, 'text');
@@ -98,6 +101,17 @@ const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('p
 assert.equal(schema.properties.schemaVersion.const, SCHEMA_VERSION);
 const levelsSchema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('polysi/schema/levels-result.schema.json'), 'utf8'));
 assert.equal(levelsSchema.properties.schemaVersion.const, SCHEMA_VERSION);
+// The recording API from the package root: a lost update recorded by hand is found.
+const rec = openHistory('recorded.jsonl');
+const ta = rec.session('alice').begin(), tb = rec.session('bob').begin();
+ta.read('x', null); tb.read('x', null); ta.write('x', 1); tb.write('x', 2);
+ta.commit(); tb.commit();
+rec.close();
+assert.equal(rec.count, 2);
+const recorded = await readHistory('recorded.jsonl');
+assert.equal(checkHistory(recorded.history).anomalies[0].explanation.name, 'lost update');
+// Graphviz is not installed with the package: drawing SVG says what to install.
+await assert.rejects(renderSvg(r.anomalies.map((x) => x.explanation)), (e) => e.message.endsWith('needs the npm package @viz-js/viz, which is not installed: run npm install @viz-js/viz'));
 console.log('library ok');
 `);
   assert.match(ok(run(process.execPath, ['use.mjs'], app), 'the ESM consumer'), /library ok/);
@@ -118,10 +132,14 @@ console.log('library ok');
   const check = run(bin, ['check', 'node_modules/polysi/examples/long-fork.txt', '--json'], app);
   assert.equal(check.status, 1, check.stderr);
   assert.equal(JSON.parse(check.stdout).verdict, 'violation');
+  // A command whose optional package is not installed: one line saying what to install.
+  const analyze = run(bin, ['analyze', 'node_modules/polysi/examples/anode/withdraw.anode'], app);
+  assert.equal(analyze.status, 2, analyze.stderr);
+  assert.equal(analyze.stderr.trim(), 'polysi analyze: polysi analyze needs the npm package z3-solver, which is not installed: run npm install z3-solver');
 
   // 5. The shipped types: a consumer must compile, and misuse must not.
   writeFileSync(join(app, 'consumer.ts'), `
-import { readHistory, checkHistory, checkLevels, type CheckResult, type CheckOptions, type Counterexample, type LevelName, type LevelsResult, InputError } from 'polysi';
+import { readHistory, checkHistory, checkLevels, openHistory, type RecordedHistory, type CheckResult, type CheckOptions, type Counterexample, type LevelName, type LevelsResult, InputError } from 'polysi';
 const { history } = await readHistory('h.txt', 'auto');
 const opts: CheckOptions = { level: 'ser', timeoutMs: 1000 };
 const r: CheckResult = checkHistory(history, opts);
@@ -134,6 +152,10 @@ const table: LevelsResult = checkLevels(history, { timeoutMs: 1000 });
 export const strongest: LevelName[] = table.strongest;
 // @ts-expect-error: verdicts are a closed set
 export const bad: 'ok' = r.verdict;
+const rec: RecordedHistory = openHistory('app.jsonl');
+rec.session('w1').begin().read('x', 1).write('x', 2).commit();
+// @ts-expect-error: a value is a string, a number or null
+rec.session('w1').begin().write('x', { v: 1 });
 `);
   writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: [], typeRoots: [join(ROOT, 'node_modules', '@types')] },

@@ -18,6 +18,6 @@ test('check and a memory run load neither pg nor mysql2; a database URL does', a
   assert.equal(await main(['run', '--sessions', '2', '--txns', '3', '--out', out], quiet), 0);
   assert.deepEqual(loaded(), []);
   // Nothing listens on port 1: the run fails (exit 2), but it had to load the client to try.
-  assert.equal(await main(['run', '--db', 'postgres://u:p@127.0.0.1:1/db', '--sessions', '1', '--txns', '1', '--out', out], quiet), 2);
+  assert.equal(await main(['run', '--db', 'postgres://u:p@127.0.0.1:1/db', '--sessions', '1', '--txns', '1', '--out', `${out}.2`], quiet), 2);
   assert.ok(loaded().some((p) => /[\\/]pg[\\/]/.test(p)), 'the check above can see a loaded client');
 });

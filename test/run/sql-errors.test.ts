@@ -48,6 +48,9 @@ test('MariaDB errors: deadlock, lock wait timeout and 1020 abort anywhere; a los
     [err({ errno: 1180, fatal: false }), 'commit', 'unknown', '1180'],
     [err({ errno: 1045, fatal: true }), 'connect', 'unreachable', '1045'],
     [err({ code: 'ECONNREFUSED', fatal: true }), 'connect', 'unreachable', 'ECONNREFUSED'],
+    // What mysql2 really gives for a refused connection: libuv's negated errno beside the name.
+    [err({ code: 'ECONNREFUSED', errno: -111, fatal: true }), 'connect', 'unreachable', 'ECONNREFUSED'],
+    [err({ code: 'ECONNRESET', errno: -104, fatal: false }), 'commit', 'unknown', 'connection-lost'],
   ];
   for (const [e, phase, kind, code] of cases) {
     assert.deepEqual(classifyMysql(e, phase), { kind, code }, `${String((e as { errno?: number }).errno ?? (e as { code?: string }).code)} at ${phase}`);

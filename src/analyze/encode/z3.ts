@@ -28,6 +28,7 @@
  */
 
 import type { Context } from 'z3-solver';
+import { importOptional } from '../../util/optional.ts';
 
 export type Z3 = Context<'main'>;
 
@@ -122,7 +123,7 @@ export function z3Contexts(): number {
 
 export async function loadZ3(): Promise<Z3> {
   loading ??= (async () => {
-    const { init } = await import('z3-solver');
+    const { init } = await importOptional('z3-solver', () => import('z3-solver'));
     // z3-solver makes its registry inside init(): give it the deferring one, for that call only.
     (globalThis as { FinalizationRegistry: unknown }).FinalizationRegistry = DeferringRegistry;
     let api: Awaited<ReturnType<typeof init>>;
