@@ -6,7 +6,7 @@
  * resolved reads and final writes, so only a violation pays for it), and display helpers.
  */
 
-import { describeOp, OP_READ_LIST, type History, valueLabel, txnLabel } from '../history/model.ts';
+import { describeOp, OP_APPEND, OP_READ_LIST, type History, valueLabel, txnLabel } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import type { CxTxn } from '../result/counterexample.ts';
@@ -79,8 +79,23 @@ export class FactIndex {
   readOf(t: number, key: number, writer?: number | null): { op: number; writer: number } | null {
     const rs = this.reads.get(t * this.nKeys + key);
     if (rs === undefined) return null;
-    const i = (writer === undefined || writer === null ? undefined : rs.find((j) => this.v.reads.writer[j] === writer)) ?? rs[0]!;
+    // A list read "reads from" every writer whose appends it shows (the weak levels' observation),
+    // not only from the last one: after an exact match, the first read that shows writer's append.
+    const i = (writer === undefined || writer === null ? undefined
+      : rs.find((j) => this.v.reads.writer[j] === writer) ?? rs.find((j) => this.listShows(this.v.reads.op[j]!, key, writer))) ?? rs[0]!;
     return { op: this.v.reads.op[i]!, writer: this.v.reads.writer[i]! };
+  }
+
+  /** Does list read `op` of key show one of `writer`'s appends to it? */
+  private listShows(op: number, key: number, writer: number): boolean {
+    const h = this.v.history;
+    if (writer < 0 || h.opKind[op] !== OP_READ_LIST) return false;
+    const l = h.opValue[op]!;
+    const elems = new Set(h.listElems.subarray(h.listStart[l]!, h.listStart[l + 1]!));
+    for (let w = h.txnOpStart[writer]!; w < h.txnOpStart[writer + 1]!; w++) {
+      if (h.opKind[w] === OP_APPEND && h.opKey[w] === key && elems.has(h.opValue[w]!)) return true;
+    }
+    return false;
   }
 
   /**

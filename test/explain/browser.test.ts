@@ -57,7 +57,7 @@ test('the HTML report opens in headless Chromium: verdict, one SVG per anomaly, 
       assert.ok(box !== null && box.width > 50 && box.height > 50, `anomaly ${i}: the SVG is laid out and visible`);
       assert.match(await section.locator('pre.explanation').textContent() ?? '', /a contradiction\./);
     }
-    assert.match(await page.locator('#anomaly-1 h2').textContent() ?? '', /^Anomaly 1: session guarantee violation/);
+    assert.match(await page.locator('#anomaly-1 h2').textContent() ?? '', /^Anomaly 1: G-single-process \(session guarantee violation\)/);
 
     const galera = await report(dir, 'polysi/violations/galera-lost-update.txt', 'galera.html');
     await page.goto(galera.url);
