@@ -58,7 +58,7 @@ export async function renderProbeHtml(r: ProbeResult): Promise<string> {
       sections.push(`
 <section class="anomaly" id="${anchor(l.level, c.scenario)}" data-name="${escapeHtml(a.name)}">
 <h2>${escapeHtml(`${l.level} / ${c.scenario}: ${a.name}`)}</h2>
-<p>${escapeHtml(`Violates ${LEVELS[a.level].title}${a.class !== '' && a.class !== a.name ? ` (${a.class})` : ''}; shown in ${c.allowedRuns} of ${c.runs} runs. History: ${a.file}`)}</p>
+<p>${escapeHtml(`Violates ${LEVELS[a.level].title}; shown in ${c.allowedRuns} of ${c.runs} runs. History: ${a.file}`)}</p>
 ${svg === '' ? '' : `<div class="graph">${svg}</div>`}
 ${cx === null ? '' : `<pre>${escapeHtml(renderExplanationText(cx))}</pre>`}
 </section>`);

@@ -60,7 +60,7 @@ function findings(r: ProbeResult): string[] {
     for (const c of l.cells) {
       const a = c.anomaly;
       if (a === null) continue;
-      out.push(`${l.level} / ${c.scenario}: ${a.name}${a.class !== '' && a.class !== a.name ? ` (${a.class})` : ''}, violates ${LEVELS[a.level].abbrev} — ${a.file}`);
+      out.push(`${l.level} / ${c.scenario}: ${a.name}, violates ${LEVELS[a.level].abbrev} — ${a.file}`);
     }
   }
   return out;
