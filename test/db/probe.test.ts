@@ -94,9 +94,9 @@ describe('mariadb: random runs that collide', { skip: DBS[1].skip }, () => {
     const t0 = performance.now();
     const r = await runCli('run', '--db', MYSQL_URL, '--isolation', 'repeatable-read', '--profile', 'contention', '--seed', '1', '--out', out, '--json', '--max-anomalies', '30');
     assert.equal(r.code, 1, r.err);
-    const j = JSON.parse(r.out) as { run: { complete: boolean }; anomalies: { explanation?: { name: string } }[] };
+    const j = JSON.parse(r.out) as { run: { complete: boolean }; anomalies: { explanation?: { class: string } }[] };
     assert.equal(j.run.complete, true);
-    assert.ok(j.anomalies.some((a) => a.explanation?.name === 'lost update'), JSON.stringify(j.anomalies.map((a) => a.explanation?.name)));
+    assert.ok(j.anomalies.some((a) => a.explanation?.class === 'lost update'), JSON.stringify(j.anomalies.map((a) => a.explanation?.class)));
     assert.ok(performance.now() - t0 < 60_000);
   });
 });

@@ -37,7 +37,8 @@ for (const c of CASES) {
     assert.equal(j.run.committed + j.run.aborted + j.run.unknown, 120);
     assert.equal((await readHistory(out, 'jsonl')).history.txnCount, 120, 'every transaction is in the file');
     if (c.name !== undefined) {
-      assert.ok(j.anomalies.some((a: { explanation?: { name: string } }) => a.explanation?.name === c.name), JSON.stringify(j.anomalies.map((a: { explanation?: { name: string } }) => a.explanation?.name)));
+      type Named = { explanation?: { class: string } };
+      assert.ok(j.anomalies.some((a: Named) => a.explanation?.class === c.name), JSON.stringify(j.anomalies.map((a: Named) => a.explanation?.class)));
     }
   });
 }
