@@ -109,7 +109,7 @@ ta.commit(); tb.commit();
 rec.close();
 assert.equal(rec.count, 2);
 const recorded = await readHistory('recorded.jsonl');
-assert.equal(checkHistory(recorded.history).anomalies[0].explanation.name, 'lost update');
+assert.equal(checkHistory(recorded.history).anomalies[0].explanation.class, 'lost update');
 // Graphviz is not installed with the package: drawing SVG says what to install.
 await assert.rejects(renderSvg(r.anomalies.map((x) => x.explanation)), (e) => e.message.endsWith('needs the npm package @viz-js/viz, which is not installed: run npm install @viz-js/viz'));
 console.log('library ok');
