@@ -43,16 +43,16 @@ for (const mode of MEMORY_MODES.filter((m) => m.kind === 'fault')) {
 }
 
 test('run --check takes every level and `levels`; a bad one is a usage error', async () => {
-  const out = join(DIR, 'levels.jsonl');
-  const rc = await runCli('run', '--db', 'memory:read-committed', '--txns', '20', '--out', out, '--check', 'rc');
+  // One file per run: run --out never replaces an existing recording.
+  const rc = await runCli('run', '--db', 'memory:read-committed', '--txns', '20', '--out', join(DIR, 'levels-rc.jsonl'), '--check', 'rc');
   assert.ok(rc.code === 0 || rc.code === 1, rc.err);
   assert.match(rc.out, /RC: (VALID|VIOLATION)/i);
-  const all = await runCli('run', '--db', 'memory:lost-update', '--out', out, '--check', 'levels', '--json');
+  const all = await runCli('run', '--db', 'memory:lost-update', '--out', join(DIR, 'levels-all.jsonl'), '--check', 'levels', '--json');
   assert.equal(all.code, 0, all.err);
   const j = JSON.parse(all.out) as { run: { complete: boolean }; levels: { level: string; status: string }[] };
   assert.equal(j.run.complete, true);
   assert.equal(j.levels.find((r) => r.level === 'psi')!.status, 'violated');
-  const bad = await runCli('run', '--db', 'memory', '--check', 'nope', '--out', out);
+  const bad = await runCli('run', '--db', 'memory', '--check', 'nope', '--out', join(DIR, 'levels-bad.jsonl'));
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--check must be one of .*levels or none/);
 });
