@@ -15,6 +15,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../run/databases.ts';
+import { redactUrl } from '../run/targets.ts';
 import { MemoryTarget } from '../run/store/memory.ts';
 import { MEMORY_MODES, modeInfo, type MemoryMode } from '../run/store/modes.ts';
 import { DbError, type Connection, type IsolationLevel, type Target } from '../run/types.ts';
@@ -140,7 +141,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
   if (!Number.isInteger(repeat) || repeat < 1) throw new ProbeUsageError(`--repeat takes a positive integer, got ${repeat}`);
   const rng = new Random(opts.seed ?? 1);
   const result: ProbeResult = {
-    schemaVersion: 1, database: kind === 'memory' ? opts.db : redacted(opts.db), kind, repeat, blockMs, outDir: opts.outDir,
+    schemaVersion: 1, database: kind === 'memory' ? opts.db : redactUrl(opts.db), kind, repeat, blockMs, outDir: opts.outDir,
     interrupted: false, elapsedMs: 0,
     scenarios: scenarios.map((s) => ({ id: s.id, title: s.title, source: s.source, steps: stepsText(s), notExpressible: s.notExpressible })),
     levels: [],
@@ -263,15 +264,6 @@ export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> 
   }
 }
 
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return url.split(':')[0] + '://...';
-  }
-}
 
 /** The scenario's steps in the step language. */
 export function stepsText(s: Scenario): string {
