@@ -25,7 +25,63 @@ export const OP_WRITE = 1;
 export const OP_APPEND = 2;
 /** List read: the list read is `listElems[listStart[opValue[op]] .. listStart[opValue[op]+1]-1]`. */
 export const OP_READ_LIST = 3;
-export type OpKind = typeof OP_READ | typeof OP_WRITE | typeof OP_APPEND | typeof OP_READ_LIST;
+/**
+ * Insert of row `opKey[op]` with value `opValue[op]` (issue 22): a write whose key must be absent
+ * just before it in the key's version order (never inserted, or deleted since).
+ */
+export const OP_INSERT = 4;
+/** Delete of row `opKey[op]`: writes the absent version; `opValue[op]` is INITIAL_VALUE. */
+export const OP_DELETE = 5;
+/**
+ * Predicate read `select(P)` over a relation: `opKey[op]` is the relation id (not a key id) and
+ * `opValue[op]` the predicate read's id p in `History.predicates` (its predicate and result).
+ */
+export const OP_SELECT = 6;
+/** Predicate count `count(P) -> n`: as OP_SELECT, its result is `predicates.count[p]`. */
+export const OP_COUNT = 7;
+export type OpKind =
+  | typeof OP_READ | typeof OP_WRITE | typeof OP_APPEND | typeof OP_READ_LIST
+  | typeof OP_INSERT | typeof OP_DELETE | typeof OP_SELECT | typeof OP_COUNT;
+
+/**
+ * Relations and predicate reads (issue 22; docs/formats.md, "Predicates"), present only when
+ * the history has a relation. A relation is a declared set of keys (rows); each key belongs to
+ * at most one. A row of a relation starts absent: for such a key the value id INITIAL_VALUE
+ * means "absent" (a read of `null` saw no row; OP_DELETE writes it).
+ */
+export interface PredicateTable {
+  /** `relationLabels[r]`: the relation's name. */
+  readonly relationLabels: readonly string[];
+  /** CSR, length relationCount+1: relation r holds keys `relKeys[relStart[r] .. relStart[r+1]-1]` (ascending key ids). */
+  readonly relStart: Int32Array;
+  readonly relKeys: Int32Array;
+  /** `keyRelation[k]`: the relation of key k, or -1 (a plain key); length = keyLabels.length. */
+  readonly keyRelation: Int32Array;
+  /** `text[p]`: predicate read p's predicate as written; `parsed[p]` its parse (predicate.ts). */
+  readonly text: readonly string[];
+  readonly parsed: readonly import('./predicate.ts').Predicate[];
+  /**
+   * CSR, length predicate reads + 1: select p returned the rows
+   * `(resultKeys[i], resultValues[i])` for i in `resultStart[p] .. resultStart[p+1]-1` (in the
+   * order returned; value ids as everywhere). Empty for a count.
+   */
+  readonly resultStart: Int32Array;
+  readonly resultKeys: Int32Array;
+  readonly resultValues: Int32Array;
+  /** `count[p]`: the number a count returned; -1 for a select. */
+  readonly count: Int32Array;
+}
+
+/**
+ * A fault injected during the run (issue 24): kind (`kill`, `pause`, `partition`, ...), the node
+ * it hit, and its start and end in the clock of `txnStart` / `txnEnd` (end NaN: never healed).
+ */
+export interface FaultEvent {
+  readonly kind: string;
+  readonly node: string;
+  readonly start: number;
+  readonly end: number;
+}
 
 /** Transaction outcomes (`txnStatus[t]`). */
 export const TXN_COMMITTED = 0;
@@ -97,6 +153,17 @@ export interface History {
   readonly txnStart?: Float64Array;
   readonly txnEnd?: Float64Array;
   readonly txnError?: readonly string[];
+
+  /**
+   * Where each transaction ran (issue 24; JSONL `"node"`): `txnNode[t]` indexes `nodeLabels`, -1
+   * when not recorded for t. Both present or both absent.
+   */
+  readonly txnNode?: Int32Array;
+  readonly nodeLabels?: readonly string[];
+  /** Faults injected during the run, in start order (issue 24; JSONL `{"fault": ...}` lines). */
+  readonly faults?: readonly FaultEvent[];
+  /** Relations and predicate reads (issue 22); absent for a key-value history. */
+  readonly predicates?: PredicateTable;
 
   /** CSR over lists read by OP_READ_LIST: list l is `listElems[listStart[l] .. listStart[l+1]-1]`. */
   readonly listStart: Int32Array;
