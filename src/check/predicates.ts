@@ -29,6 +29,7 @@ import { txnOfOp, validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
 import { rrWitness } from './rr-predicates.ts';
+import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
 type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
 type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; position: Int32Array | null };
@@ -94,7 +95,16 @@ function sumTimes(a: CheckResult, b: CheckResult): CheckResult['timesMs'] {
 function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): CheckResult {
   r.counts = { ...r.counts, operations: h.opCount };
   for (const a of r.anomalies) if (a.type === 'non-cycle' && a.op >= 0) a.op = low.origin[a.op]!;
-  if (low.anomalies.length === 0) return r;
+  if (low.anomalies.length > 0) withOwnAnomalies(low, r, opts);
+  if (r.anomalies.some((a) => a.explanation !== undefined)) {
+    const pred = predicateReads(low);
+    for (const a of r.anomalies) if (a.explanation !== undefined) a.explanation = namePhantom(a.explanation, h, low, pred);
+  }
+  return r;
+}
+
+/** The lowering's own anomalies first; they make the verdict a violation. */
+function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): void {
   const own: NonCycleAnomaly[] = low.anomalies.map((a) => opts.explain === true
     ? { ...a, explanation: explainNonCycle({ history: low.history } as Parameters<typeof explainNonCycle>[0], { ...a, op: -1 }, opts.level) }
     : a);
@@ -106,7 +116,6 @@ function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): 
   r.anomalies = [...own, ...(r.verdict === 'violation' ? r.anomalies : [])];
   r.verdict = 'violation';
   r.decidedBy = 'validation';
-  return r;
 }
 
 /**
