@@ -24,7 +24,9 @@
 import type { History } from '../history/model.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
-import { lowerPredicates, rowVersions, scalarOfLabel, type Choice, type Lowered } from '../validate/predicate-lower.ts';
+import { lowerPredicates, rowVersions, type Choice, type Lowered } from '../validate/predicate-lower.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
+import type { Scalar } from '../history/predicate.ts';
 import { txnOfOp, validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
@@ -126,8 +128,8 @@ function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): voi
 function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered | null {
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
-  const keyOf = (k: number) => scalarOfLabel(h.keyLabels[k]!);
-  const valueOf = (v: number) => (v === INITIAL_VALUE || v >= h.valueCount ? null : scalarOfLabel(nec.history.valueLabelTable.get(v)));
+  const keyOf = (k: number): Scalar => rowKey(h, k);
+  const valueOf = (v: number): Scalar | null => (v >= h.valueCount ? null : rowValue(h, v));
   // Per count op with n > 0: rows picked matching so far.
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
@@ -155,7 +157,7 @@ function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered |
 }
 
 /** The rows of count op's relation that its own txn wrote before it, in a version matching its predicate. */
-function ownMatches(h: History, op: number, keyOf: (k: number) => ReturnType<typeof scalarOfLabel>, valueOf: (v: number) => ReturnType<typeof scalarOfLabel> | null): number {
+function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): number {
   const pt = h.predicates!, p = pt.parsed[h.opValue[op]!]!;
   const t0 = h.txnOpStart[txnOfOp(h, op)]!;
   const own = new Map<number, number | null>();

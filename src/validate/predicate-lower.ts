@@ -35,6 +35,7 @@ import {
 } from '../history/model.ts';
 import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
 import { LabelTable } from '../history/labels.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
 import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
 import type { NonCycleAnomaly } from '../result/types.ts';
 
@@ -70,18 +71,6 @@ export interface Lowered {
 /** A version a pick names: a value id of the lowered history (INITIAL_VALUE, a tombstone, or a written value). */
 export type Pick = (choice: number, c: Choice) => number;
 
-/** The scalar a key or value label stands for in the predicate language (predicate.ts). */
-export function scalarOfLabel(label: string): Scalar {
-  if (label.startsWith('"')) {
-    try { return JSON.parse(label) as string; } catch { return label; }
-  }
-  if (/^-?\d+$/.test(label)) {
-    const n = Number(label);
-    if (Number.isSafeInteger(n)) return n;
-  }
-  return label;
-}
-
 /**
  * Per relation key, the versions other transactions may have installed: each non-aborted txn's
  * final write, insert or delete of the key, as (txn, lowered value id).
@@ -101,12 +90,12 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
   for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) tombstoneOf[op] = values++;
   const keyScalar: (Scalar | undefined)[] = new Array(nKeys);
   const valueScalar: (Scalar | null | undefined)[] = new Array(values);
-  const keyOf = (k: number): Scalar => (keyScalar[k] ??= scalarOfLabel(h.keyLabels[k]!));
+  const keyOf = (k: number): Scalar => (keyScalar[k] ??= rowKey(h, k));
   // A tombstone (or the initial value) is the absent row: null, which no predicate matches.
   const valueOf = (v: number): Scalar | null => {
     if (v === INITIAL_VALUE || v >= h.valueCount) return null;
     let s = valueScalar[v];
-    if (s === undefined) s = valueScalar[v] = scalarOfLabel(valueLabel(h, v));
+    if (s === undefined) s = valueScalar[v] = rowValue(h, v);
     return s;
   };
   const rows = rowVersions(h, pt, tombstoneOf);
