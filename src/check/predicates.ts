@@ -42,7 +42,7 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary');
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
-  if (result.verdict !== 'valid' || nec.choices.length === 0) return result;
+  if (result.verdict !== 'valid' || nec.leftOut === 0) return result;
 
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
   const sources: (() => Int32Array | null)[] = [
@@ -57,25 +57,27 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
       const why = rrWitness(picked.history, picked.predicate, position);
-      if (why === null) return withNote(result, witnessNote(nec.choices.length));
+      if (why === null) return withNote(result, witnessNote(nec.leftOut));
       tried.push(why);
       continue;
     }
     const full = check(picked.history, { ...opts, explain: false });
-    if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.choices.length));
+    if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
     tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
   }
   result.verdict = 'unknown';
   result.decidedBy = 'limit';
   result.anomalySearchComplete = false;
-  result.unknownReason = `${nec.choices.length} rows that predicate reads did not return may have been seen in more than one version; ` +
+  result.unknownReason = (rr
+    ? `${nec.leftOut} rows that predicate reads did not return were left out (repeatable read allows cycles through predicate anti-dependencies); `
+    : `${nec.leftOut} rows that predicate reads did not return may have been seen in more than one version; `) +
     `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
     `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
   return result;
 }
 
 function witnessNote(n: number): string {
-  return `${n} rows that predicate reads did not return were each given a version they may have seen, and the history with them satisfies the level`;
+  return `${n} rows that predicate reads did not return were each given a version they may have seen, and the history with them satisfies the level (docs/levels.md, "Predicates")`;
 }
 
 function withNote(r: CheckResult, note: string): CheckResult {

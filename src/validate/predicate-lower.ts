@@ -62,6 +62,8 @@ export interface Lowered {
   predicate: Uint8Array;
   /** The observations left undecided (mode 'necessary' and 'item-only'), in a fixed order. */
   choices: Choice[];
+  /** Observations left out of the lowered history: the choices, and in mode 'item-only' the forced ones too. */
+  leftOut: number;
   /** predicate-mismatch, duplicate-insert and INT of a predicate read against the txn's own write (input op ids). */
   anomalies: NonCycleAnomaly[];
   /** Value ids of the tombstones: `tombstoneOf[op]` for each delete op of the input (else -1). */
@@ -105,6 +107,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
   const loc = new GrowableFloat64(h.opCount), origin = new GrowableInt32(h.opCount), pred = new GrowableInt32(h.opCount);
   const txnOpStart = new Int32Array(h.txnCount + 1);
   const choices: Choice[] = [];
+  let leftOut = 0;
   const emit = (k: number, kk: number, v: number, op: number, isPred: number) => {
     kind.push(k); key.push(kk); value.push(v); loc.push(h.opLoc[op]!); origin.push(op); pred.push(isPred);
   };
@@ -123,11 +126,13 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
     }
     if (want !== 'any' && onlyInitial(rows, k, t, want, p, keyOf, valueOf)) {
       if (mode !== 'item-only' || isPred === 0) emit(OP_READ, k, INITIAL_VALUE, op, isPred);
+      else leftOut++;
       return;
     }
     const c: Choice = { txn: t, op, key: k, want, count };
     const i = choices.length;
     choices.push(c);
+    if (mode !== 'picked') leftOut++;
     if (mode === 'picked' && pick !== undefined) {
       const v = pick(i, c);
       if (v >= 0) emit(OP_READ, k, v, op, isPred);
@@ -219,7 +224,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
     valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
   };
   delete (history as { predicates?: PredicateTable }).predicates;
-  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, anomalies, tombstoneOf };
+  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
 }
 
 /** The value labels with one label per tombstone: `(deleted by T)`. */
