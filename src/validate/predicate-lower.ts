@@ -83,7 +83,15 @@ export interface RowVersions {
   value: Int32Array;
 }
 
-export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lowered {
+/**
+ * `inserts` (constrainedInserts): give each of these inserts, when it is its txn's first write of
+ * the row, a read of the absent version it overwrote (an observation over the initial version
+ * and other txns' deletes) just before its write. At the levels that forbid a read-modify-write
+ * to lose an update (RW then WW back: SER, SI, PSI, RR, PL-3, PL-SI and the strict ones) that
+ * read holds the insert right after that absent version in the row's version order, which is
+ * exactly its precondition; elsewhere it would say more, and the caller passes null.
+ */
+export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, inserts: Map<number, number[]> | null = null): Lowered {
   const pt = h.predicates;
   if (pt === undefined) throw new Error('internal error: lowerPredicates on a history without relations');
   const nKeys = h.keyLabels.length;
@@ -149,6 +157,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
           else emit(OP_READ, k, v, op, 0);
           break;
         case OP_WRITE: case OP_INSERT:
+          if (inserts !== null && h.opKind[op] === OP_INSERT && ownStamp[k] !== t && inserts.get(k)?.includes(t) === true) observe(t, op, k, 'absent', null, -1, 0);
           emit(OP_WRITE, k, v, op, 0);
           ownStamp[k] = t; ownValue[k] = v;
           break;
@@ -329,4 +338,52 @@ function mismatch(h: History, t: number, op: number, k: number, what: string): N
 function ownMissed(h: History, t: number, op: number, k: number, own: number): NonCycleAnomaly {
   const mine = own >= h.valueCount ? 'its own delete' : `its own write ${h.keyLabels[k]}=${valueLabel(h, own)}`;
   return { type: 'non-cycle', name: 'INT', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s read at ${opWhere(h, op)} contradicts ${mine} of row ${h.keyLabels[k]}` };
+}
+
+/**
+ * The inserts whose precondition (the row absent just before them in its version order) some
+ * version order could break: per row with an insert by a non-aborted txn and a present version
+ * installed by another (an insert or an update), the txns whose first write of the row is an
+ * insert. Empty for most histories (each row inserted once, then deleted or left alone).
+ */
+export function constrainedInserts(h: History): Map<number, number[]> {
+  const pt = h.predicates!;
+  const nKeys = h.keyLabels.length;
+  const stamp = new Int32Array(nKeys).fill(-1), presentWriters = new Int32Array(nKeys);
+  const inserters = new Map<number, number[]>();
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] === TXN_ABORTED) continue;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const kind = h.opKind[op]!, k = h.opKey[op]!;
+      if ((kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) || pt.keyRelation[k]! < 0 || stamp[k] === t) continue;
+      stamp[k] = t; // the txn's first write of the row decides
+      if (kind === OP_DELETE) continue;
+      presentWriters[k]!++;
+      if (kind === OP_INSERT) {
+        const list = inserters.get(k);
+        if (list === undefined) inserters.set(k, [t]); else list.push(t);
+      }
+    }
+  }
+  for (const k of [...inserters.keys()]) if (presentWriters[k]! < 2) inserters.delete(k);
+  return inserters;
+}
+
+/**
+ * Whether the version order `position` gives (each row's versions by their txns' positions)
+ * puts a version that is not absent just before one of the `constrained` inserts: the first such
+ * insert's txn and row, or null.
+ */
+export function insertOverPresent(h: History, rows: RowVersions, constrained: Map<number, number[]>, position: Int32Array): { txn: number; key: number } | null {
+  for (const [k, ins] of constrained) {
+    const idx: number[] = [];
+    for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) idx.push(i);
+    idx.sort((a, b) => position[rows.txn[a]!]! - position[rows.txn[b]!]!);
+    const isIns = new Set(ins);
+    for (let j = 1; j < idx.length; j++) {
+      const t = rows.txn[idx[j]!]!;
+      if (isIns.has(t) && rows.value[idx[j - 1]!]! < h.valueCount) return { txn: t, key: k };
+    }
+  }
+  return null;
 }
