@@ -51,7 +51,11 @@ export type AnomalyDescription =
   | 'garbage read'
   | 'future read'
   | 'duplicate elements'
-  | 'incompatible order';
+  | 'incompatible order'
+  | 'predicate mismatch'
+  | 'duplicate insert'
+  | 'phantom'
+  | 'predicate write skew';
 
 /**
  * certain: follows from the history alone (SO, WR, and WW/RW fixed by the initial state or by
