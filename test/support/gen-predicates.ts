@@ -17,10 +17,13 @@
  * another value): predicate mismatches, impossible counts, reads of aborted or later values.
  * Versions that do not match a predicate often have several candidate writers (updates to
  * non-matching values, deletes, the initial absent row), so a checker must choose.
+ * `buildPredHistory(p)` makes the History the checker reads (through the HistoryBuilder).
  * Invariant: every written value is unique (a global counter), so the oracle's precondition holds.
  */
 
 import type { PredHistory, PredOp, PredStatus, Scalar } from '../oracle/predicate-history.ts';
+import { HistoryBuilder } from '../../src/history/builder.ts';
+import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import type { Rng } from './gen.ts';
 // The simulated store evaluates predicates with the oracle's evaluator (not src/'s): the
 // generated results are then what the oracle's reading of the language says.
@@ -245,4 +248,25 @@ export function tinyPredicateHistory(rng: Rng): { history: PredHistory; generato
   const mutated = rng() < 0.2;
   if (mutated) mutate(c, history);
   return { history, generator, mutated };
+}
+
+/** The PredHistory as a History, through the builder's predicate API (txns `T1`, `T2`, ... as in JSON Lines). */
+export function buildPredHistory(p: PredHistory): History {
+  const b = new HistoryBuilder('<generated>');
+  for (const [rel, keys] of Object.entries(p.relations)) b.relation(rel, keys);
+  p.txns.forEach((t, i) => {
+    const status = t.status === 'committed' ? TXN_COMMITTED : t.status === 'aborted' ? TXN_ABORTED : TXN_UNKNOWN;
+    const id = b.beginTxn(b.session(t.session), `T${i + 1}`, status);
+    for (const o of t.ops) {
+      switch (o.op) {
+        case 'r': b.read(id, o.key, o.value); break;
+        case 'w': b.write(id, o.key, o.value); break;
+        case 'insert': b.insert(id, o.key, o.value); break;
+        case 'delete': b.delete(id, o.key); break;
+        case 'select': b.select(id, o.rel, o.pred, o.rows); break;
+        case 'count': b.count(id, o.rel, o.pred, o.n); break;
+      }
+    }
+  });
+  return b.build();
 }
