@@ -24,11 +24,14 @@
 import type { History } from '../history/model.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
-import { lowerPredicates, rowVersions, scalarOfLabel, type Choice, type Lowered } from '../validate/predicate-lower.ts';
+import { lowerPredicates, rowVersions, type Choice, type Lowered } from '../validate/predicate-lower.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
+import type { Scalar } from '../history/predicate.ts';
 import { txnOfOp, validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
 import { rrWitness } from './rr-predicates.ts';
+import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
 type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
 type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; position: Int32Array | null };
@@ -39,7 +42,7 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary');
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
-  if (result.verdict !== 'valid' || nec.choices.length === 0) return result;
+  if (result.verdict !== 'valid' || nec.leftOut === 0) return result;
 
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
   const sources: (() => Int32Array | null)[] = [
@@ -54,25 +57,27 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
       const why = rrWitness(picked.history, picked.predicate, position);
-      if (why === null) return withNote(result, witnessNote(nec.choices.length));
+      if (why === null) return withNote(result, witnessNote(nec.leftOut));
       tried.push(why);
       continue;
     }
     const full = check(picked.history, { ...opts, explain: false });
-    if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.choices.length));
+    if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
     tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
   }
   result.verdict = 'unknown';
   result.decidedBy = 'limit';
   result.anomalySearchComplete = false;
-  result.unknownReason = `${nec.choices.length} rows that predicate reads did not return may have been seen in more than one version; ` +
+  result.unknownReason = (rr
+    ? `${nec.leftOut} rows that predicate reads did not return were left out (repeatable read allows cycles through predicate anti-dependencies); `
+    : `${nec.leftOut} rows that predicate reads did not return may have been seen in more than one version; `) +
     `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
     `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
   return result;
 }
 
 function witnessNote(n: number): string {
-  return `${n} rows that predicate reads did not return were each given a version they may have seen, and the history with them satisfies the level`;
+  return `${n} rows that predicate reads did not return were each given a version they may have seen, and the history with them satisfies the level (docs/levels.md, "Predicates")`;
 }
 
 function withNote(r: CheckResult, note: string): CheckResult {
@@ -94,7 +99,16 @@ function sumTimes(a: CheckResult, b: CheckResult): CheckResult['timesMs'] {
 function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): CheckResult {
   r.counts = { ...r.counts, operations: h.opCount };
   for (const a of r.anomalies) if (a.type === 'non-cycle' && a.op >= 0) a.op = low.origin[a.op]!;
-  if (low.anomalies.length === 0) return r;
+  if (low.anomalies.length > 0) withOwnAnomalies(low, r, opts);
+  if (r.anomalies.some((a) => a.explanation !== undefined)) {
+    const pred = predicateReads(low);
+    for (const a of r.anomalies) if (a.explanation !== undefined) a.explanation = namePhantom(a.explanation, h, low, pred);
+  }
+  return r;
+}
+
+/** The lowering's own anomalies first; they make the verdict a violation. */
+function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): void {
   const own: NonCycleAnomaly[] = low.anomalies.map((a) => opts.explain === true
     ? { ...a, explanation: explainNonCycle({ history: low.history } as Parameters<typeof explainNonCycle>[0], { ...a, op: -1 }, opts.level) }
     : a);
@@ -106,7 +120,6 @@ function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): 
   r.anomalies = [...own, ...(r.verdict === 'violation' ? r.anomalies : [])];
   r.verdict = 'violation';
   r.decidedBy = 'validation';
-  return r;
 }
 
 /**
@@ -117,8 +130,8 @@ function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): 
 function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered | null {
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
-  const keyOf = (k: number) => scalarOfLabel(h.keyLabels[k]!);
-  const valueOf = (v: number) => (v === INITIAL_VALUE || v >= h.valueCount ? null : scalarOfLabel(nec.history.valueLabelTable.get(v)));
+  const keyOf = (k: number): Scalar => rowKey(h, k);
+  const valueOf = (v: number): Scalar | null => (v >= h.valueCount ? null : rowValue(h, v));
   // Per count op with n > 0: rows picked matching so far.
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
@@ -146,7 +159,7 @@ function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered |
 }
 
 /** The rows of count op's relation that its own txn wrote before it, in a version matching its predicate. */
-function ownMatches(h: History, op: number, keyOf: (k: number) => ReturnType<typeof scalarOfLabel>, valueOf: (v: number) => ReturnType<typeof scalarOfLabel> | null): number {
+function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): number {
   const pt = h.predicates!, p = pt.parsed[h.opValue[op]!]!;
   const t0 = h.txnOpStart[txnOfOp(h, op)]!;
   const own = new Map<number, number | null>();

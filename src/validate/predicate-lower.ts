@@ -35,6 +35,7 @@ import {
 } from '../history/model.ts';
 import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
 import { LabelTable } from '../history/labels.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
 import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
 import type { NonCycleAnomaly } from '../result/types.ts';
 
@@ -61,6 +62,8 @@ export interface Lowered {
   predicate: Uint8Array;
   /** The observations left undecided (mode 'necessary' and 'item-only'), in a fixed order. */
   choices: Choice[];
+  /** Observations left out of the lowered history: the choices, and in mode 'item-only' the forced ones too. */
+  leftOut: number;
   /** predicate-mismatch, duplicate-insert and INT of a predicate read against the txn's own write (input op ids). */
   anomalies: NonCycleAnomaly[];
   /** Value ids of the tombstones: `tombstoneOf[op]` for each delete op of the input (else -1). */
@@ -69,18 +72,6 @@ export interface Lowered {
 
 /** A version a pick names: a value id of the lowered history (INITIAL_VALUE, a tombstone, or a written value). */
 export type Pick = (choice: number, c: Choice) => number;
-
-/** The scalar a key or value label stands for in the predicate language (predicate.ts). */
-export function scalarOfLabel(label: string): Scalar {
-  if (label.startsWith('"')) {
-    try { return JSON.parse(label) as string; } catch { return label; }
-  }
-  if (/^-?\d+$/.test(label)) {
-    const n = Number(label);
-    if (Number.isSafeInteger(n)) return n;
-  }
-  return label;
-}
 
 /**
  * Per relation key, the versions other transactions may have installed: each non-aborted txn's
@@ -101,12 +92,12 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
   for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) tombstoneOf[op] = values++;
   const keyScalar: (Scalar | undefined)[] = new Array(nKeys);
   const valueScalar: (Scalar | null | undefined)[] = new Array(values);
-  const keyOf = (k: number): Scalar => (keyScalar[k] ??= scalarOfLabel(h.keyLabels[k]!));
+  const keyOf = (k: number): Scalar => (keyScalar[k] ??= rowKey(h, k));
   // A tombstone (or the initial value) is the absent row: null, which no predicate matches.
   const valueOf = (v: number): Scalar | null => {
     if (v === INITIAL_VALUE || v >= h.valueCount) return null;
     let s = valueScalar[v];
-    if (s === undefined) s = valueScalar[v] = scalarOfLabel(valueLabel(h, v));
+    if (s === undefined) s = valueScalar[v] = rowValue(h, v);
     return s;
   };
   const rows = rowVersions(h, pt, tombstoneOf);
@@ -116,6 +107,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
   const loc = new GrowableFloat64(h.opCount), origin = new GrowableInt32(h.opCount), pred = new GrowableInt32(h.opCount);
   const txnOpStart = new Int32Array(h.txnCount + 1);
   const choices: Choice[] = [];
+  let leftOut = 0;
   const emit = (k: number, kk: number, v: number, op: number, isPred: number) => {
     kind.push(k); key.push(kk); value.push(v); loc.push(h.opLoc[op]!); origin.push(op); pred.push(isPred);
   };
@@ -134,11 +126,13 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
     }
     if (want !== 'any' && onlyInitial(rows, k, t, want, p, keyOf, valueOf)) {
       if (mode !== 'item-only' || isPred === 0) emit(OP_READ, k, INITIAL_VALUE, op, isPred);
+      else leftOut++;
       return;
     }
     const c: Choice = { txn: t, op, key: k, want, count };
     const i = choices.length;
     choices.push(c);
+    if (mode !== 'picked') leftOut++;
     if (mode === 'picked' && pick !== undefined) {
       const v = pick(i, c);
       if (v >= 0) emit(OP_READ, k, v, op, isPred);
@@ -230,7 +224,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
     valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
   };
   delete (history as { predicates?: PredicateTable }).predicates;
-  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, anomalies, tombstoneOf };
+  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
 }
 
 /** The value labels with one label per tombstone: `(deleted by T)`. */

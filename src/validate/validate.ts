@@ -6,8 +6,8 @@
  * and the non-cycle anomalies (INT, G1a, G1b, garbage read, future read).
  * Throws: InputError 'unsupported' when written values are not unique per key (or a write
  * writes the initial value): the checker's read-from inference would be ambiguous; and when a
- * key is used both as a register and as a list; and (until the predicate checker lands) at an
- * insert, delete, select or count (predicates-unsupported.ts).
+ * key is used both as a register and as a list. Predicate reads, inserts and deletes never reach
+ * it: the checker lowers them to reads and writes first (predicate-lower.ts, check/predicates.ts).
  *
  * Invariants of the result:
  * - `included[t]` is 1 for committed txns and for unknown-outcome txns that some included txn
@@ -37,7 +37,6 @@ import {
 import { GrowableInt32 } from '../util/growable.ts';
 import { INIT_TXN, type NonCycleAnomaly } from '../result/types.ts';
 import { assertKeyKinds, noListFacts, resolveLists, type ListFacts } from './lists.ts';
-import { refusePredicateOps } from './predicates-unsupported.ts';
 import { WriterIndex } from './writer-index.ts';
 
 export { WriterIndex };
@@ -76,7 +75,6 @@ export const ANOMALIES_MAX_DEFAULT = 100;
 
 /** `deadlineMs` (epoch ms): checked between phases and inside the read loop (TimeLimitError('validate')). */
 export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadlineMs = Number.POSITIVE_INFINITY): Validated {
-  refusePredicateOps(h);
   const hasLists = assertKeyKinds(h);
   const writerOf = WriterIndex.build(h);
   checkDeadline(deadlineMs, 'validate');

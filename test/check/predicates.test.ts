@@ -117,6 +117,7 @@ test('a returned row that does not match the predicate: predicate-mismatch at ev
   const a = r.anomalies[0];
   assert.ok(a?.type === 'non-cycle' && a.name === 'predicate-mismatch');
   assert.equal(a.op, 1, 'the select, in the input history');
+  assert.match(a.message, /line 2/);
   assert.match(a.message, /does not match its predicate `value > 50`/);
 });
 
@@ -189,7 +190,24 @@ test('absent reads and a select after its own insert', () => {
 /** Key-value histories never reach the predicate path (no new work without relations). */
 test('a history without relations has no predicates table', () => {
   const h = predicateHistory({}, { s1: [{ id: 't1', ops: [['w', 'x', 1]] }] });
-  assert.ok(h.predicates !== undefined);
-  const { predicates: _, ...kv } = h;
-  assert.equal(checkHistory(kv as History, { level: 'ser', pruning: true }).verdict, 'valid');
+  assert.equal(h.predicates, undefined);
+});
+
+/**
+ * G2-item through a phantom: t1's select misses t2's matching insert (t1 -pRW-> t2), t2 read x
+ * before t1 wrote it (t2 -RW-> t1, an item anti-dependency). PL-3 and SER forbid the cycle;
+ * PL-2.99 forbids it too (G2-item: it has an item anti-dependency), but the RR check leaves
+ * predicate observations out of its necessary step and its witness then fails: `unknown`.
+ *
+ *   t1: select R where value > 5 -> []   w(x,1)
+ *   t2: r(x,init)  insert 1=10
+ */
+test('G2-item through a phantom: violated at SER, unknown (not valid) at RR', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['select', 'R', 'value > 5', []], ['w', 'x', 1]] }],
+    s2: [{ id: 't2', ops: [['r', 'x', null], ['insert', 1, 10]] }],
+  });
+  // Two adjacent anti-dependencies: SI, PC and PSI allow it (a write skew, through a phantom).
+  expectLevels(h, above('pl-3', 'ser', 'strict-ser'), ['rr']);
+  assert.match(checkHistory(h, { level: 'rr', pruning: true }).unknownReason ?? '', /G2-item/);
 });
