@@ -22,7 +22,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, txnLabel } from '../history/model.ts';
+import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, TXN_COMMITTED, txnLabel } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
 import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
@@ -133,9 +133,17 @@ function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): 
   return r;
 }
 
-/** The lowering's own anomalies first; they make the verdict a violation. */
+/**
+ * The lowering's own anomalies first; they make the verdict a violation. Only those of txns that
+ * take part in the check count (committed ones, and unknown-outcome ones a committed one read
+ * from: validation's `included`); an aborted txn's, or an unread unknown one's, say nothing.
+ */
 function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): void {
-  const own: NonCycleAnomaly[] = low.anomalies.map((a) => opts.explain === true
+  const h = low.history;
+  const included = low.anomalies.every((a) => h.txnStatus[a.txn] === TXN_COMMITTED) ? null : validate(h).included;
+  const counted = included === null ? low.anomalies : low.anomalies.filter((a) => included[a.txn] === 1);
+  if (counted.length === 0) return;
+  const own: NonCycleAnomaly[] = counted.map((a) => opts.explain === true
     ? { ...a, explanation: explainNonCycle({ history: low.history } as Parameters<typeof explainNonCycle>[0], { ...a, op: -1 }, opts.level) }
     : a);
   if (r.verdict === 'unknown') {

@@ -312,11 +312,24 @@ function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
   const deleted = new Uint8Array(nKeys), firstInsert = new Int32Array(nKeys).fill(-1), firstTxn = new Int32Array(nKeys).fill(-1);
   for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) deleted[h.opKey[op]!] = 1;
   const out: NonCycleAnomaly[] = [];
+  // The txn's own version of each row so far: 1 present, 0 absent (valid while ownStamp[k] === t).
+  const ownStamp = new Int32Array(nKeys).fill(-1), ownPresent = new Uint8Array(nKeys);
   for (let t = 0; t < h.txnCount; t++) {
     if (h.txnStatus[t] !== TXN_COMMITTED) continue;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-      if (h.opKind[op] !== OP_INSERT) continue;
+      const kind = h.opKind[op]!;
+      if (kind !== OP_INSERT && kind !== OP_WRITE && kind !== OP_DELETE) continue;
       const k = h.opKey[op]!;
+      const mine = ownStamp[k] === t;
+      ownStamp[k] = t; ownPresent[k] = kind === OP_DELETE ? 0 : 1;
+      if (kind !== OP_INSERT) continue;
+      if (mine) {
+        if (ownPresent[k] === 1 && pt.keyRelation[k]! >= 0 && isPresentBefore(h, t, op, k)) {
+          out.push({ type: 'non-cycle', name: 'duplicate-insert', txn: t, op, key: k, writer: t,
+            message: `${txnLabel(h, t)} inserted row ${h.keyLabels[k]} at ${opWhere(h, op)} over its own present version of the row` });
+        }
+        continue;
+      }
       if (deleted[k] === 1 || pt.keyRelation[k]! < 0) continue;
       if (firstInsert[k]! < 0) { firstInsert[k] = op; firstTxn[k] = t; continue; }
       if (firstTxn[k] === t) continue;
@@ -329,6 +342,17 @@ function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
     }
   }
   return out;
+}
+
+/** Whether txn t's last write of row k before op installed a present version (an insert or an update). */
+function isPresentBefore(h: History, t: number, op: number, k: number): boolean {
+  for (let o = op - 1; o >= h.txnOpStart[t]!; o--) {
+    if (h.opKey[o] !== k) continue;
+    const kind = h.opKind[o]!;
+    if (kind === OP_DELETE) return false;
+    if (kind === OP_INSERT || kind === OP_WRITE) return true;
+  }
+  return false;
 }
 
 function mismatch(h: History, t: number, op: number, k: number, what: string): NonCycleAnomaly {

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkHistory, IMPLEMENTED_LEVELS } from '../../src/check/index.ts';
-import type { History } from '../../src/history/model.ts';
+import { TXN_UNKNOWN, type History } from '../../src/history/model.ts';
+import { HistoryBuilder } from '../../src/history/builder.ts';
 import type { Level } from '../../src/result/types.ts';
 import { predicateHistory } from '../support/predicate-history.ts';
 
@@ -234,4 +235,34 @@ test('an insert must follow an absent version: a witness that breaks it proves n
   const exact: Level[] = ['psi', 'rr', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'];
   expectLevels(h(true), exact, ALL.filter((l) => !exact.includes(l)));
   expectLevels(h(false), []);
+});
+
+/**
+ * One version read twice, by a predicate read and by an item read: the anti-dependency is an
+ * item one (G2-item at RR). t2's count saw row 2 absent (t1's 1 matches `value = 1`, so it was
+ * not counted), and so did its item read r(2,null); t1's select missed t2's matching insert of
+ * row 1: t1 -pRW-> t2 -RW(2)-> t1. (Found by the differential against the predicate oracle.)
+ *
+ *   t1: insert 2=1   select R where value = 2 -> []
+ *   t2: count R where value = 1 -> 0   insert 1=2   r(2,null)
+ */
+test('an item read and a predicate read of one version: its anti-dependency is an item one', () => {
+  const h = predicateHistory({ R: [1, 2] }, {
+    s1: [{ id: 't1', ops: [['insert', 2, 1], ['select', 'R', 'value = 2', []]] }],
+    s2: [{ id: 't2', ops: [['count', 'R', 'value = 1', 0], ['insert', 1, 2], ['r', 2, null]] }],
+  });
+  const r = checkHistory(h, { level: 'rr', pruning: true });
+  assert.notEqual(r.verdict, 'valid');
+});
+
+/** An insert over the txn's own present version, and a mismatch in a txn that may have aborted. */
+test('insert over its own row: duplicate-insert; anomalies of unread unknown-outcome txns do not count', () => {
+  const h = predicateHistory({ R: [1] }, { s1: [{ id: 't1', ops: [['insert', 1, 1], ['insert', 1, 2]] }] });
+  expectLevels(h, ALL);
+  const b = new HistoryBuilder('<memory>');
+  b.relation('R', [1]);
+  const t1 = b.beginTxn(b.session('s1'), 't1', TXN_UNKNOWN);
+  b.insert(t1, 1, 3);
+  b.select(t1, 'R', 'value > 5', [[1, 3]]);
+  expectLevels(b.build(), []);
 });
