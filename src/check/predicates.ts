@@ -53,18 +53,24 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const rows = rowVersions(h, h.predicates!, nec.tombstoneOf);
 
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
-  const sources: (() => Int32Array | null)[] = [
-    () => withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position,
-    () => causalPosition(nec.history),
+  // Orders to pick versions from, as (writer position, reader position): a candidate c is before
+  // reader t when writer[c] < reader[t]. Recorded times first (a version committed before the
+  // reader began: what a snapshot holds), then SER's witness of step 1, then causal order.
+  const same = (p: Int32Array | null): Order | null => (p === null ? null : { writer: p, reader: p });
+  const sources: (() => Order | null)[] = [
+    ...(h.txnStart !== undefined && h.txnEnd !== undefined ? [() => timeOrder(h)] : []),
+    () => same(withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position),
+    () => same(causalPosition(nec.history)),
   ];
   // The level whose witness shows a version order keeping the inserts' precondition: the level
   // itself where the implicit reads hold it; else SER, which implies the level.
   const orderLevel: Level | null = inserts.size === 0 ? null : IMPLICIT_READS.has(opts.level) ? opts.level : serLevel;
   const tried: string[] = [];
   for (const source of sources) {
-    const position = source();
-    if (position === null) { tried.push('no order'); continue; }
-    const picked = pickVersions(h, nec, position, inserts.size > 0 ? inserts : null);
+    const order = source();
+    if (order === null) { tried.push('no order'); continue; }
+    const position = order.writer;
+    const picked = pickVersions(h, nec, order, inserts.size > 0 ? inserts : null);
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
       const why = rrWitness(picked.history, picked.predicate, position) ?? insertWhy(h, rows, inserts, position);
@@ -161,7 +167,8 @@ function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): voi
  * reader among those of its class (the initial version counts as first); null when a count's
  * rows so picked do not add up to it.
  */
-function pickVersions(h: History, nec: Lowered, position: Int32Array, inserts: Map<number, number[]> | null): Lowered | null {
+function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<number, number[]> | null): Lowered | null {
+  const position = order.writer;
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
   const keyOf = (k: number): Scalar => rowKey(h, k);
@@ -170,7 +177,7 @@ function pickVersions(h: History, nec: Lowered, position: Int32Array, inserts: M
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
     const p = h.opKind[c.op] === OP_SELECT || h.opKind[c.op] === OP_COUNT ? pt.parsed[h.opValue[c.op]!]! : null;
-    const at = position[c.txn]!;
+    const at = order.reader[c.txn]!;
     let best = INITIAL_VALUE, bestAt = -1;
     for (let i = rows.start[c.key]!; i < rows.start[c.key + 1]!; i++) {
       const w = rows.txn[i]!, v = rows.value[i]!;
@@ -205,6 +212,30 @@ function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueO
   let n = 0;
   for (const [k, v] of own) if (v !== null && matches(p, keyOf(k), valueOf(v))) n++;
   return n;
+}
+
+/** Where versions and readers stand in an order (see checkPredicateHistory's sources). */
+interface Order { writer: Int32Array; reader: Int32Array }
+
+/**
+ * The recorded times as an order: writer[t] = t's rank by completion, reader[t] = how many txns
+ * completed before t began (txns without times last), so writer[c] < reader[t] iff c completed
+ * before t was invoked. Ties in completion keep txn order.
+ */
+function timeOrder(h: History): Order | null {
+  const n = h.txnCount, start = h.txnStart!, end = h.txnEnd!;
+  const endOf = (t: number) => (Number.isNaN(end[t]!) ? Number.POSITIVE_INFINITY : end[t]!);
+  const byEnd = Array.from({ length: n }, (_, t) => t).sort((a, b) => endOf(a) - endOf(b) || a - b);
+  const writer = new Int32Array(n), reader = new Int32Array(n);
+  byEnd.forEach((t, i) => { writer[t] = i; });
+  const ends = byEnd.map(endOf);
+  for (let t = 0; t < n; t++) {
+    const s = Number.isNaN(start[t]!) ? Number.POSITIVE_INFINITY : start[t]!;
+    let lo = 0, hi = n;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (ends[mid]! < s) lo = mid + 1; else hi = mid; }
+    reader[t] = lo;
+  }
+  return { writer, reader };
 }
 
 /**

@@ -379,14 +379,17 @@ export function constrainedInserts(h: History): Map<number, number[]> {
     if (h.txnStatus[t] === TXN_ABORTED) continue;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
       const kind = h.opKind[op]!, k = h.opKey[op]!;
-      if ((kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) || pt.keyRelation[k]! < 0 || stamp[k] === t) continue;
-      stamp[k] = t; // the txn's first write of the row decides
-      if (kind === OP_DELETE) continue;
-      presentWriters[k]!++;
-      if (kind === OP_INSERT) {
-        const list = inserters.get(k);
-        if (list === undefined) inserters.set(k, [t]); else list.push(t);
+      if ((kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) || pt.keyRelation[k]! < 0) continue;
+      if (stamp[k] !== t && stamp[k] !== -2 - t) {
+        // The txn's first write of the row: an insert there needs the row absent before the txn.
+        stamp[k] = -2 - t;
+        if (kind === OP_INSERT) {
+          const list = inserters.get(k);
+          if (list === undefined) inserters.set(k, [t]); else list.push(t);
+        }
       }
+      // Counted once per txn that installs a present version (an insert or an update, anywhere in it).
+      if (kind !== OP_DELETE && stamp[k] !== t) { stamp[k] = t; presentWriters[k]!++; }
     }
   }
   for (const k of [...inserters.keys()]) if (presentWriters[k]! < 2) inserters.delete(k);

@@ -266,3 +266,20 @@ test('insert over its own row: duplicate-insert; anomalies of unread unknown-out
   b.select(t1, 'R', 'value > 5', [[1, 3]]);
   expectLevels(b.build(), []);
 });
+
+/**
+ * A txn that deletes and re-inserts a row installs a present version too: t2's insert must then
+ * come first (its row absent before it), so t1 -> t2 is impossible; t1's count saw row 1 absent
+ * (every present version of row 1 matches `key = 1`): t1 -pRW-> t2. A violation where lost
+ * updates are forbidden. (Found by the differential against the predicate oracle.)
+ *
+ *   t1: count R where key = 1 -> 0   delete 1   insert 1=3
+ *   t2: insert 1=1
+ */
+test('a delete-and-reinsert is a present version an insert must precede', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['count', 'R', 'key = 1', 0], ['delete', 1], ['insert', 1, 3]] }],
+    s2: [{ id: 't2', ops: [['insert', 1, 1]] }],
+  });
+  for (const level of ['ser', 'si', 'pl-3', 'pl-si', 'psi'] as const) assert.equal(checkHistory(h, { level, pruning: true }).verdict, 'violation', level);
+});
