@@ -126,6 +126,8 @@ export function cyclesAbsent(r: CheckResult): boolean {
  * would otherwise pay for one at every level of the ladder).
  */
 export function checkNonCycleOnly(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+  // A predicate history is decided on its lowerings (check/predicates.ts), never here directly.
+  if (h.predicates !== undefined) return checkHistory(h, opts, parseMs);
   // No note: the ladder would print one per level; docs/checking.md says why this is exact.
   return checkLevel(h, opts, parseMs, true);
 }

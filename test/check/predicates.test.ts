@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { checkHistory, IMPLEMENTED_LEVELS } from '../../src/check/index.ts';
+import { checkLevels } from '../../src/check/ladder.ts';
 import { TXN_UNKNOWN, type History } from '../../src/history/model.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import type { Level } from '../../src/result/types.ts';
@@ -282,4 +283,21 @@ test('a delete-and-reinsert is a present version an insert must precede', () => 
     s2: [{ id: 't2', ops: [['insert', 1, 1]] }],
   });
   for (const level of ['ser', 'si', 'pl-3', 'pl-si', 'psi'] as const) assert.equal(checkHistory(h, { level, pruning: true }).verdict, 'violation', level);
+});
+
+/** The ladder (`--levels`) agrees with the levels checked one by one on predicate histories. */
+test('--levels on predicate histories: the same verdicts as each level alone', () => {
+  // An aborted read (G1a) of a selected row: the ladder decides the weaker levels from validation alone.
+  const abortedRead = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 5]], aborted: true }],
+    s2: [{ id: 't2', ops: [['select', 'R', 'true', [[1, 5]]]] }],
+  });
+  for (const h of [predicateWriteSkew, pmp, abortedRead]) {
+    const ladder = checkLevels(h, { pruning: true });
+    for (const row of ladder.rows) {
+      if (row.status === 'not checked') continue;
+      const alone = checkHistory(h, { level: row.level as Level, pruning: true }).verdict;
+      assert.equal(row.status, alone === 'valid' ? 'satisfied' : alone === 'violation' ? 'violated' : 'unknown', row.level);
+    }
+  }
 });
