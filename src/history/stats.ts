@@ -116,7 +116,7 @@ export function historyStats(h: History, top = 10): HistoryStats {
       // A delete "writes" the absent row, not a value.
       if (kind !== OP_DELETE) written[h.opValue[op]!] = 1;
     }
-    keyKinds[k]! |= kind === OP_READ || kind === OP_WRITE ? 1 : 2;
+    keyKinds[k]! |= kind === OP_APPEND || kind === OP_READ_LIST ? 2 : 1;
     if (kind === OP_READ_LIST) {
       const l = h.opValue[op]!;
       listElems += h.listStart[l + 1]! - h.listStart[l]!;

@@ -77,6 +77,7 @@ test('stat: relations, inserts, deletes, selects and counts, in text and in JSON
   assert.deepEqual(s.shapes, { readOnly: 1, writeOnly: 1, readModifyWrite: 1, empty: 0 });
   assert.deepEqual(s.hottestKeys.map((k) => [k.key, k.reads, k.writes]), [['1', 1, 2], ['2', 1, 1], ['plain', 0, 1]]);
   assert.equal(s.writtenValues, 3); // a delete writes no value
+  assert.deepEqual(s.keys, { total: 3, registerKeys: 3, listKeys: 0, mixedKeys: 0 }); // rows are registers
   assert.equal(historyStats(relationsOnly()).predicates?.relations, 1);
   const kv = new HistoryBuilder();
   kv.write(kv.beginTxn(kv.session(1)), 'x', 1);
