@@ -2,6 +2,8 @@
 // "Predicates"): the documented example, round trips, the fast path against the general one,
 // and each bad input the contract names with its code, line and message.
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { InputError } from '../../src/history/errors.ts';
 import { HistoryBuilder } from '../../src/history/builder.ts';
@@ -12,13 +14,9 @@ import { mulberry32 } from '../support/gen.ts';
 
 const HEADER = '{"format":"polysi-history","version":1,"sessions":["s1","s2"],"relations":{"R":["x","y",3],"S":[]}}';
 
-/** The example of docs/formats.md "Predicates" (kept in step by hand). */
-const EXAMPLE = [
-  HEADER,
-  '{"session":"s1","txn":"T1","ops":[["insert","x",3],["insert","y",4],["w",3,6]]}',
-  '{"session":"s2","txn":"T2","ops":[["select","R","value % 3 = 0",[["x",3],[3,6]]],["count","R","value >= 3",3],["delete","x"],["r","x",null]]}',
-  '',
-].join('\n');
+/** The example of docs/formats.md, "Predicates": the first jsonl block after that heading. */
+const DOC = readFileSync(fileURLToPath(new URL('../../docs/formats.md', import.meta.url)), 'utf8');
+const EXAMPLE = /### Predicates[\s\S]*?```jsonl\n([\s\S]*?)```/.exec(DOC)![1]!;
 
 function roundTrip(h: History, what: string): void {
   const text = writeJsonl(h);
