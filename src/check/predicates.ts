@@ -22,7 +22,6 @@
  */
 
 import type { History } from '../history/model.ts';
-import { LEVEL_FORBIDDEN_CYCLES } from '../result/levels.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
 import { lowerPredicates, rowVersions, type Choice, type Lowered } from '../validate/predicate-lower.ts';
@@ -32,7 +31,6 @@ import { txnOfOp, validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
 import { rrWitness } from './rr-predicates.ts';
-import { insertOrderMatters, insertsFollowAbsent, withInsertReads } from './insert-order.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
 type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
@@ -44,46 +42,9 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary');
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
-  // A valid verdict must also keep every insert after an absent version (insert-order.ts); the
-  // polygraph levels give a witness order to test that on (the saturation levels do not).
-  const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
-  const inserts = opts.level in LEVEL_FORBIDDEN_CYCLES && insertOrderMatters(h);
-  const status = nec.history.txnStatus;
-  /**
-   * Null when some witness order (the level's, SER's, or session order and write-read) keeps every
-   * insert after an absent version and the lowered history with inserts reading those versions
-   * satisfies the level (for PC, whose lost updates leave room between them, its own witness must
-   * keep the precondition too); else why not.
-   */
-  const insertWitness = (low: Lowered, own: Int32Array | null): string | null => {
-    const n = low.history.txnCount;
-    const orders = [
-      () => own, () => withWitness(low.history, { ...opts, level: serLevel, explain: false }).position, () => causalPosition(low.history),
-      // Whole sessions one after another, in both directions (txns are numbered by session), and
-      // every txn in reverse (for the levels without session order). Heuristics: the check of the
-      // history with the inserts' reads is what proves the level.
-      () => Int32Array.from({ length: n }, (_, t) => t), () => Int32Array.from({ length: n }, (_, t) => sessionsReversed(low.history, t)),
-      () => Int32Array.from({ length: n }, (_, t) => n - 1 - t),
-    ];
-    let why = 'no witness order';
-    for (const order of orders) {
-      const position = order();
-      if (position === null) continue;
-      const strong = withInsertReads(h, low, position);
-      if (strong === null) { why = 'an insert follows a present version in every witness order tried'; continue; }
-      const r = withWitness(strong, { ...opts, explain: false });
-      if (r.result.verdict !== 'valid') { why = 'the inserts reading the absent versions before them close a cycle'; continue; }
-      if (opts.level === 'pc' && (r.position === null || insertsFollowAbsent(h, r.position, status) !== null)) { why = 'PC\'s witness puts a present version before an insert'; continue; }
-      return null;
-    }
-    return why;
-  };
-  if (result.verdict === 'valid' && nec.leftOut === 0 && inserts) {
-    const why = insertWitness(nec, withWitness(nec.history, { ...opts, explain: false }).position);
-    return why === null ? result : insertUnknown(result, why);
-  }
   if (result.verdict !== 'valid' || nec.leftOut === 0) return result;
 
+  const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
   const sources: (() => Int32Array | null)[] = [
     () => withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position,
     () => causalPosition(nec.history),
@@ -95,15 +56,12 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
     const picked = pickVersions(h, nec, position);
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
-      const why = rrWitness(picked.history, picked.predicate, position) ?? (inserts ? insertWitness(picked, position) : null);
+      const why = rrWitness(picked.history, picked.predicate, position);
       if (why === null) return withNote(result, witnessNote(nec.leftOut));
       tried.push(why);
       continue;
     }
-    const checked = inserts ? withWitness(picked.history, { ...opts, explain: false }) : { result: check(picked.history, { ...opts, explain: false }), position: null };
-    const full = checked.result;
-    const insertWhy = full.verdict === 'valid' && inserts ? insertWitness(picked, checked.position) : null;
-    if (insertWhy !== null) { tried.push(insertWhy); continue; }
+    const full = check(picked.history, { ...opts, explain: false });
     if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
     tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
   }
@@ -116,22 +74,6 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
     `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
     `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
   return result;
-}
-
-/** Txn t's place when the sessions run one after another, the last session first. */
-function sessionsReversed(h: History, t: number): number {
-  const s = h.txnSession[t]!;
-  return h.txnCount - h.sessionTxnStart[s + 1]! + (t - h.sessionTxnStart[s]!);
-}
-
-/** A valid verdict whose witness breaks an insert's precondition: unknown, never a guess. */
-function insertUnknown(r: CheckResult, why: string): CheckResult {
-  r.verdict = 'unknown';
-  r.decidedBy = 'limit';
-  r.anomalySearchComplete = false;
-  r.unknownReason = `no cycle, but an insert's precondition (its row absent just before it) depends on the version order, and ${why}: ` +
-    'deciding it needs the precondition as a constraint of the search, which is not implemented (docs/levels.md, "Predicates")';
-  return r;
 }
 
 function witnessNote(n: number): string {

@@ -31,7 +31,7 @@
 
 import {
   INITIAL_VALUE, OP_APPEND, OP_COUNT, OP_DELETE, OP_INSERT, OP_READ, OP_READ_LIST, OP_SELECT, OP_WRITE,
-  TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, opWhere, txnLabel, valueLabel, type History, type PredicateTable,
+  TXN_ABORTED, TXN_COMMITTED, opWhere, txnLabel, valueLabel, type History, type PredicateTable,
 } from '../history/model.ts';
 import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
 import { LabelTable } from '../history/labels.ts';
@@ -149,8 +149,6 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
           else emit(OP_READ, k, v, op, 0);
           break;
         case OP_WRITE: case OP_INSERT:
-          // An insert after the txn's own present write of the row (no delete between) found it present.
-          if (h.opKind[op] === OP_INSERT && ownStamp[k] === t && valueOf(ownValue[k]!) !== null) anomalies.push(ownInsert(h, t, op, k));
           emit(OP_WRITE, k, v, op, 0);
           ownStamp[k] = t; ownValue[k] = v;
           break;
@@ -226,17 +224,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
     valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
   };
   delete (history as { predicates?: PredicateTable }).predicates;
-  // A txn's own contradictions (predicate-mismatch, INT, an insert over its own write) say nothing
-  // of an aborted txn (its reads constrain nothing, as validation treats them), and show that a
-  // txn of unknown outcome did not commit: it is lowered as aborted (whoever read from it then
-  // read an aborted write, G1a). Only committed txns' contradictions are anomalies.
-  const own = anomalies.filter((a) => h.txnStatus[a.txn] === TXN_COMMITTED || !isOwn(a));
-  if (own.length < anomalies.length) {
-    const txnStatus = Uint8Array.from(h.txnStatus);
-    for (const a of anomalies) if (txnStatus[a.txn] === TXN_UNKNOWN && isOwn(a)) txnStatus[a.txn] = TXN_ABORTED;
-    (history as { txnStatus: Uint8Array }).txnStatus = txnStatus;
-  }
-  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies: own, tombstoneOf };
+  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
 }
 
 /** The value labels with one label per tombstone: `(deleted by T)`. */
@@ -336,17 +324,6 @@ function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
 
 function mismatch(h: History, t: number, op: number, k: number, what: string): NonCycleAnomaly {
   return { type: 'non-cycle', name: 'predicate-mismatch', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s predicate read at ${opWhere(h, op)} ${what}` };
-}
-
-/** Whether a is a txn's contradiction of itself (the duplicate-insert of two txns is not one). */
-const isOwn = (a: NonCycleAnomaly): boolean =>
-  a.name === 'predicate-mismatch' || a.name === 'INT' || (a.name === 'duplicate-insert' && a.writer === a.txn);
-
-function ownInsert(h: History, t: number, op: number, k: number): NonCycleAnomaly {
-  return {
-    type: 'non-cycle', name: 'duplicate-insert', txn: t, op, key: k, writer: t,
-    message: `${txnLabel(h, t)} inserted row ${h.keyLabels[k]} at ${opWhere(h, op)} after writing it itself without deleting it: the insert found the row present`,
-  };
 }
 
 function ownMissed(h: History, t: number, op: number, k: number, own: number): NonCycleAnomaly {
