@@ -126,6 +126,8 @@ export function cyclesAbsent(r: CheckResult): boolean {
  * would otherwise pay for one at every level of the ladder).
  */
 export function checkNonCycleOnly(h: History, opts: CheckOptions, parseMs: number): CheckResult {
+  // A predicate history is decided on its lowerings (check/predicates.ts), never here directly.
+  if (h.predicates !== undefined) return checkHistory(h, opts, parseMs);
   // No note: the ladder would print one per level; docs/checking.md says why this is exact.
   return checkLevel(h, opts, parseMs, true);
 }
@@ -415,16 +417,19 @@ function polygraphStages(
 
 /**
  * Each txn's position in a topological order of the split graph of the known edges plus the
- * sides `choice` picks (choice[c] = 0: either), read at its `.d` node; null if that graph is
+ * sides `choice` picks (choice[c] = 0: either), read at its `.d` node (`.n` for PC), so that
+ * every key's version order (WW) follows the positions; null if that graph is
  * cyclic (it never is for a model; a bug then only costs the caller its witness).
  */
 function witnessPosition(pg: Polygraph, active: Uint8Array, choice: Uint8Array | null, level: Level): Int32Array | null {
+  // The layer whose order follows WW at this level (split.ts: WW is d->d and n->d, or for PC d->n and n->n).
+  const layer = level === 'pc' ? 1 : 0;
   const varOf = Int32Array.from({ length: pg.consCount }, (_, c) => c);
   const edges = chosenEdges(pg, choice === null ? new Uint8Array(pg.consCount) : active, varOf, (c) => choice === null || choice[c] === 0);
   const order = topoOrder(buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, level, false));
   if (order === null) return null;
   const position = new Int32Array(pg.nodeCount);
-  for (let i = 0; i < order.length; i++) if ((order[i]! & 1) === 0) position[order[i]! >> 1] = i;
+  for (let i = 0; i < order.length; i++) if ((order[i]! & 1) === layer) position[order[i]! >> 1] = i;
   return position;
 }
 

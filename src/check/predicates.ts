@@ -22,9 +22,9 @@
  */
 
 import type { History } from '../history/model.ts';
-import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE } from '../history/model.ts';
+import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, TXN_COMMITTED, txnLabel } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
-import { lowerPredicates, rowVersions, type Choice, type Lowered } from '../validate/predicate-lower.ts';
+import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import type { Scalar } from '../history/predicate.ts';
 import { txnOfOp, validate } from '../validate/validate.ts';
@@ -33,47 +33,79 @@ import { explainNonCycle } from '../explain/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
+/** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
+const IMPLICIT_READS: ReadonlySet<Level> = new Set<Level>(['ser', 'strict-ser', 'si', 'strict-si', 'psi', 'rr', 'pl-3', 'pl-si']);
+
 type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
 type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; position: Int32Array | null };
 
 /** `check` is checkHistory and `withWitness` checkWithWitness (passed in: check/index.ts imports this module). */
 export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn): CheckResult {
   const rr = opts.level === 'rr';
-  const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary');
+  // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
+  // that is exact (IMPLICIT_READS), and a witness must show an order that keeps it.
+  const inserts = constrainedInserts(h);
+  const implicit = inserts.size > 0 && IMPLICIT_READS.has(opts.level) ? inserts : null;
+  const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary', undefined, implicit);
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
-  if (result.verdict !== 'valid' || nec.leftOut === 0) return result;
+  if (result.verdict !== 'valid' || (nec.leftOut === 0 && inserts.size === 0)) return result;
+  const rows = rowVersions(h, h.predicates!, nec.tombstoneOf);
 
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
-  const sources: (() => Int32Array | null)[] = [
-    () => withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position,
-    () => causalPosition(nec.history),
+  // Orders to pick versions from, as (writer position, reader position): a candidate c is before
+  // reader t when writer[c] < reader[t]. Recorded times first (a version committed before the
+  // reader began: what a snapshot holds), then SER's witness of step 1, then causal order.
+  const same = (p: Int32Array | null): Order | null => (p === null ? null : { writer: p, reader: p });
+  const sources: (() => Order | null)[] = [
+    ...(h.txnStart !== undefined && h.txnEnd !== undefined ? [() => timeOrder(h)] : []),
+    () => same(withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position),
+    () => same(causalPosition(nec.history)),
   ];
+  // The level whose witness shows a version order keeping the inserts' precondition: the level
+  // itself where the implicit reads hold it; else SER, which implies the level.
+  const orderLevel: Level | null = inserts.size === 0 ? null : IMPLICIT_READS.has(opts.level) ? opts.level : serLevel;
   const tried: string[] = [];
   for (const source of sources) {
-    const position = source();
-    if (position === null) { tried.push('no order'); continue; }
-    const picked = pickVersions(h, nec, position);
+    const order = source();
+    if (order === null) { tried.push('no order'); continue; }
+    const position = order.writer;
+    const picked = pickVersions(h, nec, order, inserts.size > 0 ? inserts : null);
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
-      const why = rrWitness(picked.history, picked.predicate, position);
+      const why = rrWitness(picked.history, picked.predicate, position) ?? insertWhy(h, rows, inserts, position);
       if (why === null) return withNote(result, witnessNote(nec.leftOut));
       tried.push(why);
       continue;
     }
-    const full = check(picked.history, { ...opts, explain: false });
-    if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
-    tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
+    if (orderLevel === null) {
+      const full = check(picked.history, { ...opts, explain: false });
+      if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
+      tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
+      continue;
+    }
+    const w = withWitness(picked.history, { ...opts, level: orderLevel, explain: false });
+    const why = w.position === null
+      ? (w.result.verdict === 'violation' ? `the versions picked close a cycle at ${orderLevel}` : w.result.unknownReason ?? 'a limit')
+      : insertWhy(h, rows, inserts, w.position);
+    if (why === null) return withNote({ ...result, timesMs: sumTimes(result, w.result) }, witnessNote(nec.leftOut));
+    tried.push(why);
   }
   result.verdict = 'unknown';
   result.decidedBy = 'limit';
   result.anomalySearchComplete = false;
-  result.unknownReason = (rr
+  result.unknownReason = (nec.leftOut === 0 ? 'inserts whose rows other transactions also write must each follow an absent version; ' : rr
     ? `${nec.leftOut} rows that predicate reads did not return were left out (repeatable read allows cycles through predicate anti-dependencies); `
     : `${nec.leftOut} rows that predicate reads did not return may have been seen in more than one version; `) +
     `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
     `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
   return result;
+}
+
+/** Why the version order `position` gives breaks an insert's precondition, or null if it keeps them all. */
+function insertWhy(h: History, rows: RowVersions, inserts: Map<number, number[]>, position: Int32Array): string | null {
+  const bad = insertOverPresent(h, rows, inserts, position);
+  return bad === null ? null : `the order found puts ${txnLabel(h, bad.txn)}'s insert of row ${h.keyLabels[bad.key]} after a present version`;
 }
 
 function witnessNote(n: number): string {
@@ -107,9 +139,17 @@ function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): 
   return r;
 }
 
-/** The lowering's own anomalies first; they make the verdict a violation. */
+/**
+ * The lowering's own anomalies first; they make the verdict a violation. Only those of txns that
+ * take part in the check count (committed ones, and unknown-outcome ones a committed one read
+ * from: validation's `included`); an aborted txn's, or an unread unknown one's, say nothing.
+ */
 function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): void {
-  const own: NonCycleAnomaly[] = low.anomalies.map((a) => opts.explain === true
+  const h = low.history;
+  const included = low.anomalies.every((a) => h.txnStatus[a.txn] === TXN_COMMITTED) ? null : validate(h).included;
+  const counted = included === null ? low.anomalies : low.anomalies.filter((a) => included[a.txn] === 1);
+  if (counted.length === 0) return;
+  const own: NonCycleAnomaly[] = counted.map((a) => opts.explain === true
     ? { ...a, explanation: explainNonCycle({ history: low.history } as Parameters<typeof explainNonCycle>[0], { ...a, op: -1 }, opts.level) }
     : a);
   if (r.verdict === 'unknown') {
@@ -127,7 +167,8 @@ function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): voi
  * reader among those of its class (the initial version counts as first); null when a count's
  * rows so picked do not add up to it.
  */
-function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered | null {
+function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<number, number[]> | null): Lowered | null {
+  const position = order.writer;
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
   const keyOf = (k: number): Scalar => rowKey(h, k);
@@ -136,7 +177,7 @@ function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered |
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
     const p = h.opKind[c.op] === OP_SELECT || h.opKind[c.op] === OP_COUNT ? pt.parsed[h.opValue[c.op]!]! : null;
-    const at = position[c.txn]!;
+    const at = order.reader[c.txn]!;
     let best = INITIAL_VALUE, bestAt = -1;
     for (let i = rows.start[c.key]!; i < rows.start[c.key + 1]!; i++) {
       const w = rows.txn[i]!, v = rows.value[i]!;
@@ -148,7 +189,7 @@ function pickVersions(h: History, nec: Lowered, position: Int32Array): Lowered |
     if (c.count >= 0 && p !== null && matches(p, keyOf(c.key), valueOf(best))) counted.set(c.op, (counted.get(c.op) ?? 0) + 1);
     return best;
   };
-  const picked = lowerPredicates(h, 'picked', pick);
+  const picked = lowerPredicates(h, 'picked', pick, inserts);
   for (const c of picked.choices) {
     if (c.count < 0 || counted.get(c.op) === -1) continue;
     const own = ownMatches(h, c.op, keyOf, valueOf);
@@ -171,6 +212,30 @@ function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueO
   let n = 0;
   for (const [k, v] of own) if (v !== null && matches(p, keyOf(k), valueOf(v))) n++;
   return n;
+}
+
+/** Where versions and readers stand in an order (see checkPredicateHistory's sources). */
+interface Order { writer: Int32Array; reader: Int32Array }
+
+/**
+ * The recorded times as an order: writer[t] = t's rank by completion, reader[t] = how many txns
+ * completed before t began (txns without times last), so writer[c] < reader[t] iff c completed
+ * before t was invoked. Ties in completion keep txn order.
+ */
+function timeOrder(h: History): Order | null {
+  const n = h.txnCount, start = h.txnStart!, end = h.txnEnd!;
+  const endOf = (t: number) => (Number.isNaN(end[t]!) ? Number.POSITIVE_INFINITY : end[t]!);
+  const byEnd = Array.from({ length: n }, (_, t) => t).sort((a, b) => endOf(a) - endOf(b) || a - b);
+  const writer = new Int32Array(n), reader = new Int32Array(n);
+  byEnd.forEach((t, i) => { writer[t] = i; });
+  const ends = byEnd.map(endOf);
+  for (let t = 0; t < n; t++) {
+    const s = Number.isNaN(start[t]!) ? Number.POSITIVE_INFINITY : start[t]!;
+    let lo = 0, hi = n;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (ends[mid]! < s) lo = mid + 1; else hi = mid; }
+    reader[t] = lo;
+  }
+  return { writer, reader };
 }
 
 /**

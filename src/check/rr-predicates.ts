@@ -16,7 +16,7 @@
  * Linear in the reads and writes (an iterative Tarjan).
  */
 
-import type { History } from '../history/model.ts';
+import { OP_READ, type History } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import { validate } from '../validate/validate.ts';
 
@@ -37,12 +37,21 @@ export function rrWitness(h: History, predicate: Uint8Array, position: Int32Arra
     nextOf.set(k * (n + 1) + prev + 1, t);
     if (prev !== INIT_TXN) { from.push(prev); to.push(t); kind.push(KIND_DEP); }
   }
+  // A txn that read one version of a key both by a predicate read and by an item read made one
+  // external read of it (validation keeps the first): it is an item read if any of them is.
+  const itemRead = new Set<string>();
+  for (let t = 0; t < n; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (h.opKind[op] === OP_READ && predicate[op] === 0) itemRead.add(`${t} ${h.opKey[op]} ${h.opValue[op]}`);
+    }
+  }
   const r = v.reads;
   for (let i = 0; i < r.count; i++) {
     const t = r.txn[i]!, k = r.key[i]!, wr = r.writer[i]!;
     if (wr !== INIT_TXN) { from.push(wr); to.push(t); kind.push(KIND_DEP); }
     const next = nextOf.get(k * (n + 1) + wr + 1);
-    if (next !== undefined && next !== t) { from.push(t); to.push(next); kind.push(predicate[r.op[i]!] === 1 ? KIND_PRED_RW : KIND_ITEM_RW); }
+    const item = predicate[r.op[i]!] === 0 || itemRead.has(`${t} ${k} ${h.opValue[r.op[i]!]}`);
+    if (next !== undefined && next !== t) { from.push(t); to.push(next); kind.push(item ? KIND_ITEM_RW : KIND_PRED_RW); }
   }
   // G1c: write-read and write-write edges must follow the order (then they have no cycle).
   for (let e = 0; e < from.length; e++) {

@@ -83,7 +83,15 @@ export interface RowVersions {
   value: Int32Array;
 }
 
-export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lowered {
+/**
+ * `inserts` (constrainedInserts): give each of these inserts, when it is its txn's first write of
+ * the row, a read of the absent version it overwrote (an observation over the initial version
+ * and other txns' deletes) just before its write. At the levels that forbid a read-modify-write
+ * to lose an update (RW then WW back: SER, SI, PSI, RR, PL-3, PL-SI and the strict ones) that
+ * read holds the insert right after that absent version in the row's version order, which is
+ * exactly its precondition; elsewhere it would say more, and the caller passes null.
+ */
+export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, inserts: Map<number, number[]> | null = null): Lowered {
   const pt = h.predicates;
   if (pt === undefined) throw new Error('internal error: lowerPredicates on a history without relations');
   const nKeys = h.keyLabels.length;
@@ -149,6 +157,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick): Lower
           else emit(OP_READ, k, v, op, 0);
           break;
         case OP_WRITE: case OP_INSERT:
+          if (inserts !== null && h.opKind[op] === OP_INSERT && ownStamp[k] !== t && inserts.get(k)?.includes(t) === true) observe(t, op, k, 'absent', null, -1, 0);
           emit(OP_WRITE, k, v, op, 0);
           ownStamp[k] = t; ownValue[k] = v;
           break;
@@ -303,11 +312,24 @@ function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
   const deleted = new Uint8Array(nKeys), firstInsert = new Int32Array(nKeys).fill(-1), firstTxn = new Int32Array(nKeys).fill(-1);
   for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) deleted[h.opKey[op]!] = 1;
   const out: NonCycleAnomaly[] = [];
+  // The txn's own version of each row so far: 1 present, 0 absent (valid while ownStamp[k] === t).
+  const ownStamp = new Int32Array(nKeys).fill(-1), ownPresent = new Uint8Array(nKeys);
   for (let t = 0; t < h.txnCount; t++) {
     if (h.txnStatus[t] !== TXN_COMMITTED) continue;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-      if (h.opKind[op] !== OP_INSERT) continue;
+      const kind = h.opKind[op]!;
+      if (kind !== OP_INSERT && kind !== OP_WRITE && kind !== OP_DELETE) continue;
       const k = h.opKey[op]!;
+      const mine = ownStamp[k] === t;
+      ownStamp[k] = t; ownPresent[k] = kind === OP_DELETE ? 0 : 1;
+      if (kind !== OP_INSERT) continue;
+      if (mine) {
+        if (ownPresent[k] === 1 && pt.keyRelation[k]! >= 0 && isPresentBefore(h, t, op, k)) {
+          out.push({ type: 'non-cycle', name: 'duplicate-insert', txn: t, op, key: k, writer: t,
+            message: `${txnLabel(h, t)} inserted row ${h.keyLabels[k]} at ${opWhere(h, op)} over its own present version of the row` });
+        }
+        continue;
+      }
       if (deleted[k] === 1 || pt.keyRelation[k]! < 0) continue;
       if (firstInsert[k]! < 0) { firstInsert[k] = op; firstTxn[k] = t; continue; }
       if (firstTxn[k] === t) continue;
@@ -322,6 +344,17 @@ function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
   return out;
 }
 
+/** Whether txn t's last write of row k before op installed a present version (an insert or an update). */
+function isPresentBefore(h: History, t: number, op: number, k: number): boolean {
+  for (let o = op - 1; o >= h.txnOpStart[t]!; o--) {
+    if (h.opKey[o] !== k) continue;
+    const kind = h.opKind[o]!;
+    if (kind === OP_DELETE) return false;
+    if (kind === OP_INSERT || kind === OP_WRITE) return true;
+  }
+  return false;
+}
+
 function mismatch(h: History, t: number, op: number, k: number, what: string): NonCycleAnomaly {
   return { type: 'non-cycle', name: 'predicate-mismatch', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s predicate read at ${opWhere(h, op)} ${what}` };
 }
@@ -329,4 +362,55 @@ function mismatch(h: History, t: number, op: number, k: number, what: string): N
 function ownMissed(h: History, t: number, op: number, k: number, own: number): NonCycleAnomaly {
   const mine = own >= h.valueCount ? 'its own delete' : `its own write ${h.keyLabels[k]}=${valueLabel(h, own)}`;
   return { type: 'non-cycle', name: 'INT', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s read at ${opWhere(h, op)} contradicts ${mine} of row ${h.keyLabels[k]}` };
+}
+
+/**
+ * The inserts whose precondition (the row absent just before them in its version order) some
+ * version order could break: per row with an insert by a non-aborted txn and a present version
+ * installed by another (an insert or an update), the txns whose first write of the row is an
+ * insert. Empty for most histories (each row inserted once, then deleted or left alone).
+ */
+export function constrainedInserts(h: History): Map<number, number[]> {
+  const pt = h.predicates!;
+  const nKeys = h.keyLabels.length;
+  const stamp = new Int32Array(nKeys).fill(-1), presentWriters = new Int32Array(nKeys);
+  const inserters = new Map<number, number[]>();
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] === TXN_ABORTED) continue;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const kind = h.opKind[op]!, k = h.opKey[op]!;
+      if ((kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) || pt.keyRelation[k]! < 0) continue;
+      if (stamp[k] !== t && stamp[k] !== -2 - t) {
+        // The txn's first write of the row: an insert there needs the row absent before the txn.
+        stamp[k] = -2 - t;
+        if (kind === OP_INSERT) {
+          const list = inserters.get(k);
+          if (list === undefined) inserters.set(k, [t]); else list.push(t);
+        }
+      }
+      // Counted once per txn that installs a present version (an insert or an update, anywhere in it).
+      if (kind !== OP_DELETE && stamp[k] !== t) { stamp[k] = t; presentWriters[k]!++; }
+    }
+  }
+  for (const k of [...inserters.keys()]) if (presentWriters[k]! < 2) inserters.delete(k);
+  return inserters;
+}
+
+/**
+ * Whether the version order `position` gives (each row's versions by their txns' positions)
+ * puts a version that is not absent just before one of the `constrained` inserts: the first such
+ * insert's txn and row, or null.
+ */
+export function insertOverPresent(h: History, rows: RowVersions, constrained: Map<number, number[]>, position: Int32Array): { txn: number; key: number } | null {
+  for (const [k, ins] of constrained) {
+    const idx: number[] = [];
+    for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) idx.push(i);
+    idx.sort((a, b) => position[rows.txn[a]!]! - position[rows.txn[b]!]!);
+    const isIns = new Set(ins);
+    for (let j = 1; j < idx.length; j++) {
+      const t = rows.txn[idx[j]!]!;
+      if (isIns.has(t) && rows.value[idx[j - 1]!]! < h.valueCount) return { txn: t, key: k };
+    }
+  }
+  return null;
 }
