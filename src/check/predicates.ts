@@ -30,6 +30,7 @@ import type { Scalar } from '../history/predicate.ts';
 import { txnOfOp, validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
+import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
@@ -55,11 +56,15 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
   // Orders to pick versions from, as (writer position, reader position): a candidate c is before
   // reader t when writer[c] < reader[t]. Recorded times first (a version committed before the
-  // reader began: what a snapshot holds), then SER's witness of step 1, then causal order.
+  // reader began: what a snapshot holds), then SER's witness of step 1, the level's own, then
+  // causal order.
   const same = (p: Int32Array | null): Order | null => (p === null ? null : { writer: p, reader: p });
   const sources: (() => Order | null)[] = [
     ...(h.txnStart !== undefined && h.txnEnd !== undefined ? [() => timeOrder(h)] : []),
     () => same(withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position),
+    // The level's own witness where it is decided on the polygraph and is not SER (RR, PL-3 and
+    // PL-SI may order a session's txns against session order, SI may not be serializable).
+    ...(isSaturationLevel(opts.level) || opts.level === serLevel ? [] : [() => same(withWitness(nec.history, { ...opts, explain: false }).position)]),
     () => same(causalPosition(nec.history)),
   ];
   // The level whose witness shows a version order keeping the inserts' precondition: the level
