@@ -174,12 +174,15 @@ function* sessionProgram(
         if (!(err instanceof DbError) && !(err instanceof Timeout)) throw err;
         const lost = err instanceof Timeout || err.kind !== 'aborted';
         rec.outcome = lost && committing ? 'unknown' : 'aborted';
+        // A connection known to be gone (the driver aborts what it can no longer send) is replaced
+        // too: on a target of several nodes the session moves on to the next one.
+        const gone = lost || err.code === 'connection-lost';
         rec.error = err instanceof Timeout ? 'timeout' : err.code ?? (lost ? 'connection-lost' : 'aborted');
         const cls = err instanceof Timeout ? 'timeout' : err.errorClass; // databases only (error-class.ts)
         if (cls !== undefined) sum.errorClasses[cls] = (sum.errorClasses[cls] ?? 0) + 1;
         if (rec.node === undefined && call.node !== undefined) rec.node = call.node; // BEGIN itself failed
-        call.op = lost ? 'reconnect' : 'rollback';
-        if (lost) {
+        call.op = gone ? 'reconnect' : 'rollback';
+        if (gone) {
           connected = (yield call) === true;
           if (connected) sum.reconnects++;
         } else yield call;
