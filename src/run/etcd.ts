@@ -22,12 +22,13 @@
  * Invariants: nothing is retried, by us or by the client (its default policy retries a call
  * three times, which could apply a Txn twice: it is replaced by one that runs each call once);
  * a failed Range aborts (nothing was written); a Txn that fails without an answer is `unknown`;
- * every call has the transaction's deadline. Keys live under `<prefix>/`, cleared by `setup`.
+ * every call has the transaction's deadline; `connect` waits for an unavailable member up to
+ * the connect deadline (default 10 s), so a session whose member restarts goes on there. Keys live under `<prefix>/`, cleared by `setup`.
  */
 
 import { DbError, type Connection, type IsolationLevel, type RegisterValue, type Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
-import { TXN_TIMEOUT_MS_DEFAULT, type SqlTargetOptions } from './sql-connection.ts';
+import { CONNECT_TIMEOUT_MS_DEFAULT, TXN_TIMEOUT_MS_DEFAULT, type SqlTargetOptions } from './sql-connection.ts';
 
 type Etcd3Module = typeof import('etcd3');
 type Etcd3Client = InstanceType<Etcd3Module['Etcd3']>;
@@ -57,13 +58,16 @@ export function parseEtcdUrl(spec: string): string[] {
   return hosts.map((h) => `http://${h}`);
 }
 
-/** A gRPC failure's status name (UNAVAILABLE, DEADLINE_EXCEEDED...), else the error's name. */
+/**
+ * A failure's name for the run summary: the gRPC status (UNAVAILABLE, DEADLINE_EXCEEDED...),
+ * which etcd3 puts at the head of its errors' messages ("14 UNAVAILABLE: ..."), else the
+ * error's class (etcd3's GRPC...Error, EtcdError...).
+ */
 function grpcCode(err: unknown): string {
-  const e = err as { code?: unknown; details?: unknown; name?: unknown } | null;
-  const names: Record<number, string> = { 1: 'CANCELLED', 2: 'UNKNOWN', 4: 'DEADLINE_EXCEEDED', 8: 'RESOURCE_EXHAUSTED', 13: 'INTERNAL', 14: 'UNAVAILABLE' };
-  if (typeof e?.code === 'number') return names[e.code] ?? `grpc-${e.code}`;
-  if (typeof e?.name === 'string' && e.name !== 'Error') return e.name;
-  return 'error';
+  const status = /^\d+ ([A-Z_]+):/.exec(err instanceof Error ? err.message : '');
+  if (status !== null) return status[1]!;
+  const cls = (err as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof cls === 'string' && cls !== 'Error' && cls !== 'Object' ? cls : 'error';
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -73,6 +77,7 @@ export class EtcdTarget implements Target {
   private readonly hosts: string[];
   private readonly prefix: string;
   private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
 
   constructor(spec: string, opts: SqlTargetOptions = {}) {
     this.hosts = parseEtcdUrl(spec);
@@ -81,6 +86,7 @@ export class EtcdTarget implements Target {
     if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`key prefix '${prefix}': use lower-case letters, digits and _`);
     this.prefix = prefix;
     this.timeoutMs = opts.txnTimeoutMs === 0 ? 0 : opts.txnTimeoutMs ?? TXN_TIMEOUT_MS_DEFAULT;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS_DEFAULT;
   }
 
   /** The member session `session` talks to (its client URL). */
@@ -121,12 +127,21 @@ export class EtcdTarget implements Target {
   async connect(session: number): Promise<Connection> {
     const host = this.memberOf(session);
     const c = await this.client(host);
-    try {
-      // A first call, so an unreachable member is said at connect, not at the first read.
-      await c.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true }, this.deadline());
-    } catch (err) {
-      c.close();
-      throw new DbError(`${this.name}: cannot connect to ${host}: ${message(err)}`, 'unreachable', grpcCode(err));
+    // A first call, so an unreachable member is said at connect, not at the first read. It is
+    // tried until the connect deadline: a session that lost its member (killed, restarting)
+    // reconnects to the same member once it is back.
+    const until = Date.now() + this.connectTimeoutMs;
+    for (;;) {
+      try {
+        await c.kv.range({ key: Buffer.from(`${this.prefix}/`), count_only: true }, { deadline: until });
+        break;
+      } catch (err) {
+        if (Date.now() + 200 >= until || grpcCode(err) !== 'UNAVAILABLE') {
+          c.close();
+          throw new DbError(`${this.name}: cannot connect to ${host}: ${message(err)}`, 'unreachable', grpcCode(err));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     }
     return new EtcdConnection(c.kv, () => c.close(), this.prefix, () => this.deadline());
   }

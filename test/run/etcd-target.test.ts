@@ -38,11 +38,12 @@ test('session s talks to member s mod n', () => {
 });
 
 test('a member nobody listens on is unreachable at connect, named with its address', async () => {
-  const t = new EtcdTarget('etcd://127.0.0.1:1', { txnTimeoutMs: 3000 });
+  const t = new EtcdTarget('etcd://127.0.0.1:1', { txnTimeoutMs: 3000, connectTimeoutMs: 1000 });
   await assert.rejects(t.connect(0), (err: unknown) => {
     assert.ok(err instanceof DbError, String(err));
     assert.equal(err.kind, 'unreachable');
     assert.match(err.message, /cannot connect to http:\/\/127\.0\.0\.1:1/);
+    assert.equal(err.code, 'UNAVAILABLE');
     return true;
   });
 });
