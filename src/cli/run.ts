@@ -255,7 +255,6 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : '') +
     (sum.reconnects > 0 ? `; ${sum.reconnects} reconnects${multi !== null && multi.failovers > 0 ? ` (${multi.failovers} to another node)` : ''}` : ''));
-
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
@@ -290,12 +289,17 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   return incompleteExit(result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3);
 }
 
-/** The servers of a run over several, for `run` in the JSON: name, role, URL (password hidden), sessions. */
+/** The servers of a run over several, for `run` in the JSON: name, role, URL (password hidden), the sessions on it at the end. */
 function multiJson(m: MultiTarget): { name: string; role: 'node' | 'replica'; url: string; sessions: number[] }[] {
-  const start = new Map<string, number[]>();
-  for (let s = 0; s < m.sessions; s++) start.set(m.nodeOf(s), [...(start.get(m.nodeOf(s)) ?? []), s]);
+  // Where each session is at the end (a reconnect may have moved it to the next server).
+  const on = new Map<string, number[]>();
+  for (let s = 0; s < m.sessions; s++) {
+    const node = m.nodeOf(s);
+    const list = on.get(node);
+    if (list === undefined) on.set(node, [s]); else list.push(s);
+  }
   return [...m.nodes.map((n) => ({ n, role: 'node' as const })), ...m.replicas.map((n) => ({ n, role: 'replica' as const }))]
-    .map(({ n, role }) => ({ name: n.name, role, url: n.target.name, sessions: start.get(n.name) ?? [] }));
+    .map(({ n, role }) => ({ name: n.name, role, url: n.target.name, sessions: on.get(n.name) ?? [] }));
 }
 
 /** Why the run did not run what it planned (null when it did): lost sessions, transactions not run, Ctrl-C. */
