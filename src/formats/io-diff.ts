@@ -3,7 +3,7 @@
  *
  * Takes: two Histories. Gives: null if they are the same history, else a sentence naming the
  * first difference. "The same" means: same sessions (labels, order), same txns (labels, order,
- * sessions, statuses), same ops (kind, key, value or list) in the same order. Source names and
+ * sessions, statuses, nodes when both have them), same ops (kind, key, value or list) in the same order. Source names and
  * locations are not compared (a converted file has other line numbers), and neither are the
  * interned ids themselves unless `exact` is set: a writer may meet values in another order than
  * the original parser did. Without `exact`, keys and values are compared by label AND by
@@ -13,7 +13,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import { OP_COUNT, OP_READ_LIST, OP_SELECT } from '../history/model.ts';
+import { OP_COUNT, OP_READ_LIST, OP_SELECT, txnNodeLabel } from '../history/model.ts';
 
 export function diffHistories(a: History, b: History, exact = false): string | null {
   const arr = (name: string, x: ArrayLike<unknown>, y: ArrayLike<unknown>): string | null => {
@@ -35,6 +35,8 @@ export function diffHistories(a: History, b: History, exact = false): string | n
   if (structural !== null) return structural;
   const relations = diffRelations(a, b, arr);
   if (relations !== null) return relations;
+  const nodes = diffNodes(a, b);
+  if (nodes !== null) return nodes;
   if (exact) {
     const pa = a.predicates, pb = b.predicates;
     const preds = pa === undefined || pb === undefined ? null :
@@ -123,6 +125,19 @@ function diffRelations(a: History, b: History, arr: (name: string, x: ArrayLike<
       Array.from(t.relKeys.subarray(t.relStart[r], t.relStart[r + 1]), (k) => h.keyLabels[k]!).sort();
     const d = arr(`keys of relation ${pa.relationLabels[r]}`, keysOf(a, pa), keysOf(b, pb));
     if (d !== null) return d;
+  }
+  return null;
+}
+
+/**
+ * The first txn whose node (by label; none = null) differs between a and b, or null. Only when
+ * both record nodes: a format that cannot hold them drops them all (convert says so).
+ */
+function diffNodes(a: History, b: History): string | null {
+  if (a.txnNode === undefined || b.txnNode === undefined) return null;
+  for (let t = 0; t < a.txnCount; t++) {
+    const x = txnNodeLabel(a, t), y = txnNodeLabel(b, t);
+    if (x !== y) return `txnNode[${t}]: ${x ?? 'none'} vs ${y ?? 'none'}`;
   }
   return null;
 }

@@ -180,6 +180,7 @@ interface TxnColumns {
   txnStart: Float64Array | undefined;
   txnEnd: Float64Array | undefined;
   txnError: string[] | undefined;
+  txnNode: Int32Array | undefined;
 }
 
 /** `counts[x + 1]++` for each of `of[0 .. n-1]` (a loop of its own: see IntIds on cold loops). */
@@ -226,6 +227,10 @@ export class HistoryBuilder {
   private txnErrorArr: string[] | null = null;
   /** Relations and predicate reads (issue 22), made on first use. */
   private preds: PredicateTableBuilder | null = null;
+  // Where each txn ran (issue 24): `txnNodeArr[t]` indexes `nodeLabelArr` (-1: not recorded).
+  private txnNodeArr: number[] | null = null;
+  private readonly nodeLabelArr: string[] = [];
+  private readonly nodeIndex = new Map<string, number>();
 
   constructor(
     readonly source: string = '<memory>',
@@ -347,6 +352,24 @@ export class HistoryBuilder {
     if (this.txnErrorArr === null) this.txnErrorArr = [];
     while (this.txnErrorArr.length <= txn) this.txnErrorArr.push('');
     this.txnErrorArr[txn] = code;
+  }
+
+  /** The id of a node label (where txns ran), created on first use. */
+  node(label: string): number {
+    let n = this.nodeIndex.get(label);
+    if (n === undefined) {
+      n = this.nodeLabelArr.length;
+      this.nodeIndex.set(label, n);
+      this.nodeLabelArr.push(label);
+    }
+    return n;
+  }
+
+  /** Records the node txn ran on (an id from `node`); txns never given one have none (-1). */
+  setNode(txn: number, nodeId: number): void {
+    if (this.txnNodeArr === null) this.txnNodeArr = [];
+    while (this.txnNodeArr.length <= txn) this.txnNodeArr.push(-1);
+    this.txnNodeArr[txn] = nodeId;
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -609,8 +632,12 @@ export class HistoryBuilder {
     if (txnError !== undefined) {
       for (let t = 0; t < this.txnErrorArr!.length; t++) if (txnNewId[t]! >= 0) txnError[txnNewId[t]!] = this.txnErrorArr![t]!;
     }
+    const txnNode = this.txnNodeArr === null ? undefined : new Int32Array(nTxn).fill(-1);
+    if (txnNode !== undefined) {
+      for (let t = 0; t < this.txnNodeArr!.length; t++) if (txnNewId[t]! >= 0) txnNode[txnNewId[t]!] = this.txnNodeArr![t]!;
+    }
 
-    return { nSess, sessionLabels, sessionTxnStart, nTxn, txnNewId, txnSession, txnStatus, txnLoc, txnOldId, txnStart, txnEnd, txnError };
+    return { nSess, sessionLabels, sessionTxnStart, nTxn, txnNewId, txnSession, txnStatus, txnLoc, txnOldId, txnStart, txnEnd, txnError, txnNode };
   }
 
   /** The txn columns of build when nothing moves (see build): copies of the builder's, and sessions counted. */
@@ -628,9 +655,11 @@ export class HistoryBuilder {
     const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
     if (txnStart !== undefined) { txnStart.set(this.txnStartArr!); txnEnd!.set(this.txnEndArr!); }
     if (txnError !== undefined) for (let x = 0; x < this.txnErrorArr!.length; x++) txnError[x] = this.txnErrorArr![x]!;
+    const txnNode = this.txnNodeArr === null ? undefined : new Int32Array(nTxn).fill(-1);
+    if (txnNode !== undefined) txnNode.set(this.txnNodeArr!);
     return {
       nSess, sessionLabels: this.sessionLabels.slice(), sessionTxnStart, nTxn, txnNewId: null, txnSession, txnStatus, txnLoc,
-      txnOldId: null, txnStart, txnEnd, txnError,
+      txnOldId: null, txnStart, txnEnd, txnError, txnNode,
     };
   }
 
@@ -645,7 +674,7 @@ export class HistoryBuilder {
     // an explicit initial txn): ids, sessions and columns stay as they are, copied natively.
     const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
     const t = txnsKeepIds ? this.txnsInPlace() : this.renumberTxns();
-    const { nTxn, txnNewId, txnStart, txnEnd, txnError } = t;
+    const { nTxn, txnNewId, txnStart, txnEnd, txnError, txnNode } = t;
 
     // Ops per new txn, then the ops themselves in (new txn, arrival) order.
     const txnOpStart = new Int32Array(nTxn + 1);
@@ -713,6 +742,7 @@ export class HistoryBuilder {
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
       ...(txnError === undefined ? {} : { txnError }),
       ...(this.preds?.used === true ? { predicates: this.preds.build(this.keyLabels.length) } : {}),
+      ...(txnNode === undefined ? {} : { txnNode, nodeLabels: this.nodeLabelArr.slice() }),
     };
     assertHistory(h);
     return h;

@@ -41,7 +41,7 @@ export class RecordedTxn {
   readonly start: number;
 
   /** @internal created by RecordedSession.begin */
-  constructor(private readonly session: RecordedSession, private readonly label: string) {
+  constructor(private readonly session: RecordedSession, private readonly label: string, private readonly node?: string) {
     this.start = performance.now();
   }
 
@@ -72,7 +72,8 @@ export class RecordedTxn {
     this.done = true;
     this.session.finished(this, `{"session":${JSON.stringify(this.session.name)},"txn":${JSON.stringify(this.label)},` +
       `"status":"${status}","ops":[${this.ops.join(',')}],"start":${this.session.history.ms(this.start)},` +
-      `"end":${this.session.history.ms(performance.now())}${code === undefined ? '' : `,"error":${JSON.stringify(code)}`}}`);
+      `"end":${this.session.history.ms(performance.now())}${code === undefined ? '' : `,"error":${JSON.stringify(code)}`}` +
+      `${this.node === undefined ? '' : `,"node":${JSON.stringify(this.node)}`}}`);
   }
 }
 
@@ -83,10 +84,14 @@ export class RecordedSession {
   /** @internal created by RecordedHistory.session */
   constructor(readonly history: RecordedHistory, readonly name: string) {}
 
-  /** Starts recording a transaction; call it just before the application's BEGIN. */
-  begin(): RecordedTxn {
+  /**
+   * Starts recording a transaction; call it just before the application's BEGIN. `node`: the
+   * server it runs on, for a database of several nodes (recorded as the txn's JSON Lines "node").
+   */
+  begin(opts: { node?: string } = {}): RecordedTxn {
     if (this.open !== null) throw new Error(`session ${this.name} already has a transaction open; finish it first`);
-    this.open = new RecordedTxn(this, `${this.name}.${this.count++}`);
+    if (opts.node !== undefined && opts.node === '') throw new Error('begin: node must be a non-empty string');
+    this.open = new RecordedTxn(this, `${this.name}.${this.count++}`, opts.node);
     return this.open;
   }
 

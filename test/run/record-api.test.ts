@@ -19,7 +19,7 @@ test('a lost update recorded through the API is found and named', () => {
   const path = join(DIR, 'lost.jsonl');
   const h = openHistory(path);
   // Two clients increment the same counter concurrently; both read 0 (the initial value).
-  const a = h.session('alice').begin(), b = h.session('bob').begin();
+  const a = h.session('alice').begin({ node: 'n1' }), b = h.session('bob').begin({ node: 'n2' });
   a.read('counter', null);
   b.read('counter', null);
   a.write('counter', 1);
@@ -37,6 +37,7 @@ test('a lost update recorded through the API is found and named', () => {
   assert.deepEqual(hist.sessionLabels, ['alice', 'bob', 'carol', 'dave']);
   assert.deepEqual([...hist.txnStatus], [TXN_COMMITTED, TXN_COMMITTED, TXN_ABORTED, TXN_UNKNOWN]);
   assert.deepEqual(hist.txnError, ['', '', '40001', 'timeout']);
+  assert.deepEqual([...hist.txnNode!].map((n) => (n < 0 ? null : hist.nodeLabels![n])), ['n1', 'n2', null, null]);
   for (let t = 0; t < hist.txnCount; t++) assert.ok(hist.txnStart![t]! <= hist.txnEnd![t]!);
   const r = check(hist, 'si');
   assert.equal(r.verdict, 'violation');
