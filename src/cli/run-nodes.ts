@@ -66,8 +66,8 @@ function named(specs: readonly string[], prefix: string, flag: string): NodeSpec
   return specs.map((spec, i) => {
     const m = NAMED.exec(spec);
     const s = m === null ? { name: `${prefix}${i + 1}`, url: spec } : { name: m[1]!, url: m[2]! };
-    if (!/^(postgres|postgresql|mysql|mariadb):\/\//.test(s.url)) {
-      usage(`${flag} ${redactUrl(s.url)}: with several nodes or replicas each must be a database URL (postgres://... or mysql://...)`);
+    if (!/^(postgres|postgresql|mysql|mariadb|etcd):\/\//.test(s.url)) {
+      usage(`${flag} ${redactUrl(s.url)}: with several nodes or replicas each must be a database URL (postgres://..., mysql://... or etcd://...)`);
     }
     return s;
   });

@@ -4,7 +4,9 @@
  *
  * Takes: `etcd://HOST:PORT[,HOST:PORT...]` (the members' client addresses; no TLS, no auth).
  * Gives: a Target whose sessions each talk to one member (session s to member s mod n), over a
- * client of their own.
+ * client of their own; with several members, each connection names its member (n1, n2... in
+ * the URL's order), which the history records as the txn's node. `--db` given once per member
+ * (dist-run's MultiTarget, src/run/multi-target.ts) works too, with its own names.
  *
  * How a transaction is run, so that the history is what etcd did (an optimistic transaction,
  * what etcd's own STM does at its serializable level, without its retry loop):
@@ -143,7 +145,9 @@ export class EtcdTarget implements Target {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
-    return new EtcdConnection(c.kv, () => c.close(), this.prefix, () => this.deadline());
+    // With several members in the URL, the txns record theirs (n1, n2... in the URL's order).
+    const node = this.hosts.length > 1 ? `n${(session % this.hosts.length) + 1}` : undefined;
+    return new EtcdConnection(c.kv, () => c.close(), this.prefix, () => this.deadline(), node);
   }
 
   async close(): Promise<void> {
@@ -173,6 +177,8 @@ class EtcdConnection implements Connection {
     private readonly closeClient: () => void,
     private readonly prefix: string,
     private readonly deadline: () => { deadline?: number },
+    /** The member's name when the target has several (Connection.node: recorded with each txn). */
+    readonly node?: string,
   ) {}
 
   async begin(_isolation: IsolationLevel): Promise<void> {

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { main } from '../../src/cli/main.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { checkHistory } from '../../src/check/index.ts';
-import { TXN_ABORTED, TXN_COMMITTED } from '../../src/history/model.ts';
+import { TXN_ABORTED, TXN_COMMITTED, txnNodeLabel } from '../../src/history/model.ts';
 import { readClusterFile } from '../../src/run/cluster.ts';
 import { needsEtcdCluster } from '../support/requirements.ts';
 import { scratchDir } from '../support/scratch.ts';
@@ -42,6 +42,9 @@ async function run(url: string, out: string) {
 async function checkRecorded(out: string) {
   const h = (await readHistory(out, 'auto')).history;
   assert.equal(h.txnCount, SESSIONS * TXNS, 'a transaction was not recorded');
+  // Each txn records its member (n1..n3, in the URL's order): session s on member s mod 3.
+  assert.deepEqual([...(h.nodeLabels ?? [])].sort(), ['n1', 'n2', 'n3']);
+  for (let t = 0; t < h.txnCount; t++) assert.equal(txnNodeLabel(h, t), `n${(h.txnSession[t]! % 3) + 1}`);
   let committed = 0, aborted = 0;
   for (let t = 0; t < h.txnCount; t++) {
     if (h.txnStatus[t] === TXN_COMMITTED) committed++;

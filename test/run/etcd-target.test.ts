@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { EtcdTarget, parseEtcdUrl } from '../../src/run/etcd.ts';
 import { openTarget, TargetSpecError } from '../../src/run/targets.ts';
 import { DbError } from '../../src/run/types.ts';
+import { nodePlan } from '../../src/cli/run-nodes.ts';
 
 test('etcd:// names the members\' client addresses', () => {
   assert.deepEqual(parseEtcdUrl('etcd://127.0.0.1:2379'), ['http://127.0.0.1:2379']);
@@ -46,4 +47,10 @@ test('a member nobody listens on is unreachable at connect, named with its addre
     assert.equal(err.code, 'UNAVAILABLE');
     return true;
   });
+});
+
+test('--db etcd:// may be given once per member (named nodes, as for SQL databases)', () => {
+  const plan = nodePlan({ db: ['n1=etcd://127.0.0.1:1', 'etcd://127.0.0.1:2'] }, 4);
+  assert.deepEqual(plan?.nodes, [{ name: 'n1', url: 'etcd://127.0.0.1:1' }, { name: 'n2', url: 'etcd://127.0.0.1:2' }]);
+  assert.throws(() => nodePlan({ db: ['etcd://127.0.0.1:1', 'memory'] }, 4), /must be a database URL \(postgres:\/\/\.\.\., mysql:\/\/\.\.\. or etcd:\/\/\.\.\.\)/);
 });
