@@ -29,6 +29,7 @@ import {
   OP_READ_LIST,
   OP_WRITE,
   TXN_COMMITTED,
+  type FaultEvent,
   type History,
   type LocUnit,
   type TxnStatus,
@@ -218,6 +219,8 @@ export class HistoryBuilder {
   private txnStartArr: number[] | null = null;
   private txnEndArr: number[] | null = null;
   private txnErrorArr: string[] | null = null;
+  /** Faults recorded with `fault`, in call order (build sorts them by start). */
+  private readonly faultList: FaultEvent[] = [];
 
   constructor(
     readonly source: string = '<memory>',
@@ -339,6 +342,15 @@ export class HistoryBuilder {
     if (this.txnErrorArr === null) this.txnErrorArr = [];
     while (this.txnErrorArr.length <= txn) this.txnErrorArr.push('');
     this.txnErrorArr[txn] = code;
+  }
+
+  /**
+   * Records a fault injected during the run (issue 24): its kind (`kill`, `pause`, `partition`,
+   * ...), the node it hit, and its start and end in the clock of `setTimes` (end NaN: never
+   * healed). The History lists faults in start order (stable for equal starts).
+   */
+  fault(kind: string, node: string, start: number, end: number): void {
+    this.faultList.push({ kind, node, start, end });
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -625,6 +637,7 @@ export class HistoryBuilder {
       listElems: this.listElemsArr.toArray(),
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
       ...(txnError === undefined ? {} : { txnError }),
+      ...(this.faultList.length === 0 ? {} : { faults: this.faultList.slice().sort((a, b) => a.start - b.start) }),
     };
     assertHistory(h);
     return h;
