@@ -27,6 +27,7 @@ import { EXPLAIN_MORE_MS, renderText } from './render.ts';
 import { levelsJson, resultJson } from '../render/json.ts';
 import { checkOut, openOut, OutFileError } from './run-out.ts';
 import { ioError } from '../formats/io-read.ts';
+import { CLUSTER_FLAGS, CLUSTER_USAGE, faultPlan, openRunCluster, startFaults } from './run-cluster.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -68,6 +69,7 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
 --check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
+${CLUSTER_USAGE}
 memory modes (--db memory:MODE):
 ${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}` +
   (m.workload === undefined ? '' : `\n${' '.repeat(20)}(default workload: ${workloadText(m.workload)})`)).join('\n')}`;
@@ -121,6 +123,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         explain: { type: 'boolean', default: false },
         'max-anomalies': { type: 'string' },
         help: { type: 'boolean', default: false },
+        ...CLUSTER_FLAGS,
   }, false);
   const v = parsed.values;
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
@@ -155,7 +158,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     seed: num(v.seed, 'seed', d.seed, true),
   };
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
-  const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
+  const isMemory = v.cluster === undefined && (v.db === 'memory' || v.db.startsWith('memory:'));
   const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
   if (timeoutS < 0) throw new RunUsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
@@ -164,7 +167,10 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // A file that --out may not replace is refused now, before connecting (and again at the open).
   if (v.out !== undefined) checkOut(v.out, v.force);
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
-  const resolved = await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, { txnTimeoutMs: timeoutS * 1000 });
+  const faults = faultPlan(v, args.some((a) => a === '--db' || a.startsWith('--db=')));
+  const driver = { txnTimeoutMs: timeoutS * 1000 };
+  const cluster = faults === null ? null : await openRunCluster(v.cluster!, faults, v.isolation as IsolationLevel | undefined, wo.seed, driver);
+  const resolved = cluster?.resolved ?? await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, driver);
   const { target, isolation } = resolved;
   const level = (v.check ?? resolved.defaultCheck) as Level | 'levels' | 'none';
   const log = (s: string) => { if (!v.json) out.stderr(s); };
@@ -176,6 +182,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     conns = await connectAll(target, wo.sessions);
   } catch (err) {
     await target.close().catch(() => {});
+    await cluster?.close();
     if (err instanceof DbError) {
       // Driver messages already name the target (password hidden); say it once.
       const msg = err.message.startsWith(target.name) ? err.message : `cannot use ${target.name}: ${err.message}`;
@@ -196,19 +203,25 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});
+    await cluster?.close();
     const why = err instanceof OutFileError ? err.message : ioError(v.out ?? 'the recording', err, 'create the recording').message;
     out.stderr(`polysi run: ${why}`);
     return 2;
   }
   const stop = new AbortController();
+  // From here on a lost connection is retried (the nemesis's faults make them).
+  if (cluster !== null) cluster.resolved.target.reconnectMs = faults!.reconnectMs;
+  const nemesis = cluster === null ? null : startFaults(cluster, faults!, wo.seed, recorder, log);
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
     if (interrupts === 1) {
       out.stderr('\npolysi run: stopping: finishing the transactions in flight (Ctrl-C again to quit at once)');
       stop.abort();
+      void nemesis?.stop(); // heals the fault in progress now; the run awaits it below
       return;
     }
+    nemesis?.healNowSync(); // never leave a node paused or a proxy dropping
     recorder.close();
     out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${outPath} (in-flight ones are not)`);
     process.exit(130);
@@ -226,22 +239,25 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
       onTxn: (r: TxnRecord) => { recorder.record(r); progress.tick(); },
     });
   } finally {
+    await nemesis?.stop();
     process.off('SIGINT', onSigint);
     recorder.close();
     progress.done();
     await target.close().catch(() => {});
+    await cluster?.close();
   }
   const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
   const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ');
   log(`polysi run: ${recorder.count} transactions in ${(sum.elapsedMs / 1000).toFixed(2)} s (${Math.round(rate)} txn/s): ` +
     `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}, recorded in ${outPath}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
-    (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : ''));
+    (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : '') +
+    (nemesis === null ? '' : `; ${nemesis.injected} fault${nemesis.injected === 1 ? '' : 's'} injected`));
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
   const runJson = {
-    target: target.name, isolation, workload: wo, out: outPath, interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
+    target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
   };
   const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
