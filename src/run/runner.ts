@@ -153,11 +153,14 @@ function* sessionProgram(
         const lost = err instanceof Timeout || err.kind !== 'aborted';
         rec.outcome = lost && committing ? 'unknown' : 'aborted';
         rec.error = err instanceof Timeout ? 'timeout' : err.code ?? (lost ? 'connection-lost' : 'aborted');
+        // Completion is when the error came back: not after the reconnect below, which may wait
+        // for a node to come back (the nemesis) and is no part of this transaction.
+        rec.end = now();
         call.op = lost ? 'reconnect' : 'rollback';
         if (lost) connected = (yield call) === true;
         else yield call;
       }
-      rec.end = now();
+      if (rec.end === 0) rec.end = now();
       if (rec.outcome === 'committed') sum.committed++;
       else {
         if (rec.outcome === 'aborted') sum.aborted++; else sum.unknown++;
