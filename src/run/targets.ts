@@ -1,6 +1,6 @@
 /**
  * `--db` specs to Targets: `memory[:MODE]`, `postgres://...` / `postgresql://...`,
- * `mysql://...` / `mariadb://...`.
+ * `mysql://...` / `mariadb://...`, `etcd://HOST:PORT[,...]` (src/run/etcd.ts).
  *
  * Takes: the spec, a seed (the embedded store's scheduler) and the isolation asked for.
  * Gives: a Target (not yet connected) and the isolation level to run at.
@@ -69,7 +69,19 @@ export async function openTarget(spec: string, isolation: IsolationLevel | undef
     const target = await openDriver(scheme, spec, driver);
     return { target, isolation: iso, defaultCheck };
   }
-  throw new TargetSpecError(`--db: expected memory[:MODE], postgres://... or mysql://..., got "${redactUrl(spec)}"`);
+  if (scheme === 'etcd') {
+    // etcd has one level: its transactions are strictly serializable (src/run/etcd.ts).
+    if (isolation !== undefined && isolation !== 'serializable') {
+      throw new TargetSpecError(`--db etcd://: etcd has one isolation level (strictly serializable transactions): give --isolation serializable or none, not ${isolation}`);
+    }
+    const { openEtcd } = await import('./etcd.ts');
+    try {
+      return { target: openEtcd(spec, driver), isolation: 'serializable', defaultCheck: 'ser' };
+    } catch (err) {
+      throw new TargetSpecError(`--db: ${(err as Error).message}`);
+    }
+  }
+  throw new TargetSpecError(`--db: expected memory[:MODE], postgres://..., mysql://... or etcd://..., got "${redactUrl(spec)}"`);
 }
 
 async function openDriver(_scheme: string, spec: string, driver: DriverOptions): Promise<Target> {

@@ -16,6 +16,7 @@ export const OPTIONAL_PACKAGES: Readonly<Record<string, string>> = {
   'mysql2': 'polysi run --db mysql://... (and analyze --confirm on MariaDB / MySQL)',
   'z3-solver': 'polysi analyze',
   '@viz-js/viz': 'drawing SVG (--svg, --html, renderSvg, htmlReport)',
+  'etcd3': 'polysi run --db etcd://...',
 };
 
 export class MissingPackageError extends Error {

@@ -59,13 +59,13 @@ test('the packed tarball installs into a scratch project and works as a library,
   assert.ok(existsSync(join(app, 'node_modules', 'polysi', 'dist', 'index.mjs')));
   assert.ok(!existsSync(join(app, 'node_modules', 'tsx')), 'tsx was installed as a runtime dependency');
   assert.ok(!existsSync(join(app, 'node_modules', 'esbuild')), 'esbuild was installed as a runtime dependency');
-  // No runtime dependencies: Graphviz as WebAssembly, the two database drivers (loaded only by
-  // `polysi run` against a database) and Z3 (loaded only by `polysi analyze`) are optional peers,
+  // No runtime dependencies: Graphviz as WebAssembly, the database clients (pg, mysql2, etcd3:
+  // loaded only by `polysi run` against a database) and Z3 (loaded only by `polysi analyze`) are optional peers,
   // which npm does not install; nor any build or test tool.
   const deps = JSON.parse(readFileSync(join(app, 'node_modules', 'polysi', 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
   assert.deepEqual(Object.keys(deps.dependencies ?? {}), []);
-  assert.deepEqual(Object.keys(deps.peerDependenciesMeta ?? {}).sort(), ['@viz-js/viz', 'mysql2', 'pg', 'z3-solver']);
-  for (const tool of ['typescript', 'playwright-core', 'ajv', '@viz-js/viz', 'pg', 'mysql2', 'z3-solver']) {
+  assert.deepEqual(Object.keys(deps.peerDependenciesMeta ?? {}).sort(), ['@viz-js/viz', 'etcd3', 'mysql2', 'pg', 'z3-solver']);
+  for (const tool of ['typescript', 'playwright-core', 'ajv', '@viz-js/viz', 'pg', 'mysql2', 'etcd3', 'z3-solver']) {
     assert.ok(!existsSync(join(app, 'node_modules', tool)), `${tool} was installed as a runtime dependency`);
   }
 

@@ -31,3 +31,21 @@ export function needsData(): string | false {
   return needs(existsSync(DATA_DIR),
     `no shared histories at ${DATA_DIR} (put shared/ beside the checkout or set POLYSI_SHARED_DATA)`);
 }
+
+/**
+ * `skip` value for tests against a cluster started by scripts/cluster/SCRIPT.sh, which prints
+ * `export VAR=DIR/cluster.json`: available when VAR names an existing cluster file. CI (.ci/run)
+ * starts all three.
+ */
+function needsCluster(envVar: string, script: string): string | false {
+  const file = process.env[envVar] ?? '';
+  return needs(file !== '' && existsSync(file),
+    `${envVar} does not name a cluster file (eval "$(scripts/cluster/${script}.sh start)")`);
+}
+
+/** The 3-node MariaDB Galera cluster (scripts/cluster/galera.sh): POLYSI_GALERA_CLUSTER. */
+export const needsGaleraCluster = () => needsCluster('POLYSI_GALERA_CLUSTER', 'galera');
+/** PostgreSQL with a hot standby (scripts/cluster/pg-standby.sh): POLYSI_PG_STANDBY_CLUSTER. */
+export const needsPgStandbyCluster = () => needsCluster('POLYSI_PG_STANDBY_CLUSTER', 'pg-standby');
+/** The 3-member etcd cluster (scripts/cluster/etcd.sh): POLYSI_ETCD_CLUSTER. */
+export const needsEtcdCluster = () => needsCluster('POLYSI_ETCD_CLUSTER', 'etcd');

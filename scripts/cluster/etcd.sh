@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Starts or stops a 3-member etcd cluster on loopback, for the distributed tests (issue 24) and
+# for `polysi run --db etcd://...`. No systemd: each member runs from a private directory on
+# private ports, listening on 127.0.0.1 only; `stop` stops them by PID and deletes the directory.
+#
+#   eval "$(scripts/cluster/etcd.sh start)"   # prints `export POLYSI_ETCD_CLUSTER=DIR/cluster.json`
+#   scripts/cluster/etcd.sh stop
+#
+# DIR/cluster.json is the cluster file of docs/distributed.md (schema/cluster.schema.json): each
+# member's URL (etcd://127.0.0.1:PORT) and the commands that kill (kill -9 PID), start
+# (DIR/nI/start.sh: the same command that started it; a member with data rejoins), pause
+# (kill -STOP) and resume (kill -CONT) it.
+#
+# Environment (member I = 1, 2, 3 uses BASE+I): POLYSI_CLUSTER_DIR (default
+# ${TMPDIR:-/tmp}/polysi-cluster-etcd-$UID), POLYSI_ETCD_CLIENT_PORT (client ports, default
+# base 52370), POLYSI_ETCD_PEER_PORT (peer ports, default base 52380). Needs Debian's
+# etcd-server (3.4). Everything except the export line goes to stderr.
+set -euo pipefail
+
+DIR=${POLYSI_CLUSTER_DIR:-${TMPDIR:-/tmp}/polysi-cluster-etcd-$(id -u)}
+CLIENT_BASE=${POLYSI_ETCD_CLIENT_PORT:-52370}
+PEER_BASE=${POLYSI_ETCD_PEER_PORT:-52380}
+ETCD=${ETCD_BIN:-$(command -v etcd || true)}
+ETCDCTL=${ETCDCTL_BIN:-$(command -v etcdctl || true)}
+NODES=(1 2 3)
+MARKER=.polysi-cluster-etcd
+
+log() { echo "etcd: $*" >&2; }
+
+stop_node() {
+  local pidfile=$DIR/n$1/etcd.pid pid
+  [ -f "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  [ -n "$pid" ] || return 0
+  log "stopping n$1 (pid $pid)"
+  kill -CONT "$pid" 2>/dev/null || true   # a paused member cannot act on SIGTERM
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+stop_all() {
+  [ -e "$DIR" ] || return 0
+  # Only ever delete a directory this script made (POLYSI_CLUSTER_DIR could name anything).
+  if [ ! -f "$DIR/$MARKER" ]; then
+    log "$DIR exists but was not made by this script: not touching it"; exit 1
+  fi
+  for i in "${NODES[@]}"; do stop_node "$i"; done
+  rm -rf "$DIR"
+}
+
+# DIR/nI/start.sh: starts member I in the background, records its PID, waits until it is healthy
+# (which needs a quorum: at `start` the three are started before any is waited for).
+write_node() {
+  local i=$1 d=$DIR/n$1 initial="" j
+  for j in "${NODES[@]}"; do initial+="${initial:+,}n$j=http://127.0.0.1:$((PEER_BASE + j))"; done
+  mkdir -p "$d"
+  cat >"$d/start.sh" <<SH
+#!/bin/sh
+# Starts etcd member n$i of $DIR (made by scripts/cluster/etcd.sh); with --no-wait, returns at once.
+$ETCD --name n$i --data-dir $d/data \\
+  --listen-client-urls http://127.0.0.1:$((CLIENT_BASE + i)) --advertise-client-urls http://127.0.0.1:$((CLIENT_BASE + i)) \\
+  --listen-peer-urls http://127.0.0.1:$((PEER_BASE + i)) --initial-advertise-peer-urls http://127.0.0.1:$((PEER_BASE + i)) \\
+  --initial-cluster $initial --initial-cluster-token polysi-etcd --initial-cluster-state new \\
+  >>$d/etcd.log 2>&1 </dev/null &
+echo \$! >$d/etcd.pid
+[ "\${1:-}" = --no-wait ] && exit 0
+i=0
+while [ \$i -lt 600 ]; do
+  ETCDCTL_API=3 $ETCDCTL --endpoints=http://127.0.0.1:$((CLIENT_BASE + i)) --command-timeout=1s endpoint health >/dev/null 2>&1 && exit 0
+  i=\$((i + 1)); sleep 0.1
+done
+echo "etcd: n$i is not healthy after 60 s (see $d/etcd.log)" >&2
+exit 1
+SH
+  chmod 755 "$d/start.sh"
+}
+
+json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
+
+write_cluster_file() {
+  local i sep="" d pid
+  {
+    echo '{'
+    echo '  "name": "etcd",'
+    echo '  "nodes": ['
+    for i in "${NODES[@]}"; do
+      d=$DIR/n$i
+      pid="\$(cat $d/etcd.pid)"
+      printf '%s    {"name": "n%s", "url": "etcd://127.0.0.1:%s",\n' "$sep" "$i" "$((CLIENT_BASE + i))"
+      printf '     "kill": %s, "start": %s,\n' "$(json_str "kill -9 $pid")" "$(json_str "$d/start.sh")"
+      printf '     "pause": %s, "resume": %s}' "$(json_str "kill -STOP $pid")" "$(json_str "kill -CONT $pid")"
+      sep=$',\n'
+    done
+    echo
+    echo '  ]'
+    echo '}'
+  } >"$DIR/cluster.json"
+}
+
+case "${1:-}" in
+  start)
+    [ -n "$ETCD" ] && [ -n "$ETCDCTL" ] || { log "no etcd/etcdctl (apt-get install -y --no-install-recommends etcd-server etcd-client)"; exit 1; }
+    began=$(date +%s.%N)
+    stop_all   # a previous run that died leaves its members and files: start afresh
+    mkdir -p "$DIR"
+    touch "$DIR/$MARKER"
+    for i in "${NODES[@]}"; do write_node "$i"; done
+    for i in "${NODES[@]}"; do "$DIR/n$i/start.sh" --no-wait; done
+    endpoints=""
+    for i in "${NODES[@]}"; do endpoints+="${endpoints:+,}http://127.0.0.1:$((CLIENT_BASE + i))"; done
+    for _ in $(seq 1 600); do
+      ETCDCTL_API=3 "$ETCDCTL" --endpoints="$endpoints" --command-timeout=1s endpoint health >/dev/null 2>&1 && break
+      sleep 0.1
+    done
+    ETCDCTL_API=3 "$ETCDCTL" --endpoints="$endpoints" --command-timeout=2s endpoint health >&2 \
+      || { log "the members are not all healthy"; for i in "${NODES[@]}"; do tail -n 20 "$DIR/n$i/etcd.log" >&2; done; exit 1; }
+    write_cluster_file
+    log "3 members healthy in $(awk -v a="$began" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; cluster file $DIR/cluster.json"
+    echo "export POLYSI_ETCD_CLUSTER=$DIR/cluster.json"
+    ;;
+  stop)
+    stop_all
+    ;;
+  *)
+    echo "usage: $0 start|stop" >&2
+    exit 2
+    ;;
+esac
