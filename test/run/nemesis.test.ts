@@ -1,14 +1,14 @@
 // The nemesis (src/run/nemesis/nemesis.ts) without a database: fault choice by the seed among
 // the faults the nodes' commands allow, one fault at a time with its start and end reported,
 // stop() and healNowSync() healing the fault in progress (a paused node is resumed), a failed
-// inject recorded as no fault; the cluster file's refusals; --faults usage errors.
+// inject recorded as no fault; --faults usage errors (the cluster file's own: cluster-file.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Nemesis, possibleFaults, type FaultKind, type NemesisNode } from '../../src/run/nemesis/nemesis.ts';
 import { FaultProxy } from '../../src/run/nemesis/proxy.ts';
-import { parseClusterFile, type NodeSpec } from '../../src/run/nemesis/cluster-file.ts';
+import type { ClusterMember } from '../../src/run/cluster.ts';
 import { parseFaultKinds } from '../../src/run/nemesis/index.ts';
 import { runCommand } from '../../src/run/nemesis/commands.ts';
 import { runCli } from '../support/run-cli.ts';
@@ -16,7 +16,7 @@ import { scratchDir } from '../support/scratch.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function node(spec: NodeSpec): NemesisNode {
+function node(spec: ClusterMember): NemesisNode {
   return { spec, proxy: new FaultProxy('127.0.0.1', 1) };
 }
 
@@ -136,26 +136,6 @@ test('commands: sh -c, exit status and stderr; a backgrounded daemon does not ho
   assert.equal((await runCommand('sleep 5 & exit 0')).ok, true);
   assert.ok(Date.now() - t0 < 3000, 'returned when the shell exited');
   assert.match((await runCommand('sleep 5', 100)).detail, /did not finish within 0.1 s/);
-});
-
-test('cluster file: the documented shape, or an error naming the field', () => {
-  const ok = parseClusterFile(JSON.stringify({
-    name: 'g', nodes: [{ name: 'n1', url: 'mysql://root@127.0.0.1:1/x', kill: 'kill -9 1', start: 's' }, { name: 'n2', url: 'postgres://h/x' }],
-  }), 'c.json');
-  assert.equal(ok.nodes.length, 2);
-  assert.equal(ok.nodes[0]!.kill, 'kill -9 1');
-  assert.equal(ok.nodes[1]!.pause, undefined);
-  assert.deepEqual(ok.replicas, []);
-  const bad: [unknown, RegExp][] = [
-    [{ nodes: [] }, /"nodes" to be a non-empty array/],
-    [{ nodes: [{ name: 'a', url: 'mysql://x' }, { name: 'a', url: 'mysql://y' }] }, /nodes\[1\]: the node name "a" is used twice/],
-    [{ nodes: [{ name: 'a', url: 'nope' }] }, /nodes\[0\] \("a"\): expected "url" to be a database URL/],
-    [{ nodes: [{ name: 'a', url: 'mysql://x', kill: 3 }] }, /"kill" to be a shell command/],
-    [{ nodes: [{ name: 'a', url: 'mysql://x', stop: 'x' }] }, /nodes\[0\]: unknown field "stop"/],
-    [{ nodes: [{ name: 'a', url: 'mysql://x' }], extra: 1 }, /unknown field "extra"/],
-  ];
-  for (const [o, re] of bad) assert.throws(() => parseClusterFile(JSON.stringify(o), 'c.json'), re);
-  assert.throws(() => parseClusterFile('{', 'c.json'), /cluster file c.json: not JSON/);
 });
 
 test('run: fault flags without a cluster, unknown faults and impossible faults are usage errors (exit 2)', async () => {

@@ -10,21 +10,24 @@
  * when opening fails half-way (then before the error is thrown).
  */
 
-import { readFileSync } from 'node:fs';
 import { openTarget, redactUrl, type DriverOptions, type ResolvedTarget } from '../targets.ts';
 import type { IsolationLevel } from '../types.ts';
-import { ClusterFileError, parseClusterFile, type ClusterSpec } from './cluster-file.ts';
+import { readClusterFile, type ClusterFile } from '../cluster.ts';
+import { InputError } from '../../history/errors.ts';
 import { ClusterTarget } from './cluster-target.ts';
 import { FAULT_KINDS, Nemesis, possibleFaults, type FaultKind, type NemesisNode, type NemesisOptions } from './nemesis.ts';
 import { FaultProxy } from './proxy.ts';
 
-export { ClusterFileError, FAULT_KINDS, Nemesis, possibleFaults, type FaultKind };
+export { FAULT_KINDS, Nemesis, possibleFaults, type FaultKind };
+
+/** A cluster file that cannot be used (unreadable, not the documented shape, a node without a port). */
+export class ClusterFileError extends Error {}
 
 /** Ports a URL without one means, by scheme. */
-const DEFAULT_PORTS: Record<string, number> = { postgres: 5432, postgresql: 5432, mysql: 3306, mariadb: 3306 };
+const DEFAULT_PORTS: Record<string, number> = { postgres: 5432, postgresql: 5432, mysql: 3306, mariadb: 3306, etcd: 2379 };
 
 export interface OpenCluster {
-  readonly spec: ClusterSpec;
+  readonly spec: ClusterFile;
   readonly resolved: ResolvedTarget & { target: ClusterTarget };
   readonly nodes: readonly NemesisNode[];
   /** A nemesis over these nodes (not started). */
@@ -42,20 +45,16 @@ export function parseFaultKinds(text: string): FaultKind[] {
   return [...new Set(kinds)] as FaultKind[];
 }
 
-export function readClusterFile(path: string): ClusterSpec {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ClusterFileError(`cannot read the cluster file ${path}: ${(err as Error).message}`);
-  }
-  return parseClusterFile(text, path);
-}
-
 export async function openCluster(
   path: string, isolation: IsolationLevel | undefined, seed: number, driver: DriverOptions,
 ): Promise<OpenCluster> {
-  const spec = readClusterFile(path);
+  let spec: ClusterFile;
+  try {
+    spec = await readClusterFile(path);
+  } catch (err) {
+    if (err instanceof InputError) throw new ClusterFileError(err.message);
+    throw err;
+  }
   const proxies: FaultProxy[] = [];
   const close = async () => { await Promise.allSettled(proxies.map((p) => p.close())); };
   try {

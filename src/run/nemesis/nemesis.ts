@@ -19,14 +19,14 @@
 
 import { Random } from '../../util/random.ts';
 import { runCommand, runCommandSync, type CommandResult } from './commands.ts';
-import type { NodeSpec } from './cluster-file.ts';
+import type { ClusterMember } from '../cluster.ts';
 import type { FaultProxy } from './proxy.ts';
 
 export const FAULT_KINDS = ['kill', 'pause', 'partition', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface NemesisNode {
-  readonly spec: NodeSpec;
+  readonly spec: ClusterMember;
   readonly proxy: FaultProxy;
 }
 
