@@ -127,10 +127,11 @@ async function runConvertInner(args: string[], out: Out): Promise<number> {
     try {
       const back = await target.read(tmp.path);
       diff = contentDiff(history, back);
-      // Times and error codes (from `polysi run`) are extras the check does not need: a format
+      // Times, error codes and nodes (from `polysi run`) are extras the check does not need: a format
       // that cannot hold them may drop them, but says so.
       const dropped = [history.txnStart !== undefined && back.txnStart === undefined ? 'start/end times' : '',
-        history.txnError !== undefined && back.txnError === undefined ? 'error codes' : ''].filter((x) => x !== '');
+        history.txnError !== undefined && back.txnError === undefined ? 'error codes' : '',
+        history.txnNode !== undefined && back.txnNode === undefined ? 'nodes' : ''].filter((x) => x !== '');
       if (diff === null && dropped.length > 0) out.stderr(`polysi convert: note: ${target.name} cannot hold the transactions' ${dropped.join(' and ')}; they are left out`);
       // Faults (issue 24) are the run's, not a transaction's: only JSON Lines holds them.
       const faults = (history.faults?.length ?? 0) - (back.faults?.length ?? 0);

@@ -3,7 +3,7 @@
  *
  * Takes: two Histories. Gives: null if they are the same history, else a sentence naming the
  * first difference. "The same" means: same sessions (labels, order), same txns (labels, order,
- * sessions, statuses), same ops (kind, key, value or list) in the same order. Source names and
+ * sessions, statuses, nodes when both have them), same ops (kind, key, value or list) in the same order. Source names and
  * locations are not compared (a converted file has other line numbers), and neither are the
  * interned ids themselves unless `exact` is set: a writer may meet values in another order than
  * the original parser did. Without `exact`, keys and values are compared by label AND by
@@ -11,7 +11,7 @@
  */
 
 import type { History } from '../history/model.ts';
-import { OP_READ_LIST } from '../history/model.ts';
+import { OP_READ_LIST, txnNodeLabel } from '../history/model.ts';
 
 export function diffHistories(a: History, b: History, exact = false): string | null {
   const arr = (name: string, x: ArrayLike<unknown>, y: ArrayLike<unknown>): string | null => {
@@ -31,6 +31,8 @@ export function diffHistories(a: History, b: History, exact = false): string | n
     arr('txnOpStart', a.txnOpStart, b.txnOpStart) ??
     arr('opKind', a.opKind, b.opKind);
   if (structural !== null) return structural;
+  const nodes = diffNodes(a, b);
+  if (nodes !== null) return nodes;
   if (exact) {
     return arr('keyLabels', a.keyLabels, b.keyLabels) ??
       arr('valueLabels', valuesA, valuesB) ??
@@ -73,6 +75,19 @@ export function diffHistories(a: History, b: History, exact = false): string | n
       const e = match('value', valuesA, valuesB, valAB, valBA, va, vb, op);
       if (e !== null) return e;
     }
+  }
+  return null;
+}
+
+/**
+ * The first txn whose node (by label; none = null) differs between a and b, or null. Only when
+ * both record nodes: a format that cannot hold them drops them all (convert says so).
+ */
+function diffNodes(a: History, b: History): string | null {
+  if (a.txnNode === undefined || b.txnNode === undefined) return null;
+  for (let t = 0; t < a.txnCount; t++) {
+    const x = txnNodeLabel(a, t), y = txnNodeLabel(b, t);
+    if (x !== y) return `txnNode[${t}]: ${x ?? 'none'} vs ${y ?? 'none'}`;
   }
   return null;
 }

@@ -17,7 +17,7 @@
  * `splitLabel`, here on bytes), which also key `TxnNameIndex`, the reader's duplicate check.
  *
  * The plain shape is what `polysi run` and `polysi convert` write: an object with the fields
- * session, txn, status, ops, start, end, error (each at most once, any order, JSON whitespace
+ * session, txn, status, ops, start, end, error, node (each at most once, any order, JSON whitespace
  * between tokens), strings of printable ASCII without escapes, integers of at most 15 digits
  * (safe, so no precision question), start / end any finite JSON number, ops of the form
  * [kind, key, value] with a list of values for reads of lists. Everything else (escapes,
@@ -36,7 +36,7 @@ const BAIL = -1;
 const INT31 = 0x7fffffff;
 
 // Field bits (each field at most once).
-const F_SESSION = 1, F_TXN = 2, F_STATUS = 4, F_OPS = 8, F_START = 16, F_END = 32, F_ERROR = 64;
+const F_SESSION = 1, F_TXN = 2, F_STATUS = 4, F_OPS = 8, F_START = 16, F_END = 32, F_ERROR = 64, F_NODE = 128;
 
 /** Results of `str` / `int`, in module variables so the scanners allocate nothing. */
 let strFrom = 0, strTo = 0, numValue = 0;
@@ -212,6 +212,10 @@ export class JsonlFastScanner {
   start = 0;
   end = 0;
   error: string | null = null;
+  /** Whether the line has a "node" (its name's bytes: nodeFrom .. nodeTo). */
+  hasNode = false;
+  private nodeFrom = 0;
+  private nodeTo = 0;
   opCount = 0;
   kinds = new Uint8Array(64);
   // Per op, its key token: T_INT (keyNum) or T_STR (bytes keyFrom..keyTo).
@@ -236,18 +240,25 @@ export class JsonlFastScanner {
 
   private readonly sessions: ByteIds;
   private readonly prefixes: ByteIds;
+  private readonly nodes: ByteIds;
   private readonly linePrefix: number;
 
   /** `session(label)`: the builder session of a session name, or -1 if the line may not use it. */
   constructor(private readonly b: HistoryBuilder, private readonly session: (label: string) => number) {
     this.sessions = new ByteIds(session);
     this.prefixes = new ByteIds((s) => b.txnPrefix(s));
+    this.nodes = new ByteIds((s) => b.node(s));
     this.linePrefix = b.txnPrefix('L');
   }
 
   /** The builder session of the scanned line's session name, or -1 (see the constructor). */
   sessionId(t: Uint8Array): number {
     return this.sessTag === T_STR ? this.sessions.get(t, this.sessFrom, this.sessTo) : this.session(String(this.sessNum));
+  }
+
+  /** The builder node id of the scanned line's "node" (when `hasNode`). */
+  nodeId(t: Uint8Array): number {
+    return this.nodes.get(t, this.nodeFrom, this.nodeTo);
   }
 
   /**
@@ -283,6 +294,7 @@ export class JsonlFastScanner {
     this.txnTag = T_NONE;
     this.status = TXN_COMMITTED;
     this.error = null;
+    this.hasNode = false;
     let seen = 0;
     p = ws(t, p, e);
     if (p >= e || t[p] !== 123) return false; // '{'
@@ -312,6 +324,11 @@ export class JsonlFastScanner {
         else if (is(t, strFrom, strTo, 'aborted')) this.status = TXN_ABORTED;
         else if (is(t, strFrom, strTo, 'unknown')) this.status = TXN_UNKNOWN;
         else return false;
+      } else if (bit === F_NODE) {
+        // A non-empty name; anything else (an empty or escaped string, a number) goes the general way.
+        p = str(t, p, e);
+        if (p === BAIL || strTo === strFrom) return false;
+        this.hasNode = true; this.nodeFrom = strFrom; this.nodeTo = strTo;
       } else if (bit === F_START) { p = jsonNumber(t, p, e); this.start = numberValue; }
       else if (bit === F_END) { p = jsonNumber(t, p, e); this.end = numberValue; }
       else {
@@ -571,13 +588,13 @@ export class JsonlFastScanner {
 
 const bytesOf = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const W_SESSION = bytesOf('session'), W_TXN = bytesOf('txn'), W_STATUS = bytesOf('status'), W_OPS = bytesOf('ops');
-const W_START = bytesOf('start'), W_END = bytesOf('end'), W_ERROR = bytesOf('error');
+const W_START = bytesOf('start'), W_END = bytesOf('end'), W_ERROR = bytesOf('error'), W_NODE = bytesOf('node');
 
 /** Where the field name `field` matched ends (after its closing quote). */
 let fieldEnd = 0;
 
 /**
- * The field name at p, a string that is exactly one of the plain shape's seven names: its F_
+ * The field name at p, a string that is exactly one of the plain shape's eight names: its F_
  * bit, with fieldEnd set; 0 for anything else (another name, an escape, no string). Dispatches
  * on the name's first bytes and compares the rest, instead of scanning a string and comparing
  * it with each name in turn.
@@ -592,6 +609,7 @@ function field(t: Uint8Array, p: number, e: number): number {
       else { bit = F_STATUS; word = W_STATUS; }
       break;
     case 116: bit = F_TXN; word = W_TXN; break; // t
+    case 110: bit = F_NODE; word = W_NODE; break; // n
     case 111: bit = F_OPS; word = W_OPS; break; // o
     case 101: // e
       if (t[p + 2] === 110) { bit = F_END; word = W_END; }

@@ -7,8 +7,9 @@
  *   {"session":"s1","txn":"t1","status":"committed","ops":[["w","x",1],["r","y",null],
  *    ["append","l",3],["r","l",[1,2,3]]]}
  * with optional per-txn "start" / "end" (invocation / completion, ms of a monotonic clock) and
- * "error" (the database's error code), as `polysi run` records them; and, anywhere after the
- * header, fault lines {"fault":"kill","node":"n2","start":..,"end":..|null} (History.faults).
+ * "error" (the database's error code), as `polysi run` records them, and "node" (the node the
+ * txn ran on, issue 24); and, anywhere after the header, fault lines
+ * {"fault":"kill","node":"n2","start":..,"end":..|null} (History.faults).
  *
  * Takes: the file's text. Gives: a History with locUnit 'line' (1-based); `null` is the initial
  * value; values are safe integers, strings or {"int":"<decimal>"} for integers beyond 2^53;
@@ -43,7 +44,7 @@ export const JSONL_VERSION = 1;
 
 const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
-const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error']);
+const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error', 'node']);
 const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
 const FAULT_FIELDS = new Set(['fault', 'node', 'start', 'end']);
 const BIG_INT = /^-?[0-9]+$/;
@@ -190,6 +191,11 @@ function jsonlParser(source: string): {
       if (typeof error !== 'string') fail(`expected "error" to be a string (the database's error code), found ${shown(error)}`);
       b.setError(t, error as string);
     }
+    const node = o['node'];
+    if (node !== undefined) {
+      if (typeof node !== 'string' || node === '') fail(`expected "node" to be a non-empty string (the node the txn ran on), found ${shown(node)}`);
+      b.setNode(t, b.node(node as string));
+    }
   };
 
   /**
@@ -255,7 +261,7 @@ function jsonlParser(source: string): {
       if ('fault' in o) { readFault(o); return; }
 
       for (const f of Object.keys(o)) {
-        if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end, error`);
+        if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end, error, node`);
       }
       const sess = o['session'];
       if (typeof sess !== 'string' && !(typeof sess === 'number' && Number.isSafeInteger(sess))) {
@@ -340,6 +346,7 @@ function jsonlParser(source: string): {
     const t = b.beginTxnNumbered(session, fast.txnPre, fast.txnN, fast.status, line);
     if (fast.hasTimes) b.setTimes(t, fast.start, fast.end);
     if (fast.error !== null) b.setError(t, fast.error);
+    if (fast.hasNode) b.setNode(t, fast.nodeId(bytes));
     fast.commitOps(bytes, t, line);
     return true;
   };
@@ -390,13 +397,15 @@ function valueJson(label: string, v: number): string | null {
   return Number.isSafeInteger(Number(label)) ? label : `{"int":"${label}"}`;
 }
 
-/** The optional `,"start":..,"end":..,"error":..` fields of txn t ('' when it has none). */
+/** The optional `,"start":..,"end":..,"error":..,"node":..` fields of txn t ('' when it has none). */
 function timesAndErrorJson(h: History, t: number): string {
   let s = '';
   const start = h.txnStart?.[t] ?? NaN, end = h.txnEnd?.[t] ?? NaN;
   if (!Number.isNaN(start) && !Number.isNaN(end)) s += `,"start":${start},"end":${end}`;
   const err = h.txnError?.[t] ?? '';
   if (err !== '') s += `,"error":${JSON.stringify(err)}`;
+  const node = h.txnNode?.[t] ?? -1;
+  if (node >= 0) s += `,"node":${JSON.stringify(h.nodeLabels![node])}`;
   return s;
 }
 

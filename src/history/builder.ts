@@ -175,6 +175,7 @@ interface TxnColumns {
   txnStart: Float64Array | undefined;
   txnEnd: Float64Array | undefined;
   txnError: string[] | undefined;
+  txnNode: Int32Array | undefined;
 }
 
 /** `counts[x + 1]++` for each of `of[0 .. n-1]` (a loop of its own: see IntIds on cold loops). */
@@ -221,6 +222,10 @@ export class HistoryBuilder {
   private txnErrorArr: string[] | null = null;
   /** Faults recorded with `fault`, in call order (build sorts them by start). */
   private readonly faultList: FaultEvent[] = [];
+  // Where each txn ran (issue 24): `txnNodeArr[t]` indexes `nodeLabelArr` (-1: not recorded).
+  private txnNodeArr: number[] | null = null;
+  private readonly nodeLabelArr: string[] = [];
+  private readonly nodeIndex = new Map<string, number>();
 
   constructor(
     readonly source: string = '<memory>',
@@ -351,6 +356,24 @@ export class HistoryBuilder {
    */
   fault(kind: string, node: string, start: number, end: number): void {
     this.faultList.push({ kind, node, start, end });
+  }
+
+  /** The id of a node label (where txns ran), created on first use. */
+  node(label: string): number {
+    let n = this.nodeIndex.get(label);
+    if (n === undefined) {
+      n = this.nodeLabelArr.length;
+      this.nodeIndex.set(label, n);
+      this.nodeLabelArr.push(label);
+    }
+    return n;
+  }
+
+  /** Records the node txn ran on (an id from `node`); txns never given one have none (-1). */
+  setNode(txn: number, nodeId: number): void {
+    if (this.txnNodeArr === null) this.txnNodeArr = [];
+    while (this.txnNodeArr.length <= txn) this.txnNodeArr.push(-1);
+    this.txnNodeArr[txn] = nodeId;
   }
 
   setStatus(txn: number, status: TxnStatus): void {
@@ -534,8 +557,12 @@ export class HistoryBuilder {
     if (txnError !== undefined) {
       for (let t = 0; t < this.txnErrorArr!.length; t++) if (txnNewId[t]! >= 0) txnError[txnNewId[t]!] = this.txnErrorArr![t]!;
     }
+    const txnNode = this.txnNodeArr === null ? undefined : new Int32Array(nTxn).fill(-1);
+    if (txnNode !== undefined) {
+      for (let t = 0; t < this.txnNodeArr!.length; t++) if (txnNewId[t]! >= 0) txnNode[txnNewId[t]!] = this.txnNodeArr![t]!;
+    }
 
-    return { nSess, sessionLabels, sessionTxnStart, nTxn, txnNewId, txnSession, txnStatus, txnLoc, txnOldId, txnStart, txnEnd, txnError };
+    return { nSess, sessionLabels, sessionTxnStart, nTxn, txnNewId, txnSession, txnStatus, txnLoc, txnOldId, txnStart, txnEnd, txnError, txnNode };
   }
 
   /** The txn columns of build when nothing moves (see build): copies of the builder's, and sessions counted. */
@@ -553,9 +580,11 @@ export class HistoryBuilder {
     const txnError = this.txnErrorArr === null ? undefined : new Array<string>(nTxn).fill('');
     if (txnStart !== undefined) { txnStart.set(this.txnStartArr!); txnEnd!.set(this.txnEndArr!); }
     if (txnError !== undefined) for (let x = 0; x < this.txnErrorArr!.length; x++) txnError[x] = this.txnErrorArr![x]!;
+    const txnNode = this.txnNodeArr === null ? undefined : new Int32Array(nTxn).fill(-1);
+    if (txnNode !== undefined) txnNode.set(this.txnNodeArr!);
     return {
       nSess, sessionLabels: this.sessionLabels.slice(), sessionTxnStart, nTxn, txnNewId: null, txnSession, txnStatus, txnLoc,
-      txnOldId: null, txnStart, txnEnd, txnError,
+      txnOldId: null, txnStart, txnEnd, txnError, txnNode,
     };
   }
 
@@ -570,7 +599,7 @@ export class HistoryBuilder {
     // an explicit initial txn): ids, sessions and columns stay as they are, copied natively.
     const txnsKeepIds = this.omitted.size === 0 && this.txnsInSessionOrder;
     const t = txnsKeepIds ? this.txnsInPlace() : this.renumberTxns();
-    const { nTxn, txnNewId, txnStart, txnEnd, txnError } = t;
+    const { nTxn, txnNewId, txnStart, txnEnd, txnError, txnNode } = t;
 
     // Ops per new txn, then the ops themselves in (new txn, arrival) order.
     const txnOpStart = new Int32Array(nTxn + 1);
@@ -638,6 +667,7 @@ export class HistoryBuilder {
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
       ...(txnError === undefined ? {} : { txnError }),
       ...(this.faultList.length === 0 ? {} : { faults: this.faultList.slice().sort((a, b) => a.start - b.start) }),
+      ...(txnNode === undefined ? {} : { txnNode, nodeLabels: this.nodeLabelArr.slice() }),
     };
     assertHistory(h);
     return h;

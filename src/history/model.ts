@@ -180,6 +180,12 @@ export function txnLabel(h: History, t: number): string {
   return h.txnLabelTable.get(t);
 }
 
+/** The node transaction t ran on (issue 24), or null when the history does not say. */
+export function txnNodeLabel(h: History, t: number): string | null {
+  const n = h.txnNode?.[t] ?? -1;
+  return n < 0 ? null : h.nodeLabels![n]!;
+}
+
 /** A user-facing description of where transaction t comes from, e.g. `"h.txt line 12"`. */
 export function txnWhere(h: History, t: number): string {
   const loc = h.txnLoc[t] ?? -1;
@@ -234,10 +240,19 @@ export function assertHistory(h: History): void {
   bad = badOp(opKind, opKey, opValue, nOp, keys, values, lists);
   if (bad >= 0) fail(opKind[bad]! > OP_READ_LIST ? `opKind[${bad}]` : opKey[bad]! < 0 || opKey[bad]! >= keys ? `opKey[${bad}]` : `opValue[${bad}]`);
   for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
+  if (h.txnNode !== undefined || h.nodeLabels !== undefined) assertNodes(h, fail);
   const listElems = h.listElems;
   for (let i = 0; i < listElems.length; i++) {
     if (listElems[i]! < 0 || listElems[i]! >= values) fail(`listElems[${i}]`);
   }
+}
+
+/** txnNode and nodeLabels: both present, one entry per txn, each -1 or a node id. */
+function assertNodes(h: History, fail: (what: string) => never): void {
+  const { txnNode, nodeLabels } = h;
+  if (txnNode === undefined || nodeLabels === undefined) return fail('txnNode without nodeLabels or the reverse');
+  if (txnNode.length !== h.txnCount) fail('txnNode length');
+  for (let t = 0; t < txnNode.length; t++) if (txnNode[t]! < -1 || txnNode[t]! >= nodeLabels.length) fail(`txnNode[${t}]`);
 }
 
 /** The first session whose txn range is reversed or holds a txn of another session, or -1. */

@@ -27,6 +27,7 @@ const NULL = bytes('null');
 const START = bytes('],"start":');
 const END = bytes(',"end":');
 const ERROR = bytes(',"error":');
+const NODE = bytes(',"node":');
 
 function put(b: Uint8Array, at: number, frag: readonly number[]): number {
   for (let i = 0; i < frag.length; i++) b[at + i] = frag[i]!;
@@ -62,6 +63,10 @@ export function txnBytesMax(r: TxnRecord): number {
   if (r.error !== undefined) {
     for (let i = 0; i < r.error.length; i++) if (r.error.charCodeAt(i) >= 127) return -1;
     n += r.error.length * 6 + 12;
+  }
+  if (r.node !== undefined) {
+    for (let i = 0; i < r.node.length; i++) if (r.node.charCodeAt(i) >= 127) return -1;
+    n += r.node.length * 6 + 12;
   }
   return n;
 }
@@ -116,6 +121,10 @@ export function encodeTxn(b: Uint8Array, at: number, r: TxnRecord, t0: number): 
   if (r.error !== undefined) {
     o = put(b, o, ERROR);
     o = putAscii(b, o, JSON.stringify(r.error));
+  }
+  if (r.node !== undefined) {
+    o = put(b, o, NODE);
+    o = putAscii(b, o, JSON.stringify(r.node));
   }
   b[o++] = 125; // }
   return o;

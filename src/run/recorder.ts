@@ -3,7 +3,8 @@
  * (docs/formats.md) as the run goes, so an interrupted run leaves a valid file.
  *
  * Takes: a path and the session count, then TxnRecords. Gives: the file, one txn per line,
- * with "start" / "end" (ms since the run began, monotonic) and "error" for failures.
+ * with "start" / "end" (ms since the run began, monotonic), "error" for failures and "node"
+ * when the target has several nodes.
  * Invariant: only whole lines reach the file (lines are encoded into a byte buffer and written
  * with one synchronous write per batch: when 256 KiB fill up and at least every 200 ms), so
  * after Ctrl-C or an exception the file ends at a line boundary; `close()` writes what is left.
@@ -41,8 +42,9 @@ export function txnLine(r: TxnRecord, t0 = 0): string {
   // Times to the microsecond, relative to the run's start (no closure here: this runs per txn).
   const start = Math.round((r.start - t0) * 1000) / 1000, end = Math.round((r.end - t0) * 1000) / 1000;
   const err = r.error === undefined ? '' : `,"error":${JSON.stringify(r.error)}`;
+  const node = r.node === undefined ? '' : `,"node":${JSON.stringify(r.node)}`;
   return `{"session":"${r.session}","txn":"${r.session}.${r.index}","status":"${r.outcome}","ops":[${ops}],` +
-    `"start":${start},"end":${end}${err}}`;
+    `"start":${start},"end":${end}${err}${node}}`;
 }
 
 /** The header; with the session list when the sessions are known in advance (a run), without otherwise. */

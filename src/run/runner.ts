@@ -36,6 +36,8 @@ export interface TxnRecord {
   end: number;
   /** The database's error code (or `timeout`, `connection-lost`) for aborted / unknown txns. */
   error?: string;
+  /** The node (of a multi-node target) the txn ran on; absent for a single database. */
+  node?: string;
 }
 
 export interface RunOptions {

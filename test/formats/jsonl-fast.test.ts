@@ -77,6 +77,7 @@ function txnLine(rng: Rng, i: number, sessions: string[]): string {
     if (rng() < 0.95 || !messy) fields.push(`"end":${rng() < 0.05 && messy ? String(a - 1) : fmt(b)}`);
   }
   if (rng() < 0.1) fields.push(`"error":${pick(rng, messy ? ['"40001"', '"déjà"', '"a\\"b"', '5'] : ['"40001"', '"déjà"', '"a\\"b"'])}`);
+  if (rng() < 0.15) fields.push(`"node":${pick(rng, messy ? ['"n1"', '"n2"', '"ñ"', '""', '"n\\"1"', '2', 'null'] : ['"n1"', '"n2"', '"n3"', '"ñ"', '"n\\"1"'])}`);
   if (rng() < 0.03) fields.push(pick(rng, messy ? ['"extra":1', '"session":"1"', '"ops":[]'] : ['"session":"1"', '"ops":[]']));
   for (let j = fields.length - 1; j > 0; j--) { // any field order
     if (rng() < 0.3) { const k = Math.floor(rng() * (j + 1)); [fields[j], fields[k]] = [fields[k]!, fields[j]!]; }

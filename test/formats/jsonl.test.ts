@@ -101,7 +101,30 @@ test('jsonl round trip: a History using every feature of the model', () => {
   void t3; // an empty committed txn
   const t4 = b.beginTxn(s2, 'd');
   b.read(t4, 'list', 'two');
-  roundTrip(b.build(), 'mixed');
+  b.setNode(t4, b.node('n1')); // nodes (issue 24): t4 and t1 on two nodes, t2 and t3 on none
+  b.setNode(t1, b.node('node "2"'));
+  const h = b.build();
+  assert.deepEqual([...h.txnNode!].map((n) => (n < 0 ? null : h.nodeLabels![n])), [null, null, 'node "2"', 'n1']); // History order: a, c (s1), b, d (s2)
+  roundTrip(h, 'mixed');
+});
+
+test('"node" on txn lines: read by the fast and the general path alike, written back, absent when no txn has one', () => {
+  const text = '{"session":"0","txn":"0.0","ops":[["w",1,1]],"node":"n2"}\n' +
+    '{"session":"0","txn":"0.1","ops":[["r",1,1]]}\n' +
+    '{ "node" : "n\\u0031", "session":"1","txn":"1.0","ops":[["r",1,1]]}\n' + // escaped: the general path
+    '{"session":"1","txn":"1.1","node":"n2","ops":[]}\n';
+  const h = parseJsonl(text, 'nodes.jsonl');
+  assert.deepEqual(h.nodeLabels, ['n2', 'n1']);
+  assert.deepEqual([...h.txnNode!], [0, -1, 1, 0]);
+  assert.match(writeJsonl(h), /"txn":"1\.1","status":"committed","ops":\[\],"node":"n2"\}/);
+  assert.equal(diffHistories(h, parseJsonl(writeJsonl(h))), null);
+  const plain = parseJsonl('{"session":"0","ops":[["w",1,1]]}\n');
+  assert.equal(plain.txnNode, undefined);
+  assert.equal(plain.nodeLabels, undefined);
+  assert.doesNotMatch(writeJsonl(plain), /node/);
+  // diffHistories tells nodes apart (a converter that dropped them would be caught).
+  assert.match(diffHistories(h, parseJsonl(text.replace('"node":"n2"', '"node":"n3"')))!, /txnNode\[0\]: n2 vs n3/);
+  assert.match(diffHistories(h, parseJsonl(text.replaceAll(',"node":"n2"', '')))!, /txnNode\[0\]: n2 vs none/);
 });
 
 const BAD: Array<[string, string, number, RegExp?]> = [
@@ -123,6 +146,9 @@ const BAD: Array<[string, string, number, RegExp?]> = [
   ['{"session":1,"ops":[["w",1,{"int":"1.5"}]]}\n', 'syntax', 1],
   ['{"session":1,"ops":[["w",1,{"int":"1","x":2}]]}\n', 'syntax', 1],
   ['{"session":1,"txn":{},"ops":[]}\n', 'syntax', 1, /"txn"/],
+  ['{"session":1,"ops":[]}\n{"session":1,"ops":[],"node":2}\n', 'syntax', 2, /"node" to be a non-empty string/],
+  ['{"session":1,"ops":[],"node":""}\n', 'syntax', 1, /"node" to be a non-empty string/],
+  ['{"session":1,"ops":[],"node":null}\n', 'syntax', 1, /"node"/],
   ['{"session":1,"txn":"a","ops":[]}\n\n{"session":2,"txn":"a","ops":[]}\n', 'inconsistent', 3, /already appears at line 1/],
   ['{"format":"polysi-history","version":1,"sessions":["a"]}\n{"session":"b","ops":[]}\n', 'inconsistent', 2, /not among the sessions/],
   ['{"format":"polysi-history","version":1,"sessions":["a","a"]}\n', 'inconsistent', 1, /declared twice/],

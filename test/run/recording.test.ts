@@ -72,6 +72,23 @@ test('the byte encoder writes exactly txnLine for every mode and both workloads 
   assert.equal(n, MEMORY_MODES.length * 2 * SMALL.sessions * SMALL.txnsPerSession);
 });
 
+test('a txn record with a node: the byte encoder writes txnLine, and the node reads back (issue 24)', async () => {
+  const { encodeTxn, txnBytesMax } = await import('../../src/run/encode.ts');
+  const { txnLine } = await import('../../src/run/recorder.ts');
+  const plan: TxnPlan = { kinds: [W_WRITE, W_READ], keys: [1, 2], values: [7, 0] };
+  const buf = Buffer.alloc(4096);
+  const lines: string[] = [];
+  for (const node of ['n1', 'db "2"', 'nœud']) {
+    const r = { session: 0, index: lines.length, plan, done: 2, seen: [undefined, null], outcome: 'aborted' as const, start: 1, end: 2, error: '1213', node };
+    const line = txnLine(r);
+    if (txnBytesMax(r) > 0) assert.equal(buf.toString('utf8', 0, encodeTxn(buf, 0, r, 0)), line);
+    else assert.equal(node, 'nœud'); // non-ASCII goes the string path
+    lines.push(line);
+  }
+  const h = parseJsonl(lines.join('\n'));
+  assert.deepEqual([...h.txnNode!].map((n) => h.nodeLabels![n]), ['n1', 'db "2"', 'nœud']);
+});
+
 test('workloads: defaults from the paper, unique written values, read fraction and seeds respected', () => {
   const p = generateWorkload({ ...DEFAULT_WORKLOAD });
   const ps = all(p);
