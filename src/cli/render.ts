@@ -115,7 +115,7 @@ export function anomalyLines(h: History, r: CheckResult, indent: string, shown?:
     lines.push(`${indent}${num}${label} cycle (${sizeText(txns.length, edges)}): ${cycle}`);
     for (const t of txns) {
       const v = txnView(h, t);
-      lines.push(`${indent}  ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}, ${v.where})`}: ${v.ops.join(' ')}`);
+      lines.push(`${indent}  ${t === INIT_TXN ? v.label : txnLabelDisplay(v.label)}${t === INIT_TXN ? '' : ` (session ${v.session} #${v.index}${v.node === undefined ? '' : ` on ${v.node}`}, ${v.where})`}: ${v.ops.join(' ')}`);
     }
   }
   if (r.anomalies.length > 10) lines.push(`${indent}... ${r.anomalies.length - 10} more (use --json)`);

@@ -1,7 +1,8 @@
 /**
  * `polysi run`'s cluster and fault flags (issue 24): `--cluster FILE`, `--faults KINDS`,
  * `--fault-every S`, `--fault-duration S`, `--reconnect S`. Kept apart from run.ts, which calls
- * `openRunCluster` instead of openTarget and `startFaults` once the recording is open.
+ * `openRunCluster` (the cluster's nodes and replicas, through their fault proxies, become the
+ * plan of several --db / --replica: run-nodes.ts) and `startFaults` once the recording is open.
  *
  * Takes: run's parsed flag values. Gives: the cluster opened (its proxies listening) and, during
  * the run, a nemesis writing every fault to the recording. Invariant: faults are only asked for
@@ -9,10 +10,9 @@
  */
 
 import { UsageError } from './args.ts';
-import type { DriverOptions } from '../run/targets.ts';
-import type { IsolationLevel } from '../run/types.ts';
 import type { JsonlRecorder } from '../run/recorder.ts';
 import { ClusterFileError, FAULT_KINDS, openCluster, parseFaultKinds, possibleFaults, type FaultKind, type Nemesis, type OpenCluster } from '../run/nemesis/index.ts';
+import { BARRIER_TIMEOUT_S_DEFAULT, nodePlan, type NodeFlagValues, type NodePlan } from './run-nodes.ts';
 
 /** The flags this module reads, for run.ts's parseCommandArgs. */
 export const CLUSTER_FLAGS = {
@@ -24,8 +24,8 @@ export const CLUSTER_FLAGS = {
 } as const;
 
 export const CLUSTER_USAGE = `cluster and faults (docs/distributed.md):
-  --cluster FILE        the nodes of a cluster file (instead of --db); sessions round-robin over them,
-                        each node behind a fault proxy on loopback
+  --cluster FILE        the nodes and replicas of a cluster file (instead of --db / --replica), each
+                        behind a fault proxy on loopback; sessions as with several --db
   --faults KINDS        inject faults, one at a time, on nodes chosen by --seed: ${FAULT_KINDS.join(', ')}
                         (kill/pause use the file's kill+start / pause+resume commands; partition drops
                         the node's connections, stall holds them)
@@ -41,6 +41,9 @@ export interface ClusterFlagValues {
   reconnect?: string | undefined;
   db: string;
 }
+
+/** The fault and cluster flags, and run-nodes.ts's (a cluster's nodes are run as several --db). */
+export type RunClusterFlags = ClusterFlagValues & Omit<NodeFlagValues, 'db'>;
 
 export interface FaultPlan {
   kinds: FaultKind[];
@@ -77,31 +80,37 @@ export function faultPlan(v: ClusterFlagValues, dbGiven: boolean): FaultPlan | n
 }
 
 /**
- * Opens the cluster of `--cluster`; a cluster file that is wrong, or faults its commands cannot
- * do, are usage errors (exit 2, nothing started).
+ * Opens the cluster of `--cluster` (a proxy per node and replica) and its plan of several
+ * servers; a cluster file that is wrong, or faults its commands cannot do, are usage errors
+ * (exit 2, every proxy closed).
  */
-export async function openRunCluster(
-  file: string, plan: FaultPlan, isolation: IsolationLevel | undefined, seed: number, driver: DriverOptions,
-): Promise<OpenCluster> {
+export async function openRunCluster(file: string, plan: FaultPlan, v: RunClusterFlags, sessions: number): Promise<OpenCluster & { plan: NodePlan }> {
   let c: OpenCluster;
   try {
-    c = await openCluster(file, isolation, seed, driver);
+    c = await openCluster(file);
   } catch (err) {
     if (err instanceof ClusterFileError) throw new UsageError('run', err.message);
     throw err;
   }
-  const possible = possibleFaults(c.nodes, plan.kinds);
-  const missing = plan.kinds.filter((k) => !possible.some((p) => p.kind === k));
-  if (missing.length > 0) {
+  try {
+    const possible = possibleFaults(c.members, plan.kinds);
+    const missing = plan.kinds.filter((k) => !possible.some((p) => p.kind === k));
+    if (missing.length > 0) {
+      throw new UsageError('run', `--faults ${missing.join(',')}: no node of ${file} has the commands for ${missing.length === 1 ? 'it' : 'them'} ` +
+        '(kill needs "kill" and "start", pause needs "pause" and "resume")');
+    }
+    const named = (ms: readonly { name: string; url: string }[]) => ms.map((m) => `${m.name}=${m.url}`);
+    const nodes = nodePlan({
+      db: named(c.proxied.nodes), replica: named(c.proxied.replicas),
+      'read-only-sessions': v['read-only-sessions'], 'barrier-timeout': v['barrier-timeout'],
+    }, sessions);
+    // One node and no replica is still run as a node (it records its name and reconnects).
+    const bt = v['barrier-timeout'];
+    return { ...c, plan: nodes ?? { nodes: c.proxied.nodes, replicas: [], readOnlySessions: 0, barrierTimeoutMs: (bt === undefined ? BARRIER_TIMEOUT_S_DEFAULT : Number(bt)) * 1000 } };
+  } catch (err) {
     await c.close();
-    throw new UsageError('run', `--faults ${missing.join(',')}: no node of ${file} has the commands for ${missing.length === 1 ? 'it' : 'them'} ` +
-      '(kill needs "kill" and "start", pause needs "pause" and "resume")');
+    throw err;
   }
-  if (c.spec.replicas.length > 0) {
-    await c.close();
-    throw new UsageError('run', `${file} has replicas: --cluster does not route reads to replicas yet (use the nodes only)`);
-  }
-  return c;
 }
 
 /** Starts the nemesis of `plan` (null when no faults were asked for); faults go to `recorder`. */

@@ -28,6 +28,8 @@ import { levelsJson, resultJson } from '../render/json.ts';
 import { checkOut, openOut, OutFileError } from './run-out.ts';
 import { ioError } from '../formats/io-read.ts';
 import { CLUSTER_FLAGS, CLUSTER_USAGE, faultPlan, openRunCluster, startFaults } from './run-cluster.ts';
+import { NODE_FLAGS, NODES_USAGE, nodePlan, openNodes, RECONNECT_MS_DEFAULT } from './run-nodes.ts';
+import type { MultiTarget } from '../run/multi-target.ts';
 
 export interface Out {
   stdout(s: string): void;
@@ -69,6 +71,7 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
 --check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
+${NODES_USAGE}
 ${CLUSTER_USAGE}
 memory modes (--db memory:MODE):
 ${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}` +
@@ -108,7 +111,7 @@ export async function runRun(args: string[], out: Out): Promise<number> {
 
 async function runRunInner(args: string[], out: Out): Promise<number> {
   const parsed = parseCommandArgs('run', args, {
-        db: { type: 'string', default: 'memory' },
+        db: { type: 'string', multiple: true, default: ['memory'] },
         isolation: { type: 'string' },
         workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
         sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
@@ -123,9 +126,10 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         explain: { type: 'boolean', default: false },
         'max-anomalies': { type: 'string' },
         help: { type: 'boolean', default: false },
+        ...NODE_FLAGS,
         ...CLUSTER_FLAGS,
   }, false);
-  const v = parsed.values;
+  const v = { ...parsed.values, db: parsed.values.db[0]!, dbs: parsed.values.db };
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
   if (v.workload !== 'register' && v.workload !== 'list-append') throw new RunUsageError(`--workload must be register or list-append, got "${v.workload}"`);
   if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
@@ -168,18 +172,35 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   if (v.out !== undefined) checkOut(v.out, v.force);
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
   const faults = faultPlan(v, args.some((a) => a === '--db' || a.startsWith('--db=')));
-  const driver = { txnTimeoutMs: timeoutS * 1000 };
-  const cluster = faults === null ? null : await openRunCluster(v.cluster!, faults, v.isolation as IsolationLevel | undefined, wo.seed, driver);
-  const resolved = cluster?.resolved ?? await openTarget(v.db, v.isolation as IsolationLevel | undefined, wo.seed, driver);
+  const sessionInit = v['session-init'] ?? [];
+  if (sessionInit.length > 0 && isMemory) throw new RunUsageError('--session-init runs SQL: it needs a database (--db postgres://... or mysql://...)');
+  const driver = { txnTimeoutMs: timeoutS * 1000, ...(sessionInit.length > 0 ? { sessionInit } : {}) };
+  const iso0 = v.isolation as IsolationLevel | undefined;
+  // --cluster: the file's nodes (each through its fault proxy) as several --db; else --db as given.
+  const cluster = faults === null ? null : await openRunCluster(v.cluster!, faults, v, wo.sessions);
+  const nodes = cluster?.plan ?? nodePlan({ ...v, db: v.dbs }, wo.sessions);
+  let resolved;
+  try {
+    resolved = nodes === null ? await openTarget(v.db, iso0, wo.seed, driver) : await openNodes(nodes, wo.sessions, iso0, wo.seed, driver);
+  } catch (err) {
+    await cluster?.close();
+    throw err;
+  }
   const { target, isolation } = resolved;
+  const multi = nodes === null ? null : resolved.target as MultiTarget;
   const level = (v.check ?? resolved.defaultCheck) as Level | 'levels' | 'none';
   const log = (s: string) => { if (!v.json) out.stderr(s); };
 
   // Set up and connect everything before the file exists: unreachable means no file at all.
   let conns;
+  let barrierMs = 0;
   try {
     await target.setup(wo.keys, plan.kinds);
+    // Several servers: no session starts before every one shows the tables (a standby lags).
+    if (multi !== null) barrierMs = await multi.barrier(wo.keys, plan.kinds, nodes!.barrierTimeoutMs, `run${Date.now().toString(36)}${process.pid}`);
     conns = await connectAll(target, wo.sessions);
+    // From here on a lost session tries its node, then the next (under faults: long enough for a heal).
+    if (multi !== null) multi.reconnectMs = faults?.reconnectMs ?? RECONNECT_MS_DEFAULT;
   } catch (err) {
     await target.close().catch(() => {});
     await cluster?.close();
@@ -209,8 +230,6 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     return 2;
   }
   const stop = new AbortController();
-  // From here on a lost connection is retried (the nemesis's faults make them).
-  if (cluster !== null) cluster.resolved.target.reconnectMs = faults!.reconnectMs;
   const nemesis = cluster === null ? null : startFaults(cluster, faults!, wo.seed, recorder, log);
   let interrupts = 0;
   const onSigint = () => {
@@ -236,6 +255,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
       isolation,
       signal: stop.signal,
       ...(timeoutS > 0 ? { txnTimeoutMs: timeoutS * 1000 } : {}),
+      ...(multi !== null && multi.readOnlySessions > 0 ? { readOnly: (s: number) => multi.isReadOnly(s) } : {}),
       onTxn: (r: TxnRecord) => { recorder.record(r); progress.tick(); },
     });
   } finally {
@@ -247,17 +267,22 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     await cluster?.close();
   }
   const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
-  const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ');
+  // Codes, then their classes across databases (error-class.ts): `40001 16; serialization-failure 16`.
+  const classes = Object.entries(sum.errorClasses).map(([c, n]) => `${c} ${n}`).join(', ');
+  const errs = Object.entries(sum.errors).map(([c, n]) => `${c} ${n}`).join(', ') + (classes === '' ? '' : `; ${classes}`);
   log(`polysi run: ${recorder.count} transactions in ${(sum.elapsedMs / 1000).toFixed(2)} s (${Math.round(rate)} txn/s): ` +
     `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}, recorded in ${outPath}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : '') +
+    (sum.reconnects > 0 ? `; ${sum.reconnects} reconnects${multi !== null && multi.failovers > 0 ? ` (${multi.failovers} to another node)` : ''}` : '') +
     (nemesis === null ? '' : `; ${nemesis.injected} fault${nemesis.injected === 1 ? '' : 's'} injected`));
+
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
   const runJson = {
-    target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum, throughput: rate, recordingMs: recorder.busyMs,
+    target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum,
+    ...(multi === null ? {} : { nodes: multiJson(multi), barrierMs, failovers: multi.failovers }), throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
   };
   const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
@@ -284,6 +309,14 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   else out.stdout(renderText(history, result, outPath, format, notes, v.explain));
   // A violation found in what ran stands (exit 1); valid or unknown over an incomplete run is unknown.
   return incompleteExit(result.verdict === 'valid' ? 0 : result.verdict === 'violation' ? 1 : 3);
+}
+
+/** The servers of a run over several, for `run` in the JSON: name, role, URL (password hidden), sessions. */
+function multiJson(m: MultiTarget): { name: string; role: 'node' | 'replica'; url: string; sessions: number[] }[] {
+  const start = new Map<string, number[]>();
+  for (let s = 0; s < m.sessions; s++) start.set(m.nodeOf(s), [...(start.get(m.nodeOf(s)) ?? []), s]);
+  return [...m.nodes.map((n) => ({ n, role: 'node' as const })), ...m.replicas.map((n) => ({ n, role: 'replica' as const }))]
+    .map(({ n, role }) => ({ name: n.name, role, url: n.target.name, sessions: start.get(n.name) ?? [] }));
 }
 
 /** Why the run did not run what it planned (null when it did): lost sessions, transactions not run, Ctrl-C. */

@@ -6,7 +6,7 @@
  * resolved reads and final writes, so only a violation pays for it), and display helpers.
  */
 
-import { describeOp, OP_APPEND, OP_READ_LIST, type History, valueLabel, txnLabel } from '../history/model.ts';
+import { describeOp, OP_APPEND, OP_READ_LIST, type History, valueLabel, txnLabel, txnNodeLabel } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Validated } from '../validate/validate.ts';
 import type { CxTxn } from '../result/counterexample.ts';
@@ -50,7 +50,11 @@ export function txnFacts(h: History, t: number, role: CxTxn['role'], keys: Reado
   }
   const s = h.txnSession[t]!;
   const loc = h.txnLoc[t] ?? -1;
-  return { txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, source: h.source, loc: loc < 0 ? '' : `${h.locUnit} ${loc}`, ops, focus, role };
+  const node = txnNodeLabel(h, t);
+  return {
+    txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, source: h.source, loc: loc < 0 ? '' : `${h.locUnit} ${loc}`,
+    ops, focus, role, ...(node === null ? {} : { node }),
+  };
 }
 
 export class FactIndex {

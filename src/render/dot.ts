@@ -44,7 +44,7 @@ function nodeLabel(t: CxTxn): string {
     if (last >= 0 && rows[last]!.length + 1 + op.length <= DOT_ROW_CHARS) rows[last] += ` ${op}`;
     else rows.push(op);
   }
-  return `${txnName(t)}  (session ${t.session} #${t.index})\n${rows.join('\n')}`;
+  return `${txnName(t)}  (session ${t.session} #${t.index}${t.node === undefined ? '' : ` on ${t.node}`})\n${rows.join('\n')}`;
 }
 
 function edgeLabel(e: CxEdge): string {

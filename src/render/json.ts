@@ -11,7 +11,7 @@
  * witness cycle that was not explained).
  */
 
-import { describeOp, txnLabel, txnWhere, type History } from '../history/model.ts';
+import { describeOp, txnLabel, txnWhere, txnNodeLabel, type History } from '../history/model.ts';
 import { INIT_TXN, type Anomaly, type CheckResult, type Level } from '../result/types.ts';
 import type { LevelRow, LevelsResult } from '../check/ladder.ts';
 import type { LevelName } from '../result/types.ts';
@@ -35,6 +35,8 @@ export interface TxnView {
   index: number;
   where: string;
   ops: string[];
+  /** The node it ran on, when the history records nodes (issue 24). */
+  node?: string;
 }
 
 export function txnName(h: History, t: number): string {
@@ -46,7 +48,8 @@ export function txnView(h: History, t: number): TxnView {
   const ops: string[] = [];
   for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) ops.push(describeOp(h, op));
   const s = h.txnSession[t]!;
-  return { txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, where: txnWhere(h, t), ops };
+  const node = txnNodeLabel(h, t);
+  return { txn: t, label: txnLabel(h, t), session: h.sessionLabels[s]!, index: t - h.sessionTxnStart[s]!, where: txnWhere(h, t), ops, ...(node === null ? {} : { node }) };
 }
 
 /** The transactions the anomalies mention, ascending. */

@@ -150,7 +150,7 @@ export function verdictLine(r: CheckResult): string {
 function txnLine(t: CxTxn): string {
   const role = t.role === 'core' ? '' : t.role === 'context' ? ' [context]' : ' [neighbour]';
   if (t.txn === INIT_TXN) return `the initial transaction${role}`;
-  return `session ${t.session} #${t.index}${t.loc === '' ? '' : `, ${t.loc}`}${role}: ${t.ops.join(' ')}`;
+  return `session ${t.session} #${t.index}${t.node === undefined ? '' : ` on ${t.node}`}${t.loc === '' ? '' : `, ${t.loc}`}${role}: ${t.ops.join(' ')}`;
 }
 
 function certainText(nm: Namer, e: CxEdge): string {

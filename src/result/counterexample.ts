@@ -81,6 +81,8 @@ export interface CxTxn {
    * neighbour of a core transaction, only when asked for, for drawing.
    */
   role: 'core' | 'context' | 'neighbour';
+  /** The node it ran on, when the history records nodes (issue 24; JSONL "node"). */
+  node?: string;
 }
 
 export interface CxEdge {

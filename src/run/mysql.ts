@@ -29,6 +29,7 @@ import {
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
 import type { Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
+import { mysqlErrorClass } from './error-class.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
 const ABORT_ERRNOS = new Set([1213, 1205, 1020]);
@@ -119,6 +120,7 @@ class MysqlTarget extends SqlTarget {
         readList: `SELECT v FROM ${list} WHERE k = ?`,
       },
       classify: classifyMysql,
+      errorClass: mysqlErrorClass,
     }));
   }
 

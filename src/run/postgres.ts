@@ -26,6 +26,7 @@ import {
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
 import type { Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
+import { pgErrorClass } from './error-class.ts';
 
 /** SQLSTATE classes of a connection that went away or a server that cannot serve. */
 const CONNECTION_CLASSES = new Set(['08', '57', '53', '58', 'XX']);
@@ -107,6 +108,7 @@ class PostgresTarget extends SqlTarget {
         readList: `SELECT v FROM ${list} WHERE k = $1`,
       },
       classify: classifyPg,
+      errorClass: pgErrorClass,
     }));
   }
 

@@ -11,8 +11,11 @@
  *   connection failed / timed out *before* COMMIT was sent (a transaction whose COMMIT the
  *   server never received cannot commit; the server rolls it back when the connection goes);
  * - unknown: the connection failed or timed out while COMMIT was in flight.
- * Nothing is retried. A session whose connection failed reconnects once per failure; if that
- * fails too, its remaining transactions are not run (counted in `notRun`).
+ * Nothing is retried. A session whose connection failed reconnects once per failure (a target
+ * of several nodes tries the session's node, then the next: multi-target.ts); if that fails
+ * too, its remaining transactions are not run (counted in `notRun`). Every txn records the node
+ * its connection was on when it began (`TxnRecord.node`, when the target has nodes), so a
+ * reconnect to another node shows in the history as the session's next txns' node.
  */
 
 import type { TxnPlan, WorkloadPlan } from '../workload/types.ts';
@@ -49,6 +52,8 @@ export interface RunOptions {
   onTxn: (rec: TxnRecord) => void;
   /** Monotonic clock in ms; defaults to performance.now(). */
   now?: () => number;
+  /** Sessions that run read-only transactions (writes become reads of the same keys): `--replica`. */
+  readOnly?: (session: number) => boolean;
 }
 
 export interface RunSummary {
@@ -62,6 +67,10 @@ export interface RunSummary {
   elapsedMs: number;
   /** Aborts and unknowns by error code. */
   errors: Record<string, number>;
+  /** Aborts and unknowns by error class (error-class.ts), of the targets whose driver names it (databases). */
+  errorClasses: Record<string, number>;
+  /** Lost connections a session replaced with a new one (on its node or the next). */
+  reconnects: number;
 }
 
 /** Connects every session; on any failure closes those already open and rethrows (nothing else done). */
@@ -95,9 +104,10 @@ export async function runWorkload(target: Target, conns: Connection[], plan: Wor
   const sessions = plan.options.sessions;
   if (conns.length !== sessions) throw new Error(`internal error: ${conns.length} connections for ${sessions} sessions`);
   const now = opts.now ?? (() => performance.now());
-  const sum: RunSummary = { committed: 0, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 0, errors: {} };
+  const sum: RunSummary = { committed: 0, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 0, errors: {}, errorClasses: {}, reconnects: 0 };
   const t0 = now();
-  const programs = conns.map((_, s) => sessionProgram(s, plan.session(s), plan.options.txnsPerSession, opts, now, sum));
+  const txnsOf = (s: number) => (opts.readOnly?.(s) === true ? readOnlyTxns(plan.session(s)) : plan.session(s));
+  const programs = conns.map((_, s) => sessionProgram(s, txnsOf(s), plan.options.txnsPerSession, opts, now, sum));
   const sync = (opts.txnTimeoutMs ?? 0) > 0 ? null : syncSessionsOf(conns);
   if (sync !== null) await driveSync(sync, programs, opts);
   else await Promise.all(conns.map((conn, s) => driveAsync(target, s, conn, programs[s]!, opts, now)));
@@ -112,6 +122,15 @@ interface Call {
   value: number;
   /** The transaction's deadline in ms of `now()` (Infinity: none). */
   deadline: number;
+  /** Set by the asynchronous driver before each call: the node of the connection (undefined: one server). */
+  node: string | undefined;
+}
+
+/** A session's transactions made read-only: each write a read of its key, each append a read of its list. */
+function* readOnlyTxns(txns: Iterable<TxnPlan>): Generator<TxnPlan> {
+  for (const t of txns) {
+    yield { kinds: t.kinds.map((k) => (k === W_WRITE ? W_READ : k === W_APPEND ? W_READ_LIST : k)), keys: t.keys, values: t.values };
+  }
 }
 
 /**
@@ -122,7 +141,7 @@ interface Call {
 function* sessionProgram(
   s: number, txns: Iterable<TxnPlan>, planned: number, opts: RunOptions, now: () => number, sum: RunSummary,
 ): Generator<Call, void, unknown> {
-  const call: Call = { op: 'begin', key: 0, value: 0, deadline: Infinity };
+  const call: Call = { op: 'begin', key: 0, value: 0, deadline: Infinity, node: undefined };
   const timeoutMs = opts.txnTimeoutMs ?? 0;
   let connected = true;
   let i = 0;
@@ -135,6 +154,7 @@ function* sessionProgram(
       try {
         call.op = 'begin';
         yield call;
+        if (call.node !== undefined) rec.node = call.node;
         for (let j = 0; j < plan.kinds.length; j++) {
           call.key = plan.keys[j]!;
           call.value = plan.values[j]!;
@@ -155,12 +175,17 @@ function* sessionProgram(
         const lost = err instanceof Timeout || err.kind !== 'aborted';
         rec.outcome = lost && committing ? 'unknown' : 'aborted';
         rec.error = err instanceof Timeout ? 'timeout' : err.code ?? (lost ? 'connection-lost' : 'aborted');
+        const cls = err instanceof Timeout ? 'timeout' : err.errorClass; // databases only (error-class.ts)
+        if (cls !== undefined) sum.errorClasses[cls] = (sum.errorClasses[cls] ?? 0) + 1;
+        if (rec.node === undefined && call.node !== undefined) rec.node = call.node; // BEGIN itself failed
         // Completion is when the error came back: not after the reconnect below, which may wait
         // for a node to come back (the nemesis) and is no part of this transaction.
         rec.end = now();
         call.op = lost ? 'reconnect' : 'rollback';
-        if (lost) connected = (yield call) === true;
-        else yield call;
+        if (lost) {
+          connected = (yield call) === true;
+          if (connected) sum.reconnects++;
+        } else yield call;
       }
       if (rec.end === 0) rec.end = now();
       if (rec.outcome === 'committed') sum.committed++;
@@ -192,6 +217,7 @@ async function driveAsync(
       result = undefined;
       if (r.done === true) break;
       const c = r.value;
+      c.node = conn?.node;
       try {
         switch (c.op) {
           case 'begin':

@@ -35,6 +35,8 @@ export interface SqlTargetOptions {
   tablePrefix?: string;
   /** Bound on connecting (default 10 s). */
   connectTimeoutMs?: number;
+  /** Statements run on every new connection, in order, before any transaction (`--session-init`). */
+  sessionInit?: readonly string[];
 }
 
 export const TXN_TIMEOUT_MS_DEFAULT = 10_000;
@@ -91,6 +93,8 @@ export interface Dialect {
    * `null` when the error is not the database's (a bug of ours): rethrown as is.
    */
   classify(err: unknown, phase: Phase): ErrorClass | null;
+  /** The failure's class across databases (error-class.ts), for the run's summary. */
+  errorClass?(err: unknown, phase: Phase): string;
 }
 
 /** Replaces the password (raw and URL-encoded) in a message. */
@@ -292,11 +296,11 @@ export class SqlConnection implements Connection {
     if (this.timedOut && phase !== 'connect') {
       // Our timer destroyed the client: before COMMIT the server rolls back, during it nobody knows.
       const kind: DbErrorKind = phase === 'commit' ? 'unknown' : 'aborted';
-      return new DbError(`${name}: transaction timed out after ${this.txnTimeoutMs} ms (connection closed)`, kind, 'timeout');
+      return new DbError(`${name}: transaction timed out after ${this.txnTimeoutMs} ms (connection closed)`, kind, 'timeout', 'timeout');
     }
     const c = this.dialect.classify(err, phase);
     if (c === null) throw err;
     const what = phase === 'connect' ? 'cannot connect' : phase === 'commit' ? 'commit failed' : 'statement failed';
-    return new DbError(hidePassword(`${name}: ${what}: ${messageOf(err)}`, pw), c.kind, c.code);
+    return new DbError(hidePassword(`${name}: ${what}: ${messageOf(err)}`, pw), c.kind, c.code, this.dialect.errorClass?.(err, phase));
   }
 }

@@ -43,13 +43,15 @@ export interface SqlTables {
 }
 
 /** The part of a Dialect that is the driver's own: its SQL and how it reads its errors. */
-export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify'>;
+export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify' | 'errorClass'>;
 
 export abstract class SqlTarget implements Target {
   readonly name: string;
   protected readonly password: string;
   protected readonly register: string;
   protected readonly list: string;
+  /** The table of the run's token (`markRun`; the barrier of a target of several nodes). */
+  protected readonly runTable: string;
   private readonly dialect: Dialect;
 
   /** `statements` gets the table names (it runs in this constructor, before the subclass's fields exist). */
@@ -64,10 +66,11 @@ export abstract class SqlTarget implements Target {
     if (!/^[a-z_][a-z0-9_]*$/.test(prefix)) throw new Error(`table prefix '${prefix}': use lower-case letters, digits and _`);
     this.register = `${prefix}_register`;
     this.list = `${prefix}_list`;
+    this.runTable = `${prefix}_run`;
     this.dialect = {
       name: this.name,
       password: this.password,
-      open: () => this.open(),
+      open: () => this.openInitialized(),
       // Both store a list as the text `e1,e2,...,` (parseList reads it back): append `e,`.
       appendParam: (e) => `${e},`,
       ...statements({ register: this.register, list: this.list }),
@@ -95,10 +98,26 @@ export abstract class SqlTarget implements Target {
     return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'connect'));
   }
 
+  /** `open`, then the `--session-init` statements (a client whose statement fails is destroyed). */
+  private async openInitialized(): Promise<SqlClient> {
+    const client = await this.open();
+    for (const sql of this.opts.sessionInit ?? []) {
+      try {
+        await client.query(sql, []);
+      } catch (err) {
+        client.destroy();
+        const msg = err instanceof Error ? err.message : String(err);
+        throw new DbError(hidePassword(`${this.name}: --session-init statement "${sql}" failed: ${msg}`, this.password),
+          'unreachable', this.errorCode(err, 'setup'));
+      }
+    }
+    return client;
+  }
+
   /** `open`, with a failure turned into a DbError `unreachable` (a driver not installed is said as such). */
   private async openOrUnreachable(): Promise<SqlClient> {
     try {
-      return await this.open();
+      return await this.openInitialized();
     } catch (err) {
       if (err instanceof MissingPackageError) throw err;
       throw this.unreachable(err);
@@ -122,7 +141,53 @@ export abstract class SqlTarget implements Target {
   async drop(): Promise<void> {
     const client = await this.openOrUnreachable();
     try {
-      for (const t of [this.register, this.list]) await client.query(`DROP TABLE IF EXISTS ${t}`, []);
+      for (const t of [this.register, this.list, this.runTable]) await client.query(`DROP TABLE IF EXISTS ${t}`, []);
+    } finally {
+      await client.end().catch(() => client.destroy());
+    }
+  }
+
+  /** Writes the run's token (letters and digits) into its own table, after `setup`; the same SQL in both dialects. */
+  async markRun(token: string): Promise<void> {
+    if (!/^[A-Za-z0-9]+$/.test(token)) throw new Error(`internal error: run token '${token}'`);
+    const client = await this.openOrUnreachable();
+    try {
+      await client.query(`DROP TABLE IF EXISTS ${this.runTable}`, []);
+      await client.query(`CREATE TABLE ${this.runTable} (token VARCHAR(64) NOT NULL)`, []);
+      await client.query(`INSERT INTO ${this.runTable} (token) VALUES ('${token}')`, []);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'setup'));
+    } finally {
+      await client.end().catch(() => client.destroy());
+    }
+  }
+
+  /**
+   * Whether this server shows the run's token and every row `setup` made (null), else what it
+   * lacks so far. The token is written after the rows, in the same server's order, so a replica
+   * that shows it shows this run's tables, not an earlier run's.
+   */
+  async runVisible(keys: number, kinds: { registers: boolean; lists: boolean }, token: string): Promise<string | null> {
+    let client: SqlClient;
+    try {
+      client = await this.openInitialized();
+    } catch (err) {
+      return `cannot connect: ${err instanceof Error ? hidePassword(err.message, this.password) : String(err)}`;
+    }
+    try {
+      const r = await client.query(`SELECT token FROM ${this.runTable}`, []);
+      if (!r.rows.some((row) => row['token'] === token)) return `${this.runTable} does not hold this run's token yet`;
+      const tables = [...(kinds.registers ? [this.register] : []), ...(kinds.lists ? [this.list] : [])];
+      for (const t of tables) {
+        const c = await client.query(`SELECT COUNT(*) AS n FROM ${t}`, []);
+        const n = Number(c.rows[0]?.['n'] ?? 0);
+        if (n !== keys + 1) return `${t} has ${n} of its ${keys + 1} rows`;
+      }
+      return null;
+    } catch (err) {
+      const code = this.errorCode(err, 'setup');
+      return `${hidePassword(err instanceof Error ? err.message : String(err), this.password)}${code === undefined ? '' : ` (${code})`}`;
     } finally {
       await client.end().catch(() => client.destroy());
     }

@@ -48,6 +48,8 @@ export interface ResolvedTarget {
 /** For the SQL drivers: the per-transaction deadline (`--txn-timeout`; 0 = none), see sql-connection.ts. */
 export interface DriverOptions {
   txnTimeoutMs?: number;
+  /** Statements run on every new connection (`--session-init`). */
+  sessionInit?: readonly string[];
 }
 
 export async function openTarget(spec: string, isolation: IsolationLevel | undefined, seed: number, driver: DriverOptions = {}): Promise<ResolvedTarget> {

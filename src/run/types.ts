@@ -37,6 +37,8 @@ export interface Connection {
    * synchronously, so the runner can skip a promise per call. Databases leave it undefined.
    */
   readonly sync?: SyncSession;
+  /** The node this connection is on, for a target of several nodes (multi-target.ts). */
+  readonly node?: string;
 }
 
 /** A Connection's synchronous twin (see `Connection.sync`); errors are thrown DbErrors. */
@@ -64,6 +66,13 @@ export interface Target {
   close(): Promise<void>;
   /** Optional: drops the tables `setup` created (SQL targets; for runs that leave nothing behind). */
   drop?(): Promise<void>;
+  /**
+   * Optional (SQL targets; the barrier of a target of several nodes, issue 24): `markRun` writes
+   * `token` into a table of its own after `setup`; `runVisible` says whether this server shows
+   * that token and the rows `setup` made (null), or what it still lacks.
+   */
+  markRun?(token: string): Promise<void>;
+  runVisible?(keys: number, kinds: { registers: boolean; lists: boolean }, token: string): Promise<string | null>;
 }
 
 /** `aborted`: the database said the transaction did not commit. `unknown`: it may have. */
@@ -75,6 +84,8 @@ export class DbError extends Error {
     readonly kind: DbErrorKind,
     /** The database's own code (SQLSTATE, MySQL errno), when it gave one. */
     readonly code?: string,
+    /** What kind of failure it was, across databases (error-class.ts), when the driver says. */
+    readonly errorClass?: string,
   ) {
     super(message);
     this.name = 'DbError';

@@ -60,6 +60,7 @@ describe('nemesis on a private MariaDB', { skip: SKIP, timeout: 240_000 }, () =>
     assert.equal(summary['sessionsLost'], 0, 'every session reconnected');
     assert.equal(h.txnCount, SESSIONS * TXNS, 'every planned txn is in the history');
     assert.equal(summary['committed']! + summary['aborted']! + summary['unknown']!, SESSIONS * TXNS);
+    assert.deepEqual(h.nodeLabels, ['n1'], 'every txn records the node it ran on');
     const faults = h.faults ?? [];
     assert.ok(faults.length >= 1, 'at least one fault');
     assert.equal(faults.length, summary['faultsInjected']);

@@ -48,20 +48,24 @@ export async function startPrivateMariadb(): Promise<PrivateMariadb> {
   const port = await freePort();
   const sock = join(data, 'mysqld.sock'), pidFile = join(data, 'mysqld.pid');
   const start = join(dir, 'start.sh');
-  writeFileSync(start, `#!/bin/sh\n${isRoot ? 'runuser -u mysql -- ' : ''}mariadbd --no-defaults --datadir=${data} --socket=${sock} ` +
+  // As a cluster file's start must: returns once the server answers (so the next fault does not
+  // find it half started), and never starts a second server on the same files.
+  const ping = `mariadb-admin --no-defaults --socket=${sock} -uroot ping >/dev/null 2>&1`;
+  writeFileSync(start, `#!/bin/sh\n${ping} && exit 0\n${isRoot ? 'runuser -u mysql -- ' : ''}mariadbd --no-defaults --datadir=${data} --socket=${sock} ` +
     `--port=${port} --bind-address=127.0.0.1 --pid-file=${pidFile} --log-error=${join(data, 'server.log')} --skip-log-bin ` +
-    `--max-connections=200 >/dev/null 2>&1 </dev/null &\n`, { mode: 0o755 });
+    `--max-connections=200 >/dev/null 2>&1 </dev/null &\n` +
+    `for i in $(seq 1 300); do ${ping} && exit 0; sleep 0.1; done\nexit 1\n`, { mode: 0o755 });
   const pid = () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '');
   const stop = () => {
     const p = pid();
     // Only a process that is this server (a stale PID file could name someone else's process).
     if (p === '' || !/^[0-9]+$/.test(p) || !existsSync(`/proc/${p}/cmdline`) || !readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(data)) return;
-    spawnSync('sh', ['-c', `kill -CONT ${p}; kill -9 ${p}`], { stdio: 'ignore' });
+    // Waits until it is gone: its files are then still, and the directory can be removed.
+    spawnSync('sh', ['-c', `kill -CONT ${p}; kill -9 ${p}; for i in $(seq 1 100); do kill -0 ${p} 2>/dev/null || exit 0; sleep 0.05; done`], { stdio: 'ignore' });
   };
   process.prependOnceListener('exit', stop); // before scratch.ts removes the directory
   execFileSync('sh', [start]);
   const admin = (args: string[]) => spawnSync(args[0]!, ['--no-defaults', `--socket=${sock}`, '-uroot', ...args.slice(1)], { encoding: 'utf8' });
-  for (let i = 0; i < 300 && admin(['mariadb-admin', 'ping']).status !== 0; i++) await new Promise((r) => setTimeout(r, 100));
   const sql = "CREATE DATABASE polysi; CREATE USER 'polysi'@'127.0.0.1' IDENTIFIED BY 'pw'; GRANT ALL ON polysi.* TO 'polysi'@'127.0.0.1';";
   const r = admin(['mariadb', '-e', sql]);
   if (r.status !== 0) throw new Error(`private MariaDB in ${dir} did not start: ${r.stderr}`);

@@ -58,7 +58,7 @@ test('run --check takes every level and `levels`; a bad one is a usage error', a
 });
 
 test('a run is incomplete when sessions lost their connection or planned transactions were not run', () => {
-  const sum = { committed: 5, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 1, errors: {} };
+  const sum = { committed: 5, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 1, errors: {}, errorClasses: {}, reconnects: 0 };
   assert.equal(incompleteReason(sum, false), null);
   assert.equal(incompleteReason({ ...sum, notRun: 328, sessionsLost: 20 }, false), '20 sessions lost the connection, 328 planned transactions were not run');
   assert.equal(incompleteReason({ ...sum, notRun: 1 }, true), 'interrupted, 1 planned transaction was not run');

@@ -108,7 +108,7 @@ test('nemesis: healNowSync resumes a paused node at once (a second Ctrl-C)', asy
   }
 });
 
-test('nemesis: a failed inject records no fault and is healed anyway', async () => {
+test('nemesis: a failed inject records no fault; a failed pause is resumed anyway, a failed kill not started', async () => {
   const ran: string[] = [];
   const n1 = node({ name: 'n1', url: 'x://', kill: 'kill1', start: 'start1' });
   const notes: string[] = [];
@@ -123,8 +123,18 @@ test('nemesis: a failed inject records no fault and is healed anyway', async () 
   await n.stop();
   assert.equal(faults.length, 0);
   assert.equal(n.injected, 0);
-  assert.deepEqual(ran.slice(0, 2), ['kill1', 'start1']);
+  assert.ok(ran.length >= 1 && ran.every((c) => c === 'kill1'), ran.join(' '));
   assert.match(notes[0]!, /kill of n1 failed \(exited 1\); no fault recorded/);
+
+  const paused: string[] = [];
+  const p = new Nemesis([node({ name: 'n2', url: 'x://', pause: 'pause2', resume: 'resume2' })], {
+    kinds: ['pause'], everyMs: 5, durationMs: 5, seed: 1, onFault: () => assert.fail('no fault'),
+    run: async (cmd) => { paused.push(cmd); return { ok: cmd !== 'pause2', detail: 'exited 1' }; },
+  });
+  p.start();
+  await sleep(60);
+  await p.stop();
+  assert.deepEqual(paused.slice(0, 2), ['pause2', 'resume2']);
 });
 
 test('commands: sh -c, exit status and stderr; a backgrounded daemon does not hold it up', async () => {

@@ -1,20 +1,18 @@
 /**
- * `polysi run --cluster FILE [--faults ...]`: opens a cluster for a run (issue 24). Each node of
- * the cluster file gets a fault proxy on loopback (proxy.ts); the sessions connect through the
- * proxies (cluster-target.ts), so that a partition is the proxy dropping or stalling; the
- * nemesis (nemesis.ts) injects and heals the faults asked for.
+ * `polysi run --cluster FILE [--faults ...]`: opens a cluster for a run (issue 24). Each node and
+ * replica of the cluster file gets a fault proxy on loopback (proxy.ts); the sessions connect
+ * through the proxies (the run opens the proxied URLs as several nodes: run/multi-target.ts), so
+ * that a partition is the proxy dropping or stalling; the nemesis (nemesis.ts) injects and heals
+ * the faults asked for.
  *
- * Takes: the cluster file's path, the isolation asked for, the seed and the driver options.
- * Gives: an OpenCluster: the ResolvedTarget to run against, the nodes for the nemesis, and
- * `close()` (closes the proxies). Invariant: every proxy opened is closed by `close()`, also
- * when opening fails half-way (then before the error is thrown).
+ * Takes: the cluster file's path. Gives: an OpenCluster: the proxied URLs, the members for the
+ * nemesis, and `close()` (closes the proxies). Invariant: every proxy opened is closed by
+ * `close()`, also when opening fails half-way (then before the error is thrown).
  */
 
-import { openTarget, redactUrl, type DriverOptions, type ResolvedTarget } from '../targets.ts';
-import type { IsolationLevel } from '../types.ts';
-import { readClusterFile, type ClusterFile } from '../cluster.ts';
+import { redactUrl } from '../targets.ts';
+import { readClusterFile, type ClusterFile, type ClusterMember } from '../cluster.ts';
 import { InputError } from '../../history/errors.ts';
-import { ClusterTarget } from './cluster-target.ts';
 import { FAULT_KINDS, Nemesis, possibleFaults, type FaultKind, type NemesisNode, type NemesisOptions } from './nemesis.ts';
 import { FaultProxy } from './proxy.ts';
 
@@ -28,11 +26,19 @@ const DEFAULT_PORTS: Record<string, number> = { postgres: 5432, postgresql: 5432
 
 export interface OpenCluster {
   readonly spec: ClusterFile;
-  readonly resolved: ResolvedTarget & { target: ClusterTarget };
-  readonly nodes: readonly NemesisNode[];
-  /** A nemesis over these nodes (not started). */
+  /** The nodes and replicas with their URLs pointing at their proxies (same names). */
+  readonly proxied: { readonly nodes: readonly ProxiedMember[]; readonly replicas: readonly ProxiedMember[] };
+  /** The nodes and replicas for the nemesis, each with its proxy. */
+  readonly members: readonly NemesisNode[];
+  /** A nemesis over these members (not started). */
   nemesis(opts: NemesisOptions): Nemesis;
+  /** Closes every proxy. */
   close(): Promise<void>;
+}
+
+export interface ProxiedMember {
+  readonly name: string;
+  readonly url: string;
 }
 
 /** Parses `--faults kill,pause,partition,stall`; throws RangeError naming the unknown kind. */
@@ -45,9 +51,11 @@ export function parseFaultKinds(text: string): FaultKind[] {
   return [...new Set(kinds)] as FaultKind[];
 }
 
-export async function openCluster(
-  path: string, isolation: IsolationLevel | undefined, seed: number, driver: DriverOptions,
-): Promise<OpenCluster> {
+/**
+ * Reads the cluster file and puts a listening fault proxy in front of every node and replica;
+ * the run connects to the proxied URLs (as several --db / --replica: cli/run-nodes.ts).
+ */
+export async function openCluster(path: string): Promise<OpenCluster> {
   let spec: ClusterFile;
   try {
     spec = await readClusterFile(path);
@@ -58,31 +66,24 @@ export async function openCluster(
   const proxies: FaultProxy[] = [];
   const close = async () => { await Promise.allSettled(proxies.map((p) => p.close())); };
   try {
-    const nodes: NemesisNode[] = [];
-    const members: { name: string; target: ResolvedTarget['target'] }[] = [];
-    let first: ResolvedTarget | null = null;
-    for (const n of spec.nodes) {
-      const url = new URL(n.url);
+    const members: NemesisNode[] = [];
+    const proxy = async (m: ClusterMember): Promise<ProxiedMember> => {
+      const url = new URL(m.url);
       const port = url.port === '' ? DEFAULT_PORTS[url.protocol.slice(0, -1)] : Number(url.port);
-      if (port === undefined) throw new ClusterFileError(`cluster file ${path}: node "${n.name}": no port in ${redactUrl(n.url)}`);
-      const proxy = new FaultProxy(url.hostname.replace(/^\[|\]$/g, ''), port);
-      proxies.push(proxy);
-      const local = await proxy.listen();
+      if (port === undefined) throw new ClusterFileError(`cluster file ${path}: "${m.name}": no port in ${redactUrl(m.url)}`);
+      const p = new FaultProxy(url.hostname.replace(/^\[|\]$/g, ''), port);
+      proxies.push(p);
+      const local = await p.listen();
       url.hostname = '127.0.0.1';
       url.port = String(local);
-      const r = await openTarget(url.href, isolation, seed, driver);
-      first ??= r;
-      nodes.push({ spec: n, proxy });
-      members.push({ name: n.name, target: r.target });
-    }
-    const target = new ClusterTarget(spec.name, members, 0);
-    return {
-      spec,
-      resolved: { ...first!, target },
-      nodes,
-      nemesis: (opts) => new Nemesis(nodes, opts),
-      close,
+      members.push({ spec: m, proxy: p });
+      return { name: m.name, url: url.href };
     };
+    const nodes: ProxiedMember[] = [];
+    for (const m of spec.nodes) nodes.push(await proxy(m));
+    const replicas: ProxiedMember[] = [];
+    for (const m of spec.replicas) replicas.push(await proxy(m));
+    return { spec, proxied: { nodes, replicas }, members, nemesis: (opts) => new Nemesis(members, opts), close };
   } catch (err) {
     await close();
     throw err;

@@ -148,8 +148,9 @@ export class Nemesis {
       const r = await this.run(node.spec[c.inject]!);
       if (!r.ok) {
         this.note(`${kind} of ${node.spec.name} failed (${r.detail}); no fault recorded`);
-        // A pause or kill half done is not known to be done: try to heal anyway.
-        await this.run(node.spec[c.heal]!);
+        // A pause half done is not known to be undone: resume anyway (harmless if it was not
+        // paused). Not a start after a failed kill: a second server on a live node's files.
+        if (kind === 'pause') await this.run(node.spec[c.heal]!);
         return false;
       }
     }
