@@ -11,7 +11,7 @@
  * are always drawn one by one, on top, with their label.
  */
 
-import { TXN_ABORTED, TXN_COMMITTED, txnLabel, type History } from '../history/model.ts';
+import { TXN_ABORTED, TXN_COMMITTED, txnLabel, txnNodeLabel, type History } from '../history/model.ts';
 
 /** Lanes drawn at most (the rest are said in a caption). */
 export const LANES_MAX = 200;
@@ -102,9 +102,11 @@ export function renderTimelineSvg(h: History, highlight: ReadonlySet<number>): s
   for (const t of marked) {
     if (h.txnSession[t]! >= lanes || Number.isNaN(start[t]!)) continue;
     const s = h.txnSession[t]!;
-    const a = x(start[t]!), b = x(end[t]!), y = laneY(s), label = txnLabel(h, t);
-    const st = h.txnStatus[t]!;
-    out.push(`<g class="txn highlight" data-txn="${esc(label)}"><title>${esc(`${label}: ${OUTCOME_NAME[st]}, ${start[t]} → ${end[t]} ms`)}</title>` +
+    const a = x(start[t]!), b = x(end[t]!), y = laneY(s), txn = txnLabel(h, t);
+    const st = h.txnStatus[t]!, node = txnNodeLabel(h, t);
+    // "T1 on n2" (issue 24): the node where the txn ran, when recorded.
+    const label = node === null ? txn : `${txn} on ${node}`;
+    out.push(`<g class="txn highlight" data-txn="${esc(txn)}"><title>${esc(`${label}: ${OUTCOME_NAME[st]}, ${start[t]} → ${end[t]} ms`)}</title>` +
       `<rect x="${(a - 1).toFixed(1)}" y="${y}" width="${Math.max(3, b - a + 2).toFixed(1)}" height="${BAR + 4}" fill="${st === TXN_COMMITTED ? '#c0392b' : st === TXN_ABORTED ? '#e67e22' : '#b7950b'}" stroke="#000" stroke-width="1"/>` +
       (labelFits(labelEnd, s, b + 3, label) ? `<text x="${(b + 3).toFixed(1)}" y="${y + BAR}" font-weight="bold">${esc(label)}</text>` : '') + '</g>');
   }
