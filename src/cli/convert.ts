@@ -133,6 +133,9 @@ async function runConvertInner(args: string[], out: Out): Promise<number> {
         history.txnError !== undefined && back.txnError === undefined ? 'error codes' : '',
         history.txnNode !== undefined && back.txnNode === undefined ? 'nodes' : ''].filter((x) => x !== '');
       if (diff === null && dropped.length > 0) out.stderr(`polysi convert: note: ${target.name} cannot hold the transactions' ${dropped.join(' and ')}; they are left out`);
+      // Faults (issue 24) are the run's, not a transaction's: only JSON Lines holds them.
+      const faults = (history.faults?.length ?? 0) - (back.faults?.length ?? 0);
+      if (diff === null && faults > 0) out.stderr(`polysi convert: note: ${target.name} cannot hold the run's ${faults} fault event${faults === 1 ? '' : 's'}; they are left out`);
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       diff = `it does not read back: ${err.detail}`;

@@ -27,6 +27,7 @@ import {
   type ProgressEvent,
 } from '../check/index.ts';
 import { readHistory, TimeLimitError } from '../formats/index.ts';
+import type { History } from '../history/model.ts';
 import { EXPLAIN_MORE_MS, EXPLAIN_MORE_MS_BATCH, renderText } from './render.ts';
 import { parseTimeoutJson, resultJson } from '../render/json.ts';
 import { now } from '../util/clock.ts';
@@ -307,7 +308,7 @@ async function runCheck(args: string[], io: Io): Promise<number> {
   }
   if (drawing) {
     pr.line('drawing the counterexamples');
-    await writeDrawings(result, { file: path, format, notes }, values);
+    await writeDrawings(result, { file: path, format, notes }, values, history);
   }
   return result.verdict === 'valid' ? EXIT_VALID : result.verdict === 'violation' ? EXIT_VIOLATION : EXIT_UNKNOWN;
 }
@@ -315,12 +316,13 @@ async function runCheck(args: string[], io: Io): Promise<number> {
 /** --dot, --svg, --html: only the counterexamples are drawn (see src/render/). */
 async function writeDrawings(
   result: CheckResult, src: { file: string; format: string; notes: string[] }, out: { dot?: string | undefined; svg?: string | undefined; html?: string | undefined },
+  history: History,
 ): Promise<void> {
   const render = await import('../render/index.ts');
   const cxs = result.anomalies.map((a) => a.explanation).filter((x) => x !== undefined);
   if (out.dot !== undefined) await asOption('dot', writeOutput(out.dot, render.renderDot(cxs)));
   if (out.svg !== undefined) await asOption('svg', writeOutput(out.svg, cxs.length === 0 ? render.emptySvg('no anomalies') : await render.renderSvg(cxs)));
-  if (out.html !== undefined) await asOption('html', writeOutput(out.html, await render.htmlReport(result, src)));
+  if (out.html !== undefined) await asOption('html', writeOutput(out.html, await render.htmlReport(result, src, history)));
 }
 
 const DRAWINGS = ['dot', 'svg', 'html'] as const;

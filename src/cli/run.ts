@@ -27,6 +27,7 @@ import { EXPLAIN_MORE_MS, renderText } from './render.ts';
 import { levelsJson, resultJson } from '../render/json.ts';
 import { checkOut, openOut, OutFileError } from './run-out.ts';
 import { ioError } from '../formats/io-read.ts';
+import { CLUSTER_FLAGS, CLUSTER_USAGE, faultPlan, openRunCluster, startFaults } from './run-cluster.ts';
 import { NODE_FLAGS, NODES_USAGE, nodePlan, openNodes, RECONNECT_MS_DEFAULT } from './run-nodes.ts';
 import type { MultiTarget } from '../run/multi-target.ts';
 
@@ -71,6 +72,7 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
 ${NODES_USAGE}
+${CLUSTER_USAGE}
 memory modes (--db memory:MODE):
 ${MEMORY_MODES.map((m) => `  ${m.name.padEnd(18)}${m.kind === 'fault' ? `fault → ${m.anomaly}: ` : ''}${m.summary}` +
   (m.workload === undefined ? '' : `\n${' '.repeat(20)}(default workload: ${workloadText(m.workload)})`)).join('\n')}`;
@@ -125,6 +127,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
         'max-anomalies': { type: 'string' },
         help: { type: 'boolean', default: false },
         ...NODE_FLAGS,
+        ...CLUSTER_FLAGS,
   }, false);
   const v = { ...parsed.values, db: parsed.values.db[0]!, dbs: parsed.values.db };
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
@@ -159,7 +162,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     seed: num(v.seed, 'seed', d.seed, true),
   };
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
-  const isMemory = v.db === 'memory' || v.db.startsWith('memory:');
+  const isMemory = v.cluster === undefined && (v.db === 'memory' || v.db.startsWith('memory:'));
   const timeoutS = num(v['txn-timeout'], 'txn-timeout', isMemory ? 0 : DEFAULT_DB_TXN_TIMEOUT_S, false);
   if (timeoutS < 0) throw new RunUsageError(`--txn-timeout takes a number of seconds ≥ 0, got "${v['txn-timeout']}"`);
   const maxAnomalies = v['max-anomalies'] === undefined ? undefined : num(v['max-anomalies'], 'max-anomalies', 10, true);
@@ -168,12 +171,21 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // A file that --out may not replace is refused now, before connecting (and again at the open).
   if (v.out !== undefined) checkOut(v.out, v.force);
   const plan = generateWorkload(wo); // throws RangeError on out-of-range options
-  const nodes = nodePlan({ ...v, db: v.dbs }, wo.sessions);
+  const faults = faultPlan(v, args.some((a) => a === '--db' || a.startsWith('--db=')));
   const sessionInit = v['session-init'] ?? [];
   if (sessionInit.length > 0 && isMemory) throw new RunUsageError('--session-init runs SQL: it needs a database (--db postgres://... or mysql://...)');
   const driver = { txnTimeoutMs: timeoutS * 1000, ...(sessionInit.length > 0 ? { sessionInit } : {}) };
   const iso0 = v.isolation as IsolationLevel | undefined;
-  const resolved = nodes === null ? await openTarget(v.db, iso0, wo.seed, driver) : await openNodes(nodes, wo.sessions, iso0, wo.seed, driver);
+  // --cluster: the file's nodes (each through its fault proxy) as several --db; else --db as given.
+  const cluster = faults === null ? null : await openRunCluster(v.cluster!, faults, v, wo.sessions);
+  const nodes = cluster?.plan ?? nodePlan({ ...v, db: v.dbs }, wo.sessions);
+  let resolved;
+  try {
+    resolved = nodes === null ? await openTarget(v.db, iso0, wo.seed, driver) : await openNodes(nodes, wo.sessions, iso0, wo.seed, driver);
+  } catch (err) {
+    await cluster?.close();
+    throw err;
+  }
   const { target, isolation } = resolved;
   const multi = nodes === null ? null : resolved.target as MultiTarget;
   const level = (v.check ?? resolved.defaultCheck) as Level | 'levels' | 'none';
@@ -187,9 +199,11 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     // Several servers: no session starts before every one shows the tables (a standby lags).
     if (multi !== null) barrierMs = await multi.barrier(wo.keys, plan.kinds, nodes!.barrierTimeoutMs, `run${Date.now().toString(36)}${process.pid}`);
     conns = await connectAll(target, wo.sessions);
-    if (multi !== null) multi.reconnectMs = RECONNECT_MS_DEFAULT; // from here on a lost session tries its node, then the next
+    // From here on a lost session tries its node, then the next (under faults: long enough for a heal).
+    if (multi !== null) multi.reconnectMs = faults?.reconnectMs ?? RECONNECT_MS_DEFAULT;
   } catch (err) {
     await target.close().catch(() => {});
+    await cluster?.close();
     if (err instanceof DbError) {
       // Driver messages already name the target (password hidden); say it once.
       const msg = err.message.startsWith(target.name) ? err.message : `cannot use ${target.name}: ${err.message}`;
@@ -210,19 +224,23 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});
+    await cluster?.close();
     const why = err instanceof OutFileError ? err.message : ioError(v.out ?? 'the recording', err, 'create the recording').message;
     out.stderr(`polysi run: ${why}`);
     return 2;
   }
   const stop = new AbortController();
+  const nemesis = cluster === null ? null : startFaults(cluster, faults!, wo.seed, recorder, log);
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
     if (interrupts === 1) {
       out.stderr('\npolysi run: stopping: finishing the transactions in flight (Ctrl-C again to quit at once)');
       stop.abort();
+      void nemesis?.stop(); // heals the fault in progress now; the run awaits it below
       return;
     }
+    nemesis?.healNowSync(); // never leave a node paused or a proxy dropping
     recorder.close();
     out.stderr(`polysi run: quit; ${recorder.count} transactions recorded in ${outPath} (in-flight ones are not)`);
     process.exit(130);
@@ -241,10 +259,12 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
       onTxn: (r: TxnRecord) => { recorder.record(r); progress.tick(); },
     });
   } finally {
+    await nemesis?.stop();
     process.off('SIGINT', onSigint);
     recorder.close();
     progress.done();
     await target.close().catch(() => {});
+    await cluster?.close();
   }
   const rate = sum.elapsedMs > 0 ? (recorder.count / sum.elapsedMs) * 1000 : 0;
   // Codes, then their classes across databases (error-class.ts): `40001 16; serialization-failure 16`.
@@ -254,12 +274,14 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     `${sum.committed} committed, ${sum.aborted} aborted, ${sum.unknown} unknown${errs === '' ? '' : ` (${errs})`}, recorded in ${outPath}` +
     (sum.notRun > 0 ? `; ${sum.notRun} not run${stop.signal.aborted ? ' (interrupted)' : ''}` : '') +
     (sum.sessionsLost > 0 ? `; ${sum.sessionsLost} sessions lost their connection` : '') +
-    (sum.reconnects > 0 ? `; ${sum.reconnects} reconnects${multi !== null && multi.failovers > 0 ? ` (${multi.failovers} to another node)` : ''}` : ''));
+    (sum.reconnects > 0 ? `; ${sum.reconnects} reconnects${multi !== null && multi.failovers > 0 ? ` (${multi.failovers} to another node)` : ''}` : '') +
+    (nemesis === null ? '' : `; ${nemesis.injected} fault${nemesis.injected === 1 ? '' : 's'} injected`));
+
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
   const runJson = {
-    target: target.name, isolation, workload: wo, out: outPath, interrupted: stop.signal.aborted, ...sum,
+    target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum,
     ...(multi === null ? {} : { nodes: multiJson(multi), barrierMs, failovers: multi.failovers }), throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
   };

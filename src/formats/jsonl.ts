@@ -8,7 +8,8 @@
  *    ["append","l",3],["r","l",[1,2,3]]]}
  * with optional per-txn "start" / "end" (invocation / completion, ms of a monotonic clock) and
  * "error" (the database's error code), as `polysi run` records them, and "node" (the node the
- * txn ran on, issue 24).
+ * txn ran on, issue 24); and, anywhere after the header, fault lines
+ * {"fault":"kill","node":"n2","start":..,"end":..|null} (History.faults).
  *
  * Takes: the file's text. Gives: a History with locUnit 'line' (1-based); `null` is the initial
  * value; values are safe integers, strings or {"int":"<decimal>"} for integers beyond 2^53;
@@ -30,6 +31,7 @@ import {
   TXN_UNKNOWN,
   txnLabel,
   valueLabel,
+  type FaultEvent,
   type History,
   type TxnStatus,
 } from '../history/model.ts';
@@ -45,6 +47,7 @@ const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: T
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
 const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error', 'node']);
 const HEADER_FIELDS = new Set(['format', 'version', 'sessions', 'relations']);
+const FAULT_FIELDS = new Set(['fault', 'node', 'start', 'end']);
 const BIG_INT = /^-?[0-9]+$/;
 
 /** A short rendering of an offending JSON value for messages; never throws (deep nesting). */
@@ -198,6 +201,23 @@ function jsonlParser(source: string): {
 
   const lineContext: JsonlLineContext = { b, fail, shown, keyOf, valueOf };
 
+  /**
+   * A fault line (issue 24): `{"fault":KIND,"node":NODE,"start":MS,"end":MS|null}`; end null:
+   * never healed. Not a transaction: it may sit anywhere after the header.
+   */
+  const readFault = (o: Record<string, unknown>): void => {
+    for (const f of Object.keys(o)) if (!FAULT_FIELDS.has(f)) fail(`unknown fault field ${shown(f)}; expected fault, node, start, end`);
+    const kind = o['fault'], node = o['node'], start = o['start'], end = o['end'];
+    if (typeof kind !== 'string' || kind === '') fail(`expected "fault" to be the fault's kind (kill, pause, partition, ...), found ${shown(kind)}`);
+    if (typeof node !== 'string' || node === '') fail(`expected "node" to be the name of the node the fault hit, found ${shown(node)}`);
+    if (typeof start !== 'number' || !Number.isFinite(start)) fail(`expected the fault's "start" to be a time in ms (a finite number), found ${shown(start)}`);
+    if (end !== null && (typeof end !== 'number' || !Number.isFinite(end))) {
+      fail(`expected the fault's "end" to be a time in ms (a finite number) or null (never healed), found ${shown(end)}`);
+    }
+    if (end !== null && (end as number) < (start as number)) fail(`the fault's "end" (${end}) is before its "start" (${start})`, 'inconsistent');
+    b.fault(kind as string, node as string, start as number, end === null ? NaN : end as number);
+  };
+
   // Sessions declared by the header, if any: then every txn must name one of them.
   let declared: Set<string> | null = null;
   /** Txn names seen, by their canonical parts (labels.ts), with their lines. */
@@ -242,6 +262,7 @@ function jsonlParser(source: string): {
         return;
       }
       sawContent = true;
+      if ('fault' in o) { readFault(o); return; }
 
       for (const f of Object.keys(o)) {
         if (!TXN_FIELDS.has(f)) fail(`unknown field ${shown(f)}; expected session, txn, status, ops, start, end, error, node`);
@@ -467,7 +488,13 @@ export function writeJsonl(h: History): string {
     out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(txnLabel(h, t))},` +
       `"status":"${STATUS_NAME[h.txnStatus[t]!]}","ops":[${ops.join(',')}]${timesAndErrorJson(h, t)}}`);
   }
+  for (const f of h.faults ?? []) out.push(faultLine(f));
   return `${out.join('\n')}\n`;
+}
+
+/** A fault as a JSON Lines line (no newline): end NaN (never healed) is written null. */
+export function faultLine(f: FaultEvent): string {
+  return `{"fault":${JSON.stringify(f.kind)},"node":${JSON.stringify(f.node)},"start":${f.start},"end":${Number.isNaN(f.end) ? 'null' : f.end}}`;
 }
 
 /** True if the first line of `head` is a JSON object that looks like our header or a txn. */

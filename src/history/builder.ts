@@ -35,6 +35,7 @@ import {
   OP_SELECT,
   OP_WRITE,
   TXN_COMMITTED,
+  type FaultEvent,
   type History,
   type LocUnit,
   type TxnStatus,
@@ -227,6 +228,8 @@ export class HistoryBuilder {
   private txnErrorArr: string[] | null = null;
   /** Relations and predicate reads (issue 22), made on first use. */
   private preds: PredicateTableBuilder | null = null;
+  /** Faults recorded with `fault`, in call order (build sorts them by start). */
+  private readonly faultList: FaultEvent[] = [];
   // Where each txn ran (issue 24): `txnNodeArr[t]` indexes `nodeLabelArr` (-1: not recorded).
   private txnNodeArr: number[] | null = null;
   private readonly nodeLabelArr: string[] = [];
@@ -352,6 +355,15 @@ export class HistoryBuilder {
     if (this.txnErrorArr === null) this.txnErrorArr = [];
     while (this.txnErrorArr.length <= txn) this.txnErrorArr.push('');
     this.txnErrorArr[txn] = code;
+  }
+
+  /**
+   * Records a fault injected during the run (issue 24): its kind (`kill`, `pause`, `partition`,
+   * ...), the node it hit, and its start and end in the clock of `setTimes` (end NaN: never
+   * healed). The History lists faults in start order (stable for equal starts).
+   */
+  fault(kind: string, node: string, start: number, end: number): void {
+    this.faultList.push({ kind, node, start, end });
   }
 
   /** The id of a node label (where txns ran), created on first use. */
@@ -742,6 +754,7 @@ export class HistoryBuilder {
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
       ...(txnError === undefined ? {} : { txnError }),
       ...(this.preds?.used === true ? { predicates: this.preds.build(this.keyLabels.length) } : {}),
+      ...(this.faultList.length === 0 ? {} : { faults: this.faultList.slice().sort((a, b) => a.start - b.start) }),
       ...(txnNode === undefined ? {} : { txnNode, nodeLabels: this.nodeLabelArr.slice() }),
     };
     assertHistory(h);

@@ -3,7 +3,8 @@
  * and its argument. Inline CSS and inline SVG only: it opens in a browser with nothing else to
  * load (no scripts, no fonts, no network).
  *
- * Takes: a CheckResult (explained) and where it came from. Gives: the HTML text (`htmlReport`
+ * Takes: a CheckResult (explained) and where it came from, and the History when the run's
+ * timeline should be drawn (timeline.ts: needs txn times). Gives: the HTML text (`htmlReport`
  * is async because it lays out the SVGs; `renderHtml` assembles already rendered parts).
  */
 
@@ -12,6 +13,8 @@ import type { Counterexample } from '../result/counterexample.ts';
 import { renderExplanationText, verdictLine } from './text.ts';
 import { anomalyTitle, LEGEND_LABELS } from './dot.ts';
 import { legendSvg, renderSvg } from './svg.ts';
+import { renderTimelineSvg, timelineCaption } from './timeline.ts';
+import type { History } from '../history/model.ts';
 
 export interface ReportSource {
   file: string;
@@ -54,6 +57,10 @@ div.graph.legend svg { max-width: 26em; }
 ul.labels { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.85em; color: #333; }
 pre.explanation { white-space: pre-wrap; background: #f7f7f7; padding: 0.8em; border-radius: 4px; font-size: 0.9em; }
 footer { margin-top: 2em; color: #666; font-size: 0.85em; }
+section.timeline h2 { font-size: 1.1em; }
+div.timeline { overflow-x: auto; border: 1px solid #eee; padding: 0.3em; background: #fff; }
+div.timeline svg { max-width: 100%; height: auto; }
+p.caption { color: #555; font-size: 0.85em; }
 `;
 
 /** How to read the drawings: the legend drawing (edge styles) and what an edge's label says. */
@@ -68,8 +75,23 @@ ${LEGEND_LABELS.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}
 </section>`;
 }
 
-/** `legendSvg`: the legend drawing, shown once above the anomalies (none: no legend section). */
-export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[], legendSvg = ''): string {
+/** The run's timeline section (timeline.ts); '' when the History has no times. */
+function timelineSection(svg: string, caption: string): string {
+  return `
+<section class="timeline" id="timeline">
+<h2>Timeline</h2>
+<div class="timeline">${svg}</div>
+<p class="caption">${escapeHtml(caption)}</p>
+</section>`;
+}
+
+/**
+ * `legendSvg`: the legend drawing, shown once above the anomalies (none: no legend section).
+ * `timeline`: the timeline's SVG and caption (none: no timeline section).
+ */
+export function renderHtml(
+  r: CheckResult, src: ReportSource, anomalies: readonly ReportAnomaly[], legendSvg = '', timeline: { svg: string; caption: string } | null = null,
+): string {
   const c = r.counts;
   const t = r.timesMs;
   const row = (k: string, v: string) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`;
@@ -104,6 +126,7 @@ export function renderHtml(r: CheckResult, src: ReportSource, anomalies: readonl
 ${facts}
 </table>
 <p id="verdict" class="verdict ${r.verdict}" data-verdict="${r.verdict}">${escapeHtml(verdictLine(r))}</p>
+${timeline === null ? '' : timelineSection(timeline.svg, timeline.caption)}
 ${anomalies.length > 0 && legendSvg !== '' ? legendSection(legendSvg) : ''}
 ${sections}
 <footer>Each counterexample is certified before it is reported: every edge is re-derived from the
@@ -114,8 +137,11 @@ operations, and every choice of its write orders is enumerated and leaves a forb
 `;
 }
 
-/** The report for an explained result: lays out one SVG per anomaly. */
-export async function htmlReport(r: CheckResult, src: ReportSource): Promise<string> {
+/**
+ * The report for an explained result: lays out one SVG per anomaly; with `history`, also the
+ * run's timeline (when it has txn times) with the counterexamples' txns highlighted.
+ */
+export async function htmlReport(r: CheckResult, src: ReportSource, history?: History): Promise<string> {
   const explained = r.anomalies.map((a) => a.explanation).filter((x): x is Counterexample => x !== undefined);
   const parts: ReportAnomaly[] = [];
   for (let i = 0; i < explained.length; i++) {
@@ -129,5 +155,12 @@ export async function htmlReport(r: CheckResult, src: ReportSource): Promise<str
       text: renderExplanationText(cx, { index: i + 1, total: explained.length }),
     });
   }
-  return renderHtml(r, src, parts, parts.length > 0 ? await legendSvg(false) : '');
+  let timeline: { svg: string; caption: string } | null = null;
+  if (history !== undefined) {
+    const highlight = new Set<number>();
+    for (const cx of explained) for (const t of cx.txns) if (t.txn >= 0 && t.role === 'core') highlight.add(t.txn);
+    const svg = renderTimelineSvg(history, highlight);
+    if (svg !== null) timeline = { svg, caption: timelineCaption(history) };
+  }
+  return renderHtml(r, src, parts, parts.length > 0 ? await legendSvg(false) : '', timeline);
 }

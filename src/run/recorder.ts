@@ -10,12 +10,13 @@
  * after Ctrl-C or an exception the file ends at a line boundary; `close()` writes what is left.
  * Why bytes: lines are encoded straight into the buffer (encode.ts), with no string per line;
  * keeping lines as strings until a flush tripled the recording cost (bench/run-workload.ts).
- * Session labels are the session numbers, txn labels `session.index`.
+ * Session labels are the session numbers, txn labels `session.index`. Faults injected during
+ * the run (issue 24, src/run/nemesis/) are fault lines, written when each fault ends.
  */
 
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { W_APPEND, W_READ, W_READ_LIST, W_WRITE } from '../workload/types.ts';
-import { JSONL_FORMAT_TAG, JSONL_VERSION } from '../formats/jsonl.ts';
+import { faultLine, JSONL_FORMAT_TAG, JSONL_VERSION } from '../formats/jsonl.ts';
 import type { TxnRecord } from './runner.ts';
 import { encodeTxn, txnBytesMax } from './encode.ts';
 
@@ -88,6 +89,17 @@ export class JsonlRecorder {
     }
     this.count++;
     this.busyMs += performance.now() - a;
+  }
+
+  /**
+   * Appends a fault line (issue 24): `start` / `end` in the clock of the txns' times (absolute,
+   * made relative to t0 as theirs are; end NaN: never healed). Written once the fault is over
+   * (or the run ends), so a fault line is whole like a txn's; not counted in `count`.
+   */
+  recordFault(kind: string, node: string, start: number, end: number): void {
+    if (this.fd < 0) throw new Error(`the history ${this.path} is already closed`);
+    const ms = (t: number) => Math.round((t - this.t0) * 1000) / 1000;
+    this.append(faultLine({ kind, node, start: ms(start), end: Number.isNaN(end) ? NaN : ms(end) }));
   }
 
   /** Appends one already-rendered transaction line (the recording API builds its own). */

@@ -181,13 +181,16 @@ function* sessionProgram(
         const cls = err instanceof Timeout ? 'timeout' : err.errorClass; // databases only (error-class.ts)
         if (cls !== undefined) sum.errorClasses[cls] = (sum.errorClasses[cls] ?? 0) + 1;
         if (rec.node === undefined && call.node !== undefined) rec.node = call.node; // BEGIN itself failed
+        // Completion is when the error came back: not after the reconnect below, which may wait
+        // for a node to come back (the nemesis) and is no part of this transaction.
+        rec.end = now();
         call.op = gone ? 'reconnect' : 'rollback';
         if (gone) {
           connected = (yield call) === true;
           if (connected) sum.reconnects++;
         } else yield call;
       }
-      rec.end = now();
+      if (rec.end === 0) rec.end = now();
       if (rec.outcome === 'committed') sum.committed++;
       else {
         if (rec.outcome === 'aborted') sum.aborted++; else sum.unknown++;
