@@ -18,7 +18,7 @@ import { checkLevels } from '../check/ladder.ts';
 import { renderLevelsText } from './levels.ts';
 import { readHistory } from '../formats/index.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
-import { JsonlRecorder } from '../run/recorder.ts';
+import { JsonlRecorder, planNames } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
@@ -32,6 +32,10 @@ export interface Out {
   stdout(s: string): void;
   stderr(s: string): void;
 }
+
+/** The predicate workload's defaults (small relations: predicate reads conflict often). */
+export const PREDICATE_DEFAULTS: Partial<WorkloadOptions> = { sessions: 8, txnsPerSession: 100, keys: 60 };
+const PREDICATE_WORKLOAD_TEXT = '3 relations of 20 rows (default --sessions 8 --keys 60)';
 
 /** `--profile contention`: few hot keys, short read-modify-write transactions, fewer sessions. */
 export const CONTENTION_PROFILE: Partial<WorkloadOptions> = { sessions: 10, txnsPerSession: 100, opsPerTxn: 4, keys: 10, rmwFraction: 0.5 };
@@ -52,7 +56,7 @@ function profileText(): string {
 }
 
 export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
-                  [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
+                  [--workload register|list-append|predicate] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
                   [--rmw FRACTION] [--profile default|contention]
                   [--seed N] [--out FILE [--force]] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
@@ -65,6 +69,8 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
           and write skews within a minute; each flag given still wins); a fault mode of the
           embedded store has its own workload defaults (shown below)
 --rmw: fraction of writes preceded by a read of the same key (read-modify-write)
+--workload predicate: inserts, deletes and predicate selects / counts over ${PREDICATE_WORKLOAD_TEXT}
+          (Hermitage's G2 and PMP shapes, randomised; --keys is the number of rows; docs/workloads.md)
 --check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
@@ -124,7 +130,9 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   }, false);
   const v = parsed.values;
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
-  if (v.workload !== 'register' && v.workload !== 'list-append') throw new RunUsageError(`--workload must be register or list-append, got "${v.workload}"`);
+  if (v.workload !== 'register' && v.workload !== 'list-append' && v.workload !== 'predicate') {
+    throw new RunUsageError(`--workload must be register, list-append or predicate, got "${v.workload}"`);
+  }
   if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
     throw new RunUsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
@@ -139,6 +147,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
   const d: WorkloadOptions = {
     ...DEFAULT_WORKLOAD,
+    ...(v.workload === 'predicate' ? PREDICATE_DEFAULTS : {}),
     ...(v.profile === 'contention' ? CONTENTION_PROFILE : v.profile === undefined ? mode?.workload ?? {} : {}),
   };
   const wo: WorkloadOptions = {
@@ -192,7 +201,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   try {
     const opened = openOut(v.out, v.force, new Date());
     outPath = opened.path;
-    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd);
+    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd, planNames(plan));
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});

@@ -31,6 +31,11 @@ export interface ModeRules {
   firstCommitterWins: boolean;
   /** Certify reads too (serializable): abort a txn that read a key overwritten since its snapshot. */
   certifyReads: boolean;
+  /**
+   * Certify predicate reads too (serializable; issue 22): abort a txn one of whose predicate
+   * reads would return another result on the newest committed state.
+   */
+  certifyPredicates: boolean;
   /** Each read sees the latest committed version (read committed), not the txn's snapshot. */
   readLatest: boolean;
   /** Appends rebuild the list from the txn's snapshot rather than the latest version (lost appends). */
@@ -47,7 +52,7 @@ export interface ModeRules {
 }
 
 const SAFE: ModeRules = {
-  replicas: 1, remoteLag: 0, remoteLagRandom: false, snapshotLag: 0, firstCommitterWins: true, certifyReads: false,
+  replicas: 1, remoteLag: 0, remoteLagRandom: false, snapshotLag: 0, firstCommitterWins: true, certifyReads: false, certifyPredicates: false,
   readLatest: false, appendToSnapshot: false, dirty: 'none', doomedFraction: 0, lostCommitFraction: 0,
 };
 
@@ -68,8 +73,8 @@ export interface ModeInfo {
 }
 
 export const MEMORY_MODES: readonly ModeInfo[] = [
-  { name: 'serializable', kind: 'isolation', level: 'ser', rules: { ...SAFE, certifyReads: true },
-    summary: 'snapshot reads; at commit, abort if any key read or written changed since the snapshot (backward certification)' },
+  { name: 'serializable', kind: 'isolation', level: 'ser', rules: { ...SAFE, certifyReads: true, certifyPredicates: true },
+    summary: 'snapshot reads; at commit, abort if any key read or written changed since the snapshot, or a predicate read would now give another result (backward certification)' },
   { name: 'snapshot', kind: 'isolation', level: 'si', rules: SAFE,
     summary: 'snapshot reads, first-committer-wins on written keys' },
   { name: 'flaky-commit', kind: 'isolation', level: 'si', rules: { ...SAFE, lostCommitFraction: 0.1 },
