@@ -27,7 +27,7 @@ import {
   type SqlTargetOptions,
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
-import type { Target } from './types.ts';
+import type { TableKinds, Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
 
 /** Errors after which the server has rolled the whole transaction back (or will, on ROLLBACK). */
@@ -119,6 +119,7 @@ class MysqlTarget extends SqlTarget {
         readList: `SELECT v FROM ${list} WHERE k = ?`,
       },
       classify: classifyMysql,
+      placeholder: () => '?',
     }));
   }
 
@@ -149,7 +150,7 @@ class MysqlTarget extends SqlTarget {
     return client;
   }
 
-  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  protected async createTables(client: SqlClient, keys: number, kinds: TableKinds): Promise<void> {
     const tables: [string, string, string][] = [];
     if (kinds.registers) tables.push([this.register, 'v BIGINT NULL', 'NULL']);
     if (kinds.lists) tables.push([this.list, 'v LONGTEXT NOT NULL', "''"]);

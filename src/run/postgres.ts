@@ -24,7 +24,7 @@ import {
   type SqlTargetOptions,
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
-import type { Target } from './types.ts';
+import type { TableKinds, Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
 
 /** SQLSTATE classes of a connection that went away or a server that cannot serve. */
@@ -107,6 +107,8 @@ class PostgresTarget extends SqlTarget {
         readList: `SELECT v FROM ${list} WHERE k = $1`,
       },
       classify: classifyPg,
+      // Typed, so that a constant compared with a column never leaves PostgreSQL guessing.
+      placeholder: (i) => `CAST($${i + 1} AS BIGINT)`,
     }));
   }
 
@@ -134,7 +136,7 @@ class PostgresTarget extends SqlTarget {
     return wrapped;
   }
 
-  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  protected async createTables(client: SqlClient, keys: number, kinds: TableKinds): Promise<void> {
     const statements: string[] = [];
     if (kinds.registers) {
       statements.push(
