@@ -28,7 +28,7 @@ export const FLUSH_INTERVAL_MS = 200;
 
 /** The names a predicate workload's ops refer to by index: relation names and predicate texts. */
 export interface RecordedNames {
-  readonly relations: readonly { readonly name: string; readonly keys: readonly number[] }[];
+  readonly relations: readonly { readonly name: string; readonly keys: readonly (number | string)[] }[];
   readonly predicates: readonly string[];
 }
 
