@@ -23,7 +23,7 @@ import { strongestOf } from '../result/lattice.ts';
 import { LEVEL_NAMES, type LevelName } from '../result/types.ts';
 import { Random } from '../util/random.ts';
 import { anomalyAt, judgeRun, type JudgedAnomaly } from './judge.ts';
-import { laneOf, runScenario, type Lane } from './schedule.ts';
+import { laneOf, PROBE_RELATION, runScenario, type Lane } from './schedule.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import { cellOutcome, type Cell, type CellAnomaly, type LevelReport, type ProbeResult } from './types.ts';
 
@@ -155,7 +155,9 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
   if (kind !== 'memory') {
     target = openDatabase(opts.db, { txnTimeoutMs, lockTimeoutMs: Math.floor(txnTimeoutMs / 2), tablePrefix: opts.tablePrefix ?? 'polysi_probe' });
     // Every run gets keys of its own, so no run sees another's values and nothing is reset.
-    await target.setup(levels.length * keysPerLevel + 1, { registers: true, lists: false });
+    // Predicate scenarios share one relation table; each run reads only its own rows (schedule.ts).
+    const relations = runnable.some((s) => s.relation.length > 0) ? [{ name: PROBE_RELATION, keys: [] }] : [];
+    await target.setup(levels.length * keysPerLevel + 1, { registers: true, lists: false, relations });
   }
   try {
     let keyNext = 1;
@@ -184,6 +186,8 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             let memory: MemoryTarget | null = null;
             if (target === null) {
               memory = new MemoryTarget(level as MemoryMode, rng.uint32());
+              const rows = sc.relation.map((k) => keys[sc.keys.indexOf(k)]!);
+              await memory.setup(0, { registers: true, lists: false, relations: [{ name: PROBE_RELATION, keys: rows }] });
               lanes = [];
               for (let s = 0; s < sc.txns; s++) lanes.push(laneOf(await memory.connect(s)));
             } else {
@@ -251,7 +255,7 @@ async function connectLanes(target: Target, n: number): Promise<Connection[]> {
 }
 
 /** '' when the database runs a transaction at `iso`; else why not (its error). */
-export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> {
+export async function refusal(lane: Pick<Lane, 'begin' | 'read' | 'commit' | 'rollback'>, iso: IsolationLevel): Promise<string> {
   try {
     await lane.begin(iso);
     await lane.read(0);
@@ -267,5 +271,6 @@ export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> 
 
 /** The scenario's steps in the step language. */
 export function stepsText(s: Scenario): string {
-  return s.steps.map((st) => `T${st.txn + 1} ${st.op}${st.key === '' ? '' : ` ${st.key}`}${st.op === 'w' ? ` ${st.value}` : ''}`).join('; ');
+  return s.steps.map((st) => `T${st.txn + 1} ${st.op}${st.key === '' ? '' : ` ${st.key}`}${st.op === 'w' || st.op === 'ins' ? ` ${st.value}` : ''}` +
+    `${st.pred === '' ? '' : ` ${st.pred}`}`).join('; ');
 }
