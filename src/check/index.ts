@@ -16,7 +16,7 @@ import { buildPolygraph, countConstraints, CONSTRAINT_EDGES_MAX, CONSTRAINTS_MAX
 import { TimeLimitError } from '../util/deadline.ts';
 import { MemoryBudget, MemoryLimitError, STAGE_BYTES } from '../util/memory.ts';
 import { KIND_NAMES } from '../graph/edges.ts';
-import { usesRealTime, type SplitGraph } from '../graph/split.ts';
+import { buildSplitGraph, topoOrder, usesRealTime, type SplitGraph } from '../graph/split.ts';
 import {
   CONTRACT_MIN_TXNS, pruneConstraints, PRUNE_STOP_AT_ACTIVE, PRUNE_STOP_AT_MIN_CONSTRAINTS, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance,
 } from '../prune/prune.ts';
@@ -31,6 +31,7 @@ import {
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
 import { now } from '../util/clock.ts';
+import { checkPredicateHistory } from './predicates.ts';
 
 export * from '../result/types.ts';
 
@@ -71,6 +72,8 @@ export const PRUNE_ROUNDS_MAX = 1000;
 export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): CheckResult {
   // A level this pipeline does not decide must never fall through to another level's check.
   if (!isImplementedLevel(opts.level)) throw new RangeError(`level must be one of ${IMPLEMENTED_LEVELS.join(', ')}, got ${String(opts.level)}`);
+  // Predicate reads, inserts and deletes: decided on key-value histories they are lowered to.
+  if (h.predicates !== undefined) return checkPredicateHistory(h, opts, parseMs, checkHistory, checkWithWitness);
   const strong = STRONG_SESSION_FIRST[opts.level];
   if (strong !== undefined) return checkStrongSessionFirst(h, opts, strong, parseMs);
   return checkLevel(h, opts, parseMs);
@@ -127,7 +130,22 @@ export function checkNonCycleOnly(h: History, opts: CheckOptions, parseMs: numbe
   return checkLevel(h, opts, parseMs, true);
 }
 
-function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false): CheckResult {
+/**
+ * `opts.level` (a polygraph level) decided on its own graph, with, when valid, a witness: the
+ * position of each transaction in a topological order of the chosen graph's `.d` nodes (for SER,
+ * a serial order). Internal: the predicate check (check/predicates.ts) picks the versions its
+ * undecided predicate reads observed from it.
+ */
+export function checkWithWitness(h: History, opts: CheckOptions): { result: CheckResult; position: Int32Array | null } {
+  const witness: WitnessSink = { position: null };
+  const result = checkLevel(h, opts, 0, false, witness);
+  return { result, position: result.verdict === 'valid' ? witness.position : null };
+}
+
+/** Where polygraphStages leaves a valid verdict's witness order (checkWithWitness). */
+interface WitnessSink { position: Int32Array | null }
+
+function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false, witness: WitnessSink | null = null): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -139,7 +157,7 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles 
   const result = emptyResult(h, opts, times);
   const found: NonCycleFound = { shown: [], notShown: 0, complete: true };
   try {
-    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles), found);
+    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles, witness), found);
   } catch (err) {
     if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return withNonCycle(unknown(result, err.message), found);
     throw err;
@@ -229,13 +247,15 @@ export class HeldValidation {
 /** Histories with at least this many operations drop their Validated while pruning and solving. */
 const VALIDATED_DROP_OPS = 1 << 20;
 
-function runStages(h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound, skipCycles: boolean): CheckResult {
+function runStages(
+  h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound, skipCycles: boolean, witness: WitnessSink | null,
+): CheckResult {
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
   // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
   const held = validationStages(h, opts, deadlineMs, result, budget, progress, found, skipCycles && opts.level !== 'ru');
-  return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held);
+  return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held, witness);
 }
 
 /**
@@ -290,7 +310,7 @@ function validationStages(
 /** Construction, pruning and solving: the levels decided on the polygraph. */
 function polygraphStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
-  held: HeldValidation,
+  held: HeldValidation, witness: WitnessSink | null,
 ): CheckResult {
   const times = result.timesMs;
   let t1 = now();
@@ -363,7 +383,10 @@ function polygraphStages(
     if (p.timedOut) return unknown(result, 'the time limit was reached while pruning');
     // Pruning returns with nothing left only after a topological sort of the final known graph
     // succeeded: that graph is a witness that the history satisfies the level.
-    if (p.activeCount === 0) return result;
+    if (p.activeCount === 0) {
+      if (witness !== null) witness.position = witnessPosition(pg, active, null, opts.level);
+      return result;
+    }
     t2 = t1;
   }
 
@@ -378,6 +401,7 @@ function polygraphStages(
   result.solver = s.stats;
   if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit');
   result.decidedBy = s.result === 'sat' ? 'solver-sat' : 'solver-unsat';
+  if (s.result === 'sat' && witness !== null) witness.position = witnessPosition(pg, active, s.choice ?? null, opts.level);
   if (s.result === 'unsat') {
     result.verdict = 'violation';
     result.anomalies = [toCycleAnomaly(s.edges!, s.cycle!)];
@@ -387,6 +411,24 @@ function polygraphStages(
     }
   }
   return result;
+}
+
+/**
+ * Each txn's position in a topological order of the split graph of the known edges plus the
+ * sides `choice` picks (choice[c] = 0: either), read at its `.d` node (`.n` for PC), so that
+ * every key's version order (WW) follows the positions; null if that graph is
+ * cyclic (it never is for a model; a bug then only costs the caller its witness).
+ */
+function witnessPosition(pg: Polygraph, active: Uint8Array, choice: Uint8Array | null, level: Level): Int32Array | null {
+  // The layer whose order follows WW at this level (split.ts: WW is d->d and n->d, or for PC d->n and n->n).
+  const layer = level === 'pc' ? 1 : 0;
+  const varOf = Int32Array.from({ length: pg.consCount }, (_, c) => c);
+  const edges = chosenEdges(pg, choice === null ? new Uint8Array(pg.consCount) : active, varOf, (c) => choice === null || choice[c] === 0);
+  const order = topoOrder(buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, level, false));
+  if (order === null) return null;
+  const position = new Int32Array(pg.nodeCount);
+  for (let i = 0; i < order.length; i++) if ((order[i]! & 1) === layer) position[order[i]! >> 1] = i;
+  return position;
 }
 
 function unknownAsAborted(h: History): History {

@@ -180,4 +180,6 @@ export const NON_CYCLE_DESCRIPTIONS: Record<NonCycleAnomalyName, AnomalyDescript
   'future-read': 'future read',
   'duplicate-elements': 'duplicate elements',
   'incompatible-order': 'incompatible order',
+  'predicate-mismatch': 'predicate mismatch',
+  'duplicate-insert': 'duplicate insert',
 };

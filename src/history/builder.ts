@@ -21,12 +21,18 @@
 
 import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
 import { isCanonicalNumber, LabelColumn } from './labels.ts';
+import { PredicateTableBuilder } from './predicate-table.ts';
+import { predicateText as predicateTextCanonical, type Predicate } from './predicate.ts';
 import {
   assertHistory,
   INITIAL_VALUE,
   OP_APPEND,
+  OP_COUNT,
+  OP_DELETE,
+  OP_INSERT,
   OP_READ,
   OP_READ_LIST,
+  OP_SELECT,
   OP_WRITE,
   TXN_COMMITTED,
   type History,
@@ -218,6 +224,8 @@ export class HistoryBuilder {
   private txnStartArr: number[] | null = null;
   private txnEndArr: number[] | null = null;
   private txnErrorArr: string[] | null = null;
+  /** Relations and predicate reads (issue 22), made on first use. */
+  private preds: PredicateTableBuilder | null = null;
 
   constructor(
     readonly source: string = '<memory>',
@@ -418,6 +426,85 @@ export class HistoryBuilder {
     for (let i = 0; i < count; i++) this.listElemsArr.push(elems[i]!);
     this.listStartArr.push(this.listElemsArr.length);
     this.pushOp(txn, OP_READ_LIST, keyId, list, loc);
+  }
+
+  // Relations, inserts, deletes and predicate reads (issue 22; model.ts PredicateTable). These
+  // throw an Error on a call the model forbids (a key in two relations, an insert of a plain
+  // key, a result row outside its relation ...): parsers check first and say which line.
+
+  private predTable(): PredicateTableBuilder {
+    return (this.preds ??= new PredicateTableBuilder());
+  }
+
+  /**
+   * Declares relation `name` with rows `keys` (or adds them to it); returns the relation's id.
+   * A row of a relation starts absent (a read of `null` on it saw no row).
+   */
+  relation(name: string, keys: Iterable<RawKey> = []): number {
+    const ids: number[] = [];
+    for (const k of keys) ids.push(this.key(k));
+    return this.predTable().relation(name, ids, this.keyLabelOf);
+  }
+
+  /** The id of relation `name`, or -1 if it was not declared. */
+  relationId(name: string): number {
+    return this.preds === null ? -1 : this.preds.relationId(name);
+  }
+
+  /** The relation of key id k (from `key()`), or -1 for a plain key. */
+  relationOfKey(k: number): number {
+    return this.preds === null ? -1 : this.preds.relationOfKey(k);
+  }
+
+  private readonly keyLabelOf = (k: number): string => this.keyLabels[k]!;
+
+  private relationKey(key: RawKey, what: string): number {
+    const k = this.key(key);
+    if (this.relationOfKey(k) < 0) throw new Error(`${what} of key ${this.keyLabels[k]}, which is in no relation`);
+    return k;
+  }
+
+  /** Insert of row `key` (a key of a relation) with `value` (not null). */
+  insert(txn: number, key: RawKey, value: RawValue, loc = -1): void {
+    const k = this.relationKey(key, 'insert');
+    if (value === null) throw new Error(`insert of key ${this.keyLabels[k]} with no value`);
+    this.pushOp(txn, OP_INSERT, k, this.value(value), loc);
+  }
+
+  /** Delete of row `key` (a key of a relation): writes the absent version. */
+  delete(txn: number, key: RawKey, loc = -1): void {
+    this.pushOp(txn, OP_DELETE, this.relationKey(key, 'delete'), INITIAL_VALUE, loc);
+  }
+
+  /**
+   * Predicate read `select(P)` over relation `relation` (its name or id) that returned `rows`
+   * (key, value) in that order; returns the predicate read's id. `predicate` is the text as
+   * written (parsed here: a bad one throws predicate.ts's PredicateSyntaxError) or a parsed
+   * predicate with its text.
+   */
+  select(txn: number, relation: string | number, predicate: string | Predicate, rows: Iterable<readonly [RawKey, RawValue]>, loc = -1,
+    text?: string): number {
+    const r = this.relationOf(relation);
+    const ids: [number, number][] = [];
+    for (const [k, v] of rows) ids.push([this.key(k), this.value(v)]);
+    const p = this.predTable().read(r, predicate, predicateTextOf(predicate, text), ids, -1, this.keyLabelOf);
+    this.pushOp(txn, OP_SELECT, r, p, loc);
+    return p;
+  }
+
+  /** Predicate count `count(P) -> n` over `relation`; as `select`. */
+  count(txn: number, relation: string | number, predicate: string | Predicate, n: number, loc = -1, text?: string): number {
+    const r = this.relationOf(relation);
+    if (!(Number.isInteger(n) && n >= 0)) throw new Error(`count over ${String(relation)} returned ${n}, not a count`);
+    const p = this.predTable().read(r, predicate, predicateTextOf(predicate, text), [], n, this.keyLabelOf);
+    this.pushOp(txn, OP_COUNT, r, p, loc);
+    return p;
+  }
+
+  private relationOf(relation: string | number): number {
+    const r = typeof relation === 'number' ? relation : this.relationId(relation);
+    if (r < 0 || this.preds === null) throw new Error(`predicate read over relation ${String(relation)}, which is not declared`);
+    return r;
   }
 
   /** Fast path for parsers that intern themselves: ids must come from `key()` / `value()`. */
@@ -625,11 +712,18 @@ export class HistoryBuilder {
       listElems: this.listElemsArr.toArray(),
       ...(txnStart === undefined ? {} : { txnStart, txnEnd: txnEnd! }),
       ...(txnError === undefined ? {} : { txnError }),
+      ...(this.preds?.used === true ? { predicates: this.preds.build(this.keyLabels.length) } : {}),
     };
     assertHistory(h);
     return h;
   }
 }
 
+/** The text recorded for a predicate read: as written, or the given/canonical text of a parsed one. */
+function predicateTextOf(predicate: string | Predicate, text: string | undefined): string {
+  if (typeof predicate === 'string') return predicate;
+  return text ?? predicateTextCanonical(predicate);
+}
+
 /** Op kinds re-exported for parsers that use `pushOp`. */
-export { OP_READ, OP_WRITE, OP_APPEND, OP_READ_LIST };
+export { OP_READ, OP_WRITE, OP_APPEND, OP_READ_LIST, OP_INSERT, OP_DELETE, OP_SELECT, OP_COUNT };

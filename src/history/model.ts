@@ -124,7 +124,7 @@ export interface History {
   readonly txnOpStart: Int32Array;
 
   readonly opCount: number;
-  /** `opKind[op]`: OP_READ, OP_WRITE, OP_APPEND or OP_READ_LIST. */
+  /** `opKind[op]`: OP_READ, OP_WRITE, OP_APPEND, OP_READ_LIST, or (with `predicates`) OP_INSERT .. OP_COUNT. */
   readonly opKind: Uint8Array;
   /** `opKey[op]`: key id. */
   readonly opKey: Int32Array;
@@ -192,20 +192,44 @@ export function opWhere(h: History, op: number): string {
   return loc < 0 ? h.source : `${h.source} ${h.locUnit} ${loc}`;
 }
 
-/** The operations of a txn rendered for people: `w(x,1) r(y,0)`. */
+/**
+ * An operation rendered for people: `w(x,1)`, `r(y,0)`, `r(l,[1 2])`, and for relations (issue
+ * 22) `ins(k,v)`, `del(k)`, `r(k,absent)` (a read that saw no row), `select(R, P) -> {k:v, ...}`
+ * (rows in the order returned), `count(R, P) -> n`.
+ */
 export function describeOp(h: History, op: number): string {
-  const k = h.keyLabels[h.opKey[op]!]!;
+  const kind = h.opKind[op]!;
   const v = h.opValue[op]!;
-  switch (h.opKind[op]) {
-    case OP_READ: return `r(${k},${valueLabel(h, v)})`;
+  if (kind === OP_SELECT || kind === OP_COUNT) return describePredicateRead(h, op);
+  const k = h.keyLabels[h.opKey[op]!]!;
+  switch (kind) {
+    case OP_READ: return `r(${k},${v === INITIAL_VALUE && isRelationKey(h, h.opKey[op]!) ? 'absent' : valueLabel(h, v)})`;
     case OP_WRITE: return `w(${k},${valueLabel(h, v)})`;
     case OP_APPEND: return `append(${k},${valueLabel(h, v)})`;
+    case OP_INSERT: return `ins(${k},${valueLabel(h, v)})`;
+    case OP_DELETE: return `del(${k})`;
     default: {
       const elems: string[] = [];
       for (let i = h.listStart[v]!; i < h.listStart[v + 1]!; i++) elems.push(valueLabel(h, h.listElems[i]!));
       return `r(${k},[${elems.join(' ')}])`;
     }
   }
+}
+
+/** Whether key k is a row of a relation (its initial value is then the absent row). */
+function isRelationKey(h: History, k: number): boolean {
+  return h.predicates !== undefined && h.predicates.keyRelation[k]! >= 0;
+}
+
+/** `select(R, P) -> {k:v, ...}` or `count(R, P) -> n` (P as written). */
+function describePredicateRead(h: History, op: number): string {
+  const t = h.predicates!;
+  const p = h.opValue[op]!;
+  const head = `(${t.relationLabels[h.opKey[op]!]}, ${t.text[p]})`;
+  if (h.opKind[op] === OP_COUNT) return `count${head} -> ${t.count[p]}`;
+  const rows: string[] = [];
+  for (let i = t.resultStart[p]!; i < t.resultStart[p + 1]!; i++) rows.push(`${h.keyLabels[t.resultKeys[i]!]}:${valueLabel(h, t.resultValues[i]!)}`);
+  return `select${head} -> {${rows.join(', ')}}`;
 }
 
 /** Checks the structural invariants above; throws on a violation (a bug in a parser). */
@@ -231,8 +255,14 @@ export function assertHistory(h: History): void {
   if (h.valueLabelTable.count !== h.valueCount || h.valueCount < 1) fail('valueLabelTable size');
   if (opKind.length !== nOp || opKey.length !== nOp || opValue.length !== nOp || h.opLoc.length !== nOp) fail('op column length');
   const keys = h.keyLabels.length, values = h.valueCount, lists = listStart.length - 1;
-  bad = badOp(opKind, opKey, opValue, nOp, keys, values, lists);
-  if (bad >= 0) fail(opKind[bad]! > OP_READ_LIST ? `opKind[${bad}]` : opKey[bad]! < 0 || opKey[bad]! >= keys ? `opKey[${bad}]` : `opValue[${bad}]`);
+  if (h.predicates === undefined) {
+    // Key-value histories (almost all) keep the one tight loop over the four item kinds.
+    bad = badOp(opKind, opKey, opValue, nOp, keys, values, lists);
+    if (bad >= 0) fail(opKind[bad]! > OP_READ_LIST ? `opKind[${bad}]` : opKey[bad]! < 0 || opKey[bad]! >= keys ? `opKey[${bad}]` : `opValue[${bad}]`);
+  } else {
+    const what = badPredicateHistory(h, keys, values, lists);
+    if (what !== null) fail(what);
+  }
   for (const col of [h.txnStart, h.txnEnd, h.txnError]) if (col !== undefined && col.length !== h.txnCount) fail('optional txn column length');
   const listElems = h.listElems;
   for (let i = 0; i < listElems.length; i++) {
@@ -254,6 +284,55 @@ function badSessionRange(sessionTxnStart: Int32Array, txnSession: Int32Array, nS
 function badTxn(txnOpStart: Int32Array, txnStatus: Uint8Array, nTxn: number): number {
   for (let t = 0; t < nTxn; t++) if (txnOpStart[t + 1]! < txnOpStart[t]! || txnStatus[t]! > TXN_UNKNOWN) return t;
   return -1;
+}
+
+/**
+ * What is wrong with a history with relations (issue 22), or null: the PredicateTable's shape,
+ * and each op's kind, key (relation id for a predicate read) and value (predicate read id) in
+ * range; inserts and deletes on relation keys (insert: a value, delete: INITIAL_VALUE); a
+ * select's rows keys of its relation, each once, with values; a count >= 0 with no rows.
+ */
+function badPredicateHistory(h: History, keys: number, values: number, lists: number): string | null {
+  const t = h.predicates!;
+  const nRel = t.relationLabels.length, nPred = t.text.length;
+  if (t.relStart.length !== nRel + 1 || t.relStart[0] !== 0 || t.relStart[nRel] !== t.relKeys.length) return 'predicates.relStart';
+  if (t.keyRelation.length !== keys) return 'predicates.keyRelation length';
+  for (let r = 0; r < nRel; r++) {
+    for (let i = t.relStart[r]!; i < t.relStart[r + 1]!; i++) {
+      const k = t.relKeys[i]!;
+      if (k < 0 || k >= keys || t.keyRelation[k] !== r || (i > t.relStart[r]! && k <= t.relKeys[i - 1]!)) return `predicates.relKeys[${i}]`;
+    }
+  }
+  let inRelations = 0;
+  for (let k = 0; k < keys; k++) if (t.keyRelation[k]! >= 0) inRelations++;
+  if (inRelations !== t.relKeys.length) return 'predicates.keyRelation (a key not in its relation)';
+  if (t.parsed.length !== nPred || t.resultStart.length !== nPred + 1 || t.count.length !== nPred) return 'predicates read column length';
+  if (t.resultStart[0] !== 0 || t.resultStart[nPred] !== t.resultKeys.length || t.resultValues.length !== t.resultKeys.length) return 'predicates.resultStart bounds';
+  const stamp = new Int32Array(keys);
+  const { opKind, opKey, opValue } = h;
+  for (let op = 0; op < h.opCount; op++) {
+    const kind = opKind[op]!, k = opKey[op]!, v = opValue[op]!;
+    if (kind === OP_SELECT || kind === OP_COUNT) {
+      if (k < 0 || k >= nRel) return `opKey[${op}] (relation id)`;
+      if (v < 0 || v >= nPred) return `opValue[${op}] (predicate read id)`;
+      const a = t.resultStart[v]!, b = t.resultStart[v + 1]!;
+      if (b < a) return `predicates.resultStart[${v}]`;
+      if (kind === OP_COUNT ? t.count[v]! < 0 || b > a : t.count[v] !== -1) return `predicates.count[${v}]`;
+      for (let i = a; i < b; i++) {
+        const rk = t.resultKeys[i]!, rv = t.resultValues[i]!;
+        if (rk < 0 || rk >= keys || t.keyRelation[rk] !== k || stamp[rk] === v + 1) return `predicates.resultKeys[${i}]`;
+        if (rv <= INITIAL_VALUE || rv >= values) return `predicates.resultValues[${i}]`;
+        stamp[rk] = v + 1;
+      }
+      continue;
+    }
+    if (kind > OP_COUNT) return `opKind[${op}]`;
+    if (k < 0 || k >= keys) return `opKey[${op}]`;
+    if (v < 0 || v >= (kind === OP_READ_LIST ? lists : values)) return `opValue[${op}]`;
+    if ((kind === OP_INSERT || kind === OP_DELETE) && t.keyRelation[k]! < 0) return `opKey[${op}] (insert/delete of a key in no relation)`;
+    if (kind === OP_DELETE ? v !== INITIAL_VALUE : kind === OP_INSERT && v === INITIAL_VALUE) return `opValue[${op}]`;
+  }
+  return null;
 }
 
 /** The first op with a kind, key or value (list, for list reads) out of range, or -1. */

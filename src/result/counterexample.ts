@@ -30,7 +30,13 @@ export type CycleClass = BaseCycleClass | `${BaseCycleClass}-process` | `${BaseC
  * update") and `OTV` (Hermitage's "observed transaction vanishes"); or, for non-cycle anomalies,
  * validation's name (G1a, G1b, INT, garbage-read, ...).
  */
-export type AnomalyClass = CycleClass | 'lost update' | 'OTV' | NonCycleAnomalyName;
+export type AnomalyClass = CycleClass | 'lost update' | 'OTV' | NonCycleAnomalyName | PredicateCycleClass;
+
+/**
+ * Cycles through predicate anti-dependencies only (explain/phantom.ts): Adya's G2 that is not
+ * G2-item, and Hermitage's PMP (predicate-many-preceders).
+ */
+export type PredicateCycleClass = 'G2' | 'G2-process' | 'G2-realtime' | 'PMP';
 
 /**
  * What a counterexample means at the level it was found for (the reading of that level's
@@ -51,7 +57,11 @@ export type AnomalyDescription =
   | 'garbage read'
   | 'future read'
   | 'duplicate elements'
-  | 'incompatible order';
+  | 'incompatible order'
+  | 'predicate mismatch'
+  | 'duplicate insert'
+  | 'phantom'
+  | 'predicate write skew';
 
 /**
  * certain: follows from the history alone (SO, WR, and WW/RW fixed by the initial state or by

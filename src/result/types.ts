@@ -83,7 +83,9 @@ export type NonCycleAnomalyName =
   | 'garbage-read'      // read a value that no transaction wrote
   | 'future-read'       // read a value the same transaction writes only later
   | 'duplicate-elements'// list-append: a list read contains an element twice
-  | 'incompatible-order';// list-append: two list reads of a key are not prefixes of one another
+  | 'incompatible-order'// list-append: two list reads of a key are not prefixes of one another
+  | 'predicate-mismatch'// a predicate read's result contradicts its own predicate (a returned row that does not match it, a count no versions allow)
+  | 'duplicate-insert'; // a row inserted twice with no delete of it anywhere: one insert found it present
 
 export interface NonCycleAnomaly {
   type: 'non-cycle';

@@ -6,7 +6,8 @@
  * and the non-cycle anomalies (INT, G1a, G1b, garbage read, future read).
  * Throws: InputError 'unsupported' when written values are not unique per key (or a write
  * writes the initial value): the checker's read-from inference would be ambiguous; and when a
- * key is used both as a register and as a list.
+ * key is used both as a register and as a list. Predicate reads, inserts and deletes never reach
+ * it: the checker lowers them to reads and writes first (predicate-lower.ts, check/predicates.ts).
  *
  * Invariants of the result:
  * - `included[t]` is 1 for committed txns and for unknown-outcome txns that some included txn

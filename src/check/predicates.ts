@@ -1,0 +1,233 @@
+/**
+ * Checking a history with predicate reads, inserts and deletes (issue 22; docs/levels.md,
+ * "Predicates").
+ *
+ * Takes: a History with relations and CheckOptions. Gives: a CheckResult about that history
+ * (its op ids), decided by the key-value pipeline on lowered histories
+ * (validate/predicate-lower.ts), in two steps:
+ * 1. **necessary**: the history with every undecided observation (a row a predicate read did not
+ *    return, whose non-matching version it saw is not determined) left out. Leaving reads out
+ *    only removes dependencies, so a violation found here is one of the history itself. For
+ *    repeatable read (PL-2.99), which allows cycles through predicate anti-dependencies,
+ *    every observation is left out (mode 'item-only').
+ * 2. **witness**: when step 1 is valid and some observation was left out, each is given the
+ *    version a serial order (SER's witness of step 1, else an order of session order and
+ *    write-read) puts last before its reader, among those it may have seen, and the resulting
+ *    history is checked whole (for RR, by `rrWitness`: no cycle through an item
+ *    anti-dependency, none of write-read and write-write edges alone). A valid answer there
+ *    proves the history valid (a predicate read saw *some* version of every row: these are
+ *    some). Otherwise the verdict is `unknown`, never a guess.
+ * Invariant: 'violation' only from step 1 (or from the lowering's own anomalies), 'valid' only
+ * from a witness; the anomalies' `op` are the input's ops.
+ */
+
+import type { History } from '../history/model.ts';
+import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, txnLabel } from '../history/model.ts';
+import { matches } from '../history/predicate.ts';
+import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
+import type { Scalar } from '../history/predicate.ts';
+import { txnOfOp, validate } from '../validate/validate.ts';
+import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
+import { explainNonCycle } from '../explain/index.ts';
+import { rrWitness } from './rr-predicates.ts';
+import { namePhantom, predicateReads } from '../explain/phantom.ts';
+
+/** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
+const IMPLICIT_READS: ReadonlySet<Level> = new Set<Level>(['ser', 'strict-ser', 'si', 'strict-si', 'psi', 'rr', 'pl-3', 'pl-si']);
+
+type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
+type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; position: Int32Array | null };
+
+/** `check` is checkHistory and `withWitness` checkWithWitness (passed in: check/index.ts imports this module). */
+export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn): CheckResult {
+  const rr = opts.level === 'rr';
+  // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
+  // that is exact (IMPLICIT_READS), and a witness must show an order that keeps it.
+  const inserts = constrainedInserts(h);
+  const implicit = inserts.size > 0 && IMPLICIT_READS.has(opts.level) ? inserts : null;
+  const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary', undefined, implicit);
+  const first = check(nec.history, opts, parseMs);
+  const result = inInput(h, nec, first, opts);
+  if (result.verdict !== 'valid' || (nec.leftOut === 0 && inserts.size === 0)) return result;
+  const rows = rowVersions(h, h.predicates!, nec.tombstoneOf);
+
+  const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
+  const sources: (() => Int32Array | null)[] = [
+    () => withWitness(nec.history, { ...opts, level: serLevel, explain: false }).position,
+    () => causalPosition(nec.history),
+  ];
+  // The level whose witness shows a version order keeping the inserts' precondition: the level
+  // itself where the implicit reads hold it; else SER, which implies the level.
+  const orderLevel: Level | null = inserts.size === 0 ? null : IMPLICIT_READS.has(opts.level) ? opts.level : serLevel;
+  const tried: string[] = [];
+  for (const source of sources) {
+    const position = source();
+    if (position === null) { tried.push('no order'); continue; }
+    const picked = pickVersions(h, nec, position, inserts.size > 0 ? inserts : null);
+    if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
+    if (rr) {
+      const why = rrWitness(picked.history, picked.predicate, position) ?? insertWhy(h, rows, inserts, position);
+      if (why === null) return withNote(result, witnessNote(nec.leftOut));
+      tried.push(why);
+      continue;
+    }
+    if (orderLevel === null) {
+      const full = check(picked.history, { ...opts, explain: false });
+      if (full.verdict === 'valid') return withNote({ ...result, timesMs: sumTimes(result, full) }, witnessNote(nec.leftOut));
+      tried.push(full.verdict === 'violation' ? 'the versions picked close a cycle' : full.unknownReason ?? 'a limit');
+      continue;
+    }
+    const w = withWitness(picked.history, { ...opts, level: orderLevel, explain: false });
+    const why = w.position === null
+      ? (w.result.verdict === 'violation' ? `the versions picked close a cycle at ${orderLevel}` : w.result.unknownReason ?? 'a limit')
+      : insertWhy(h, rows, inserts, w.position);
+    if (why === null) return withNote({ ...result, timesMs: sumTimes(result, w.result) }, witnessNote(nec.leftOut));
+    tried.push(why);
+  }
+  result.verdict = 'unknown';
+  result.decidedBy = 'limit';
+  result.anomalySearchComplete = false;
+  result.unknownReason = (nec.leftOut === 0 ? 'inserts whose rows other transactions also write must each follow an absent version; ' : rr
+    ? `${nec.leftOut} rows that predicate reads did not return were left out (repeatable read allows cycles through predicate anti-dependencies); `
+    : `${nec.leftOut} rows that predicate reads did not return may have been seen in more than one version; `) +
+    `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
+    `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
+  return result;
+}
+
+/** Why the version order `position` gives breaks an insert's precondition, or null if it keeps them all. */
+function insertWhy(h: History, rows: RowVersions, inserts: Map<number, number[]>, position: Int32Array): string | null {
+  const bad = insertOverPresent(h, rows, inserts, position);
+  return bad === null ? null : `the order found puts ${txnLabel(h, bad.txn)}'s insert of row ${h.keyLabels[bad.key]} after a present version`;
+}
+
+function witnessNote(n: number): string {
+  return `${n} rows that predicate reads did not return were each given a version they may have seen, and the history with them satisfies the level (docs/levels.md, "Predicates")`;
+}
+
+function withNote(r: CheckResult, note: string): CheckResult {
+  (r.notes ??= []).push(note);
+  return r;
+}
+
+function sumTimes(a: CheckResult, b: CheckResult): CheckResult['timesMs'] {
+  const t = { ...a.timesMs };
+  t.validate += b.timesMs.validate; t.construct += b.timesMs.construct; t.prune += b.timesMs.prune; t.solve += b.timesMs.solve;
+  return t;
+}
+
+/**
+ * The lowered history's result as one about the input: counts of the input, anomalies' ops
+ * mapped back, and the lowering's own anomalies (predicate-mismatch, duplicate-insert, INT
+ * against the txn's own write) first, which make the verdict a violation whatever the rest said.
+ */
+function inInput(h: History, low: Lowered, r: CheckResult, opts: CheckOptions): CheckResult {
+  r.counts = { ...r.counts, operations: h.opCount };
+  for (const a of r.anomalies) if (a.type === 'non-cycle' && a.op >= 0) a.op = low.origin[a.op]!;
+  if (low.anomalies.length > 0) withOwnAnomalies(low, r, opts);
+  if (r.anomalies.some((a) => a.explanation !== undefined)) {
+    const pred = predicateReads(low);
+    for (const a of r.anomalies) if (a.explanation !== undefined) a.explanation = namePhantom(a.explanation, h, low, pred);
+  }
+  return r;
+}
+
+/** The lowering's own anomalies first; they make the verdict a violation. */
+function withOwnAnomalies(low: Lowered, r: CheckResult, opts: CheckOptions): void {
+  const own: NonCycleAnomaly[] = low.anomalies.map((a) => opts.explain === true
+    ? { ...a, explanation: explainNonCycle({ history: low.history } as Parameters<typeof explainNonCycle>[0], { ...a, op: -1 }, opts.level) }
+    : a);
+  if (r.verdict === 'unknown') {
+    (r.notes ??= []).push(`the search for cycles stopped (${r.unknownReason ?? 'a limit was hit'}): the non-cycle anomalies stand, and cycles may be missing`);
+    delete r.unknownReason;
+    r.anomalySearchComplete = false;
+  }
+  r.anomalies = [...own, ...(r.verdict === 'violation' ? r.anomalies : [])];
+  r.verdict = 'violation';
+  r.decidedBy = 'validation';
+}
+
+/**
+ * The lowered history with every choice read from the version `position` puts last before its
+ * reader among those of its class (the initial version counts as first); null when a count's
+ * rows so picked do not add up to it.
+ */
+function pickVersions(h: History, nec: Lowered, position: Int32Array, inserts: Map<number, number[]> | null): Lowered | null {
+  const pt = h.predicates!;
+  const rows = rowVersions(h, pt, nec.tombstoneOf);
+  const keyOf = (k: number): Scalar => rowKey(h, k);
+  const valueOf = (v: number): Scalar | null => (v >= h.valueCount ? null : rowValue(h, v));
+  // Per count op with n > 0: rows picked matching so far.
+  const counted = new Map<number, number>();
+  const pick = (_: number, c: Choice): number => {
+    const p = h.opKind[c.op] === OP_SELECT || h.opKind[c.op] === OP_COUNT ? pt.parsed[h.opValue[c.op]!]! : null;
+    const at = position[c.txn]!;
+    let best = INITIAL_VALUE, bestAt = -1;
+    for (let i = rows.start[c.key]!; i < rows.start[c.key + 1]!; i++) {
+      const w = rows.txn[i]!, v = rows.value[i]!;
+      if (w === c.txn || position[w]! >= at || position[w]! <= bestAt) continue;
+      const s = valueOf(v);
+      const ok = c.want === 'any' || (s === null || (c.want === 'nomatch' && !matches(p!, keyOf(c.key), s)));
+      if (ok) { best = v; bestAt = position[w]!; }
+    }
+    if (c.count >= 0 && p !== null && matches(p, keyOf(c.key), valueOf(best))) counted.set(c.op, (counted.get(c.op) ?? 0) + 1);
+    return best;
+  };
+  const picked = lowerPredicates(h, 'picked', pick, inserts);
+  for (const c of picked.choices) {
+    if (c.count < 0 || counted.get(c.op) === -1) continue;
+    const own = ownMatches(h, c.op, keyOf, valueOf);
+    if ((counted.get(c.op) ?? 0) + own !== pt.count[c.count]) return null;
+    counted.set(c.op, -1); // checked
+  }
+  return picked;
+}
+
+/** The rows of count op's relation that its own txn wrote before it, in a version matching its predicate. */
+function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): number {
+  const pt = h.predicates!, p = pt.parsed[h.opValue[op]!]!;
+  const t0 = h.txnOpStart[txnOfOp(h, op)]!;
+  const own = new Map<number, number | null>();
+  for (let o = t0; o < op; o++) {
+    const kind = h.opKind[o]!, k = h.opKey[o]!;
+    if (pt.keyRelation[k] !== h.opKey[op]) continue;
+    if (kind === OP_DELETE) own.set(k, null); else if (kind === OP_WRITE || kind === OP_INSERT) own.set(k, h.opValue[o]!);
+  }
+  let n = 0;
+  for (const [k, v] of own) if (v !== null && matches(p, keyOf(k), valueOf(v))) n++;
+  return n;
+}
+
+/**
+ * Positions in a topological order of session order and write-read (Kahn), for a history that is
+ * not serializable: the versions a reader saw are then picked among those causally before it.
+ * Null when that graph is cyclic.
+ */
+function causalPosition(h: History): Int32Array | null {
+  const v = validate(h);
+  const n = h.txnCount;
+  const outStart = new Int32Array(n + 1), indeg = new Int32Array(n);
+  const from: number[] = [], to: number[] = [];
+  for (let s = 0; s < h.sessionCount; s++) {
+    for (let t = h.sessionTxnStart[s]! + 1; t < h.sessionTxnStart[s + 1]!; t++) { from.push(t - 1); to.push(t); }
+  }
+  for (let i = 0; i < v.reads.count; i++) {
+    const w = v.reads.writer[i]!;
+    if (w !== INIT_TXN && w !== v.reads.txn[i]) { from.push(w); to.push(v.reads.txn[i]!); }
+  }
+  for (const f of from) outStart[f + 1]!++;
+  for (let t = 0; t < n; t++) outStart[t + 1]! += outStart[t]!;
+  const fill = outStart.slice(0, n), adj = new Int32Array(from.length);
+  for (let i = 0; i < from.length; i++) { adj[fill[from[i]!]!++] = to[i]!; indeg[to[i]!]!++; }
+  const order: number[] = [];
+  for (let t = 0; t < n; t++) if (indeg[t] === 0) order.push(t);
+  for (let i = 0; i < order.length; i++) {
+    const u = order[i]!;
+    for (let e = outStart[u]!; e < outStart[u + 1]!; e++) if (--indeg[adj[e]!]! === 0) order.push(adj[e]!);
+  }
+  if (order.length !== n) return null;
+  const position = new Int32Array(n);
+  order.forEach((t, i) => { position[t] = i; });
+  return position;
+}

@@ -1,0 +1,85 @@
+/**
+ * Naming the phantom: counterexamples of a predicate history (docs/levels.md, "Predicates";
+ * docs/explain.md, "Names").
+ *
+ * Takes: a counterexample explained on the lowered history (validate/predicate-lower.ts), the
+ * input history, and which reads of the lowered history are predicate observations. Gives: the
+ * same counterexample about the input: its transactions' operations as the input has them
+ * (selects, inserts, deletes), each anti-dependency that comes from a predicate read said so in
+ * the summary ("t1's predicate read `value % 3 = 0` saw row 4 absent, and t2's insert of 42
+ * made it match"), and its class and description by Adya's and Hermitage's names:
+ * - anti-dependencies that are all predicate ones, two or more of them: **G2** (Adya's G2
+ *   without G2-item), described **predicate write skew** when two are adjacent, else **phantom**;
+ * - exactly one, a predicate one, closed by the writer's own write-read back to the reader:
+ *   **PMP** (Hermitage's predicate-many-preceders), described **phantom**; exactly one otherwise:
+ *   Adya's **G-single**, described **phantom**;
+ * - with an item anti-dependency among them the class stays (G2-item, G-single, ...): PL-2.99
+ *   forbids it as an item anomaly.
+ * Invariant: only names and texts change; the cycle, its edges and the certificate (checked on
+ * the lowered history, whose reads are the versions the predicate reads observed) are kept.
+ */
+
+import { describeOp, OP_COUNT, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import type { Counterexample } from '../result/counterexample.ts';
+import type { Lowered } from '../validate/predicate-lower.ts';
+
+/** `(txn, key)` pairs whose reads include a predicate observation, as `txn * keys + key`. */
+export function predicateReads(low: Lowered): Set<number> {
+  const h = low.history, out = new Set<number>();
+  const nKeys = h.keyLabels.length;
+  for (let t = 0; t < h.txnCount; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) if (low.predicate[op] === 1) out.add(t * nKeys + h.opKey[op]!);
+  }
+  return out;
+}
+
+export function namePhantom(cx: Counterexample, input: History, low: Lowered, pred: Set<number>): Counterexample {
+  if (cx.cycle === null) return withInputOps(cx, input);
+  const nKeys = low.history.keyLabels.length;
+  const edges = cx.cycle.edges.map((id) => cx.edges[id]!);
+  const isPred = edges.map((e) => e.kind === 'RW' && pred.has(e.from * nKeys + e.key));
+  const rw = edges.filter((e) => e.kind === 'RW').length;
+  const predRw = isPred.filter(Boolean).length;
+  if (predRw === 0 || predRw < rw) return withInputOps(cx, input);
+  const suffix = /-(process|realtime)$/.exec(cx.class)?.[0] ?? '';
+  let adjacent = false;
+  for (let i = 0; i < edges.length; i++) if (edges[i]!.kind === 'RW' && edges[(i + 1) % edges.length]!.kind === 'RW' && edges.length > 1) adjacent = true;
+  let cls: string, description: 'phantom' | 'predicate write skew';
+  if (rw >= 2) { cls = `G2${suffix}`; description = adjacent ? 'predicate write skew' : 'phantom'; } else {
+    const pmp = edges.length === 2 && edges.some((e) => e.kind === 'WR');
+    cls = pmp ? 'PMP' : `G-single${suffix}`;
+    description = 'phantom';
+  }
+  const said = edges.filter((_, i) => isPred[i]).map((e) => phantomSentence(input, low, e.from, e.to, e.key));
+  const out: Counterexample = {
+    ...cx,
+    class: cls as Counterexample['class'],
+    description,
+    summary: `${said.join(' ')} ${cx.summary}`,
+  };
+  return withInputOps(out, input);
+}
+
+/** "t1's predicate read `P` (line 3) saw row 4 absent, and t2's insert of 42 made it match." */
+function phantomSentence(input: History, low: Lowered, reader: number, writer: number, key: number): string {
+  const lh = low.history, pt = input.predicates!;
+  let readOp = -1, writeOp = -1;
+  for (let op = lh.txnOpStart[reader]!; op < lh.txnOpStart[reader + 1]!; op++) if (low.predicate[op] === 1 && lh.opKey[op] === key) { readOp = low.origin[op]!; break; }
+  for (let op = lh.txnOpStart[writer]!; op < lh.txnOpStart[writer + 1]!; op++) if (lh.opKey[op] === key && lh.opKind[op] === OP_WRITE) writeOp = low.origin[op]!;
+  const row = lh.keyLabels[key]!;
+  const what = readOp >= 0 && pt.text[input.opValue[readOp]!] !== undefined ? `predicate read \`${pt.text[input.opValue[readOp]!]}\` (${opWhere(input, readOp)})` : 'predicate read';
+  const write = writeOp >= 0 ? describeOp(input, writeOp) : `write of row ${row}`;
+  const missed = readOp >= 0 && input.opKind[readOp] === OP_COUNT ? 'did not count' : 'did not return';
+  return `${lh.txnLabelTable.get(reader)}'s ${what} ${missed} row ${row}: it missed ${lh.txnLabelTable.get(writer)}'s ${write}, which makes the row match (a predicate anti-dependency).`;
+}
+
+/** The counterexample's transactions with the input's operations (selects, inserts, deletes) instead of their lowering. */
+function withInputOps(cx: Counterexample, input: History): Counterexample {
+  const txns = cx.txns.map((t) => {
+    if (t.txn < 0) return t;
+    const ops: string[] = [];
+    for (let op = input.txnOpStart[t.txn]!; op < input.txnOpStart[t.txn + 1]!; op++) ops.push(describeOp(input, op));
+    return { ...t, ops, focus: ops.map((_, i) => i) };
+  });
+  return { ...cx, txns };
+}

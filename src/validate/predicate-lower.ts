@@ -1,0 +1,389 @@
+/**
+ * Predicate reads as item reads of the versions they observed (issue 22; docs/levels.md,
+ * "Predicates").
+ *
+ * Takes: a History with relations (`History.predicates`): inserts, deletes, selects, counts and
+ * reads of absent rows. Gives: `lowerPredicates(h, mode, pick?)`, a key-value History over the
+ * same sessions and transactions (same txn ids; ops renumbered, `origin` maps each back) in which
+ * - an insert is a write, a delete a write of a fresh *tombstone* value (an absent version of its
+ *   own, so that values stay unique per key);
+ * - a row a select returned is an item read of that version (a row that does not match the
+ *   select's predicate is the anomaly `predicate-mismatch`, and is left out);
+ * - a row of the relation a select did not return is an *observation*: the read saw some version
+ *   of the row that does not match (Adya's version set holds one version of every row). Its
+ *   candidates are the initial (absent) version, other transactions' deletes of the row, and
+ *   their final writes of values that do not match. With the initial version the only one, the
+ *   observation is *forced* and becomes an item read of it (flagged `predicate`: its
+ *   anti-dependencies are predicate ones); otherwise it is a *choice*, left out (mode
+ *   'necessary') or read from the version `pick` names (mode 'picked');
+ * - a count of 0 is a select that returned nothing; another count is a choice per row (mode
+ *   'picked' only; a count larger than the rows that could match is `predicate-mismatch`);
+ * - a read of an absent row (`["r", k, null]`) is an observation whose candidates are the
+ *   initial version and other transactions' deletes of k (an item read, not a predicate one);
+ * - a row the transaction itself wrote earlier is read from that write (INT if it contradicts).
+ * Mode 'item-only' leaves every observation out (forced or not): repeatable read's necessary
+ * check, whose cycles must not rest on predicate anti-dependencies.
+ *
+ * Invariant: the choices are numbered in the same order in every mode, so that a `pick` made from
+ * one lowering applies to another. Linear in the ops plus, per observation, its row's writers
+ * until one candidate other than the initial version is found.
+ */
+
+import {
+  INITIAL_VALUE, OP_APPEND, OP_COUNT, OP_DELETE, OP_INSERT, OP_READ, OP_READ_LIST, OP_SELECT, OP_WRITE,
+  TXN_ABORTED, TXN_COMMITTED, opWhere, txnLabel, valueLabel, type History, type PredicateTable,
+} from '../history/model.ts';
+import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
+import { LabelTable } from '../history/labels.ts';
+import { rowKey, rowValue } from '../history/predicate-table.ts';
+import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
+import type { NonCycleAnomaly } from '../result/types.ts';
+
+export type LowerMode = 'necessary' | 'item-only' | 'picked';
+
+/** What a choice's row observed, as far as the history says. */
+export type ChoiceWant = 'nomatch' | 'absent' | 'any';
+
+/** An undecided observation: txn `txn`'s op `op` saw some version of row `key` of class `want`. */
+export interface Choice {
+  txn: number;
+  op: number;
+  key: number;
+  want: ChoiceWant;
+  /** For a count's rows: the predicate read (rows of one count share it), else -1. */
+  count: number;
+}
+
+export interface Lowered {
+  history: History;
+  /** `origin[op]`: the op of the input history that lowered op `op` comes from. */
+  origin: Int32Array;
+  /** `predicate[op]` = 1: op is an observation of a predicate read (its anti-dependencies are predicate ones). */
+  predicate: Uint8Array;
+  /** The observations left undecided (mode 'necessary' and 'item-only'), in a fixed order. */
+  choices: Choice[];
+  /** Observations left out of the lowered history: the choices, and in mode 'item-only' the forced ones too. */
+  leftOut: number;
+  /** predicate-mismatch, duplicate-insert and INT of a predicate read against the txn's own write (input op ids). */
+  anomalies: NonCycleAnomaly[];
+  /** Value ids of the tombstones: `tombstoneOf[op]` for each delete op of the input (else -1). */
+  tombstoneOf: Int32Array;
+}
+
+/** A version a pick names: a value id of the lowered history (INITIAL_VALUE, a tombstone, or a written value). */
+export type Pick = (choice: number, c: Choice) => number;
+
+/**
+ * Per relation key, the versions other transactions may have installed: each non-aborted txn's
+ * final write, insert or delete of the key, as (txn, lowered value id).
+ */
+export interface RowVersions {
+  start: Int32Array;
+  txn: Int32Array;
+  value: Int32Array;
+}
+
+/**
+ * `inserts` (constrainedInserts): give each of these inserts, when it is its txn's first write of
+ * the row, a read of the absent version it overwrote (an observation over the initial version
+ * and other txns' deletes) just before its write. At the levels that forbid a read-modify-write
+ * to lose an update (RW then WW back: SER, SI, PSI, RR, PL-3, PL-SI and the strict ones) that
+ * read holds the insert right after that absent version in the row's version order, which is
+ * exactly its precondition; elsewhere it would say more, and the caller passes null.
+ */
+export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, inserts: Map<number, number[]> | null = null): Lowered {
+  const pt = h.predicates;
+  if (pt === undefined) throw new Error('internal error: lowerPredicates on a history without relations');
+  const nKeys = h.keyLabels.length;
+  const tombstoneOf = new Int32Array(h.opCount).fill(-1);
+  let values = h.valueCount;
+  for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) tombstoneOf[op] = values++;
+  const keyScalar: (Scalar | undefined)[] = new Array(nKeys);
+  const valueScalar: (Scalar | null | undefined)[] = new Array(values);
+  const keyOf = (k: number): Scalar => (keyScalar[k] ??= rowKey(h, k));
+  // A tombstone (or the initial value) is the absent row: null, which no predicate matches.
+  const valueOf = (v: number): Scalar | null => {
+    if (v === INITIAL_VALUE || v >= h.valueCount) return null;
+    let s = valueScalar[v];
+    if (s === undefined) s = valueScalar[v] = rowValue(h, v);
+    return s;
+  };
+  const rows = rowVersions(h, pt, tombstoneOf);
+  const anomalies: NonCycleAnomaly[] = duplicateInserts(h, pt);
+
+  const kind = new GrowableInt32(h.opCount), key = new GrowableInt32(h.opCount), value = new GrowableInt32(h.opCount);
+  const loc = new GrowableFloat64(h.opCount), origin = new GrowableInt32(h.opCount), pred = new GrowableInt32(h.opCount);
+  const txnOpStart = new Int32Array(h.txnCount + 1);
+  const choices: Choice[] = [];
+  let leftOut = 0;
+  const emit = (k: number, kk: number, v: number, op: number, isPred: number) => {
+    kind.push(k); key.push(kk); value.push(v); loc.push(h.opLoc[op]!); origin.push(op); pred.push(isPred);
+  };
+  // The txn's own latest version of each key so far (valid while ownStamp[key] === t).
+  const ownStamp = new Int32Array(nKeys).fill(-1), ownValue = new Int32Array(nKeys);
+  // The rows a select returned (valid while retStamp[key] === op).
+  const retStamp = new Int32Array(nKeys).fill(-1), retValue = new Int32Array(nKeys);
+
+  /** A row `k` that op (of txn t) saw in some version of class `want`: forced, own, or a choice. */
+  const observe = (t: number, op: number, k: number, want: ChoiceWant, p: Predicate | null, count: number, isPred: number) => {
+    if (ownStamp[k] === t) {
+      const own = ownValue[k]!;
+      const ok = want === 'any' || (want === 'absent' ? valueOf(own) === null : p === null || !matches(p, keyOf(k), valueOf(own)));
+      if (!ok) anomalies.push(ownMissed(h, t, op, k, own));
+      return;
+    }
+    if (want !== 'any' && onlyInitial(rows, k, t, want, p, keyOf, valueOf)) {
+      if (mode !== 'item-only' || isPred === 0) emit(OP_READ, k, INITIAL_VALUE, op, isPred);
+      else leftOut++;
+      return;
+    }
+    const c: Choice = { txn: t, op, key: k, want, count };
+    const i = choices.length;
+    choices.push(c);
+    if (mode !== 'picked') leftOut++;
+    if (mode === 'picked' && pick !== undefined) {
+      const v = pick(i, c);
+      if (v >= 0) emit(OP_READ, k, v, op, isPred);
+    }
+  };
+
+  for (let t = 0; t < h.txnCount; t++) {
+    txnOpStart[t] = kind.length;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const k = h.opKey[op]!, v = h.opValue[op]!;
+      switch (h.opKind[op]) {
+        case OP_READ:
+          if (v === INITIAL_VALUE && pt.keyRelation[k]! >= 0) observe(t, op, k, 'absent', null, -1, 0);
+          else emit(OP_READ, k, v, op, 0);
+          break;
+        case OP_WRITE: case OP_INSERT:
+          if (inserts !== null && h.opKind[op] === OP_INSERT && ownStamp[k] !== t && inserts.get(k)?.includes(t) === true) observe(t, op, k, 'absent', null, -1, 0);
+          emit(OP_WRITE, k, v, op, 0);
+          ownStamp[k] = t; ownValue[k] = v;
+          break;
+        case OP_DELETE:
+          emit(OP_WRITE, k, tombstoneOf[op]!, op, 0);
+          ownStamp[k] = t; ownValue[k] = tombstoneOf[op]!;
+          break;
+        case OP_APPEND: case OP_READ_LIST:
+          emit(h.opKind[op]!, k, v, op, 0);
+          break;
+        case OP_SELECT:
+          lowerSelect(t, op, k, v);
+          break;
+        case OP_COUNT:
+          lowerCount(t, op, k, v);
+          break;
+      }
+    }
+  }
+  txnOpStart[h.txnCount] = kind.length;
+
+  function lowerSelect(t: number, op: number, r: number, p: number): void {
+    const P = pt!.parsed[p]!;
+    for (let i = pt!.resultStart[p]!; i < pt!.resultStart[p + 1]!; i++) {
+      const k = pt!.resultKeys[i]!, v = pt!.resultValues[i]!;
+      retStamp[k] = op; retValue[k] = v;
+    }
+    for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
+      const k = pt!.relKeys[j]!;
+      if (retStamp[k] === op) {
+        const v = retValue[k]!;
+        if (!matches(P, keyOf(k), valueOf(v))) {
+          anomalies.push(mismatch(h, t, op, k, `returned row ${h.keyLabels[k]}=${valueLabel(h, v)}, which does not match its predicate \`${pt!.text[p]}\``));
+          continue;
+        }
+        // Read from the txn's own write or another's: validation resolves it (INT if it contradicts).
+        emit(OP_READ, k, v, op, 0);
+      } else {
+        observe(t, op, k, 'nomatch', P, -1, 1);
+      }
+    }
+  }
+
+  function lowerCount(t: number, op: number, r: number, p: number): void {
+    const P = pt!.parsed[p]!, n = pt!.count[p]!;
+    let possible = 0;
+    for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
+      const k = pt!.relKeys[j]!;
+      if (ownStamp[k] === t ? matches(P, keyOf(k), valueOf(ownValue[k]!)) : anyMatching(rows, k, t, P, keyOf, valueOf)) possible++;
+    }
+    if (n > possible) {
+      anomalies.push(mismatch(h, t, op, -1, `counted ${n} rows matching \`${pt!.text[p]}\`, but at most ${possible} rows of ${pt!.relationLabels[r]} ever match it in a version it could see`));
+      return;
+    }
+    for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
+      const k = pt!.relKeys[j]!;
+      if (n === 0) observe(t, op, k, 'nomatch', P, -1, 1);
+      else if (ownStamp[k] !== t) observe(t, op, k, 'any', P, p, 1);
+    }
+  }
+
+  const nOps = kind.length;
+  const history: History = {
+    ...h,
+    predicates: undefined,
+    opCount: nOps,
+    txnOpStart,
+    opKind: Uint8Array.from(kind.view()),
+    opKey: key.toArray(),
+    opValue: value.toArray(),
+    opLoc: loc.toArray(),
+    valueCount: values,
+    valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
+  };
+  delete (history as { predicates?: PredicateTable }).predicates;
+  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
+}
+
+/** The value labels with one label per tombstone: `(deleted by T)`. */
+function withTombstones(h: History, tombstoneOf: Int32Array, values: number): LabelTable {
+  const labels = h.valueLabelTable.toArray();
+  labels.length = values;
+  let t = 0;
+  for (let op = 0; op < h.opCount; op++) {
+    while (op >= h.txnOpStart[t + 1]!) t++;
+    const v = tombstoneOf[op]!;
+    if (v >= 0) labels[v] = `(deleted by ${txnLabel(h, t)})`;
+  }
+  return LabelTable.of(labels);
+}
+
+/** Per relation key, the versions of it that non-aborted txns installed last (see RowVersions). */
+export function rowVersions(h: History, pt: PredicateTable, tombstoneOf: Int32Array): RowVersions {
+  const nKeys = h.keyLabels.length;
+  const lastStamp = new Int32Array(nKeys).fill(-1), lastValue = new Int32Array(nKeys);
+  const txn = new GrowableInt32(), key = new GrowableInt32(), value = new GrowableInt32();
+  const touched: number[] = [];
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] === TXN_ABORTED) continue;
+    touched.length = 0;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const kind = h.opKind[op]!, k = h.opKey[op]!;
+      if (kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) continue;
+      if (pt.keyRelation[k]! < 0) continue;
+      if (lastStamp[k] !== t) { lastStamp[k] = t; touched.push(k); }
+      lastValue[k] = kind === OP_DELETE ? tombstoneOf[op]! : h.opValue[op]!;
+    }
+    for (const k of touched) { txn.push(t); key.push(k); value.push(lastValue[k]!); }
+  }
+  // By key (a stable counting sort).
+  const start = new Int32Array(nKeys + 1);
+  const m = txn.length, kv = key.view();
+  for (let i = 0; i < m; i++) start[kv[i]! + 1]!++;
+  for (let k = 0; k < nKeys; k++) start[k + 1]! += start[k]!;
+  const fill = start.slice(0, nKeys), outTxn = new Int32Array(m), outValue = new Int32Array(m);
+  const tv = txn.view(), vv = value.view();
+  for (let i = 0; i < m; i++) { const at = fill[kv[i]!]!++; outTxn[at] = tv[i]!; outValue[at] = vv[i]!; }
+  return { start, txn: outTxn, value: outValue };
+}
+
+/** Whether the initial version is the only version of row k, of class `want`, that a txn other than t installed. */
+function onlyInitial(
+  rows: RowVersions, k: number, t: number, want: ChoiceWant, p: Predicate | null,
+  keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null,
+): boolean {
+  for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) {
+    if (rows.txn[i] === t) continue;
+    const v = valueOf(rows.value[i]!);
+    if (v === null) return false; // a tombstone: absent, of every class but 'any'
+    if (want === 'nomatch' && !matches(p!, keyOf(k), v)) return false;
+  }
+  return true;
+}
+
+/** Whether some txn other than t installed a version of row k that matches p. */
+function anyMatching(rows: RowVersions, k: number, t: number, p: Predicate, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): boolean {
+  for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) {
+    if (rows.txn[i] !== t && matches(p, keyOf(k), valueOf(rows.value[i]!))) return true;
+  }
+  return false;
+}
+
+/**
+ * duplicate-insert: a row with no delete anywhere in the history, inserted by two committed txns.
+ * Its versions are then its inserts and updates after the initial one, so whatever the version
+ * order, the later insert overwrote a present row (the database broke its own key's uniqueness).
+ * With a delete of the row somewhere, an insert's precondition depends on the version order and
+ * is not checked (docs/levels.md, "Predicates").
+ */
+function duplicateInserts(h: History, pt: PredicateTable): NonCycleAnomaly[] {
+  const nKeys = h.keyLabels.length;
+  const deleted = new Uint8Array(nKeys), firstInsert = new Int32Array(nKeys).fill(-1), firstTxn = new Int32Array(nKeys).fill(-1);
+  for (let op = 0; op < h.opCount; op++) if (h.opKind[op] === OP_DELETE) deleted[h.opKey[op]!] = 1;
+  const out: NonCycleAnomaly[] = [];
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] !== TXN_COMMITTED) continue;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (h.opKind[op] !== OP_INSERT) continue;
+      const k = h.opKey[op]!;
+      if (deleted[k] === 1 || pt.keyRelation[k]! < 0) continue;
+      if (firstInsert[k]! < 0) { firstInsert[k] = op; firstTxn[k] = t; continue; }
+      if (firstTxn[k] === t) continue;
+      const first = firstInsert[k]!;
+      out.push({
+        type: 'non-cycle', name: 'duplicate-insert', txn: t, op, key: k, writer: firstTxn[k]!,
+        message: `${txnLabel(h, t)} inserted row ${h.keyLabels[k]} at ${opWhere(h, op)}, which ${txnLabel(h, firstTxn[k]!)} ` +
+          `had inserted too (${opWhere(h, first)}) and nobody deleted: both committed, so one insert found the row present`,
+      });
+    }
+  }
+  return out;
+}
+
+function mismatch(h: History, t: number, op: number, k: number, what: string): NonCycleAnomaly {
+  return { type: 'non-cycle', name: 'predicate-mismatch', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s predicate read at ${opWhere(h, op)} ${what}` };
+}
+
+function ownMissed(h: History, t: number, op: number, k: number, own: number): NonCycleAnomaly {
+  const mine = own >= h.valueCount ? 'its own delete' : `its own write ${h.keyLabels[k]}=${valueLabel(h, own)}`;
+  return { type: 'non-cycle', name: 'INT', txn: t, op, key: k, writer: -2, message: `${txnLabel(h, t)}'s read at ${opWhere(h, op)} contradicts ${mine} of row ${h.keyLabels[k]}` };
+}
+
+/**
+ * The inserts whose precondition (the row absent just before them in its version order) some
+ * version order could break: per row with an insert by a non-aborted txn and a present version
+ * installed by another (an insert or an update), the txns whose first write of the row is an
+ * insert. Empty for most histories (each row inserted once, then deleted or left alone).
+ */
+export function constrainedInserts(h: History): Map<number, number[]> {
+  const pt = h.predicates!;
+  const nKeys = h.keyLabels.length;
+  const stamp = new Int32Array(nKeys).fill(-1), presentWriters = new Int32Array(nKeys);
+  const inserters = new Map<number, number[]>();
+  for (let t = 0; t < h.txnCount; t++) {
+    if (h.txnStatus[t] === TXN_ABORTED) continue;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const kind = h.opKind[op]!, k = h.opKey[op]!;
+      if ((kind !== OP_WRITE && kind !== OP_INSERT && kind !== OP_DELETE) || pt.keyRelation[k]! < 0 || stamp[k] === t) continue;
+      stamp[k] = t; // the txn's first write of the row decides
+      if (kind === OP_DELETE) continue;
+      presentWriters[k]!++;
+      if (kind === OP_INSERT) {
+        const list = inserters.get(k);
+        if (list === undefined) inserters.set(k, [t]); else list.push(t);
+      }
+    }
+  }
+  for (const k of [...inserters.keys()]) if (presentWriters[k]! < 2) inserters.delete(k);
+  return inserters;
+}
+
+/**
+ * Whether the version order `position` gives (each row's versions by their txns' positions)
+ * puts a version that is not absent just before one of the `constrained` inserts: the first such
+ * insert's txn and row, or null.
+ */
+export function insertOverPresent(h: History, rows: RowVersions, constrained: Map<number, number[]>, position: Int32Array): { txn: number; key: number } | null {
+  for (const [k, ins] of constrained) {
+    const idx: number[] = [];
+    for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) idx.push(i);
+    idx.sort((a, b) => position[rows.txn[a]!]! - position[rows.txn[b]!]!);
+    const isIns = new Set(ins);
+    for (let j = 1; j < idx.length; j++) {
+      const t = rows.txn[idx[j]!]!;
+      if (isIns.has(t) && rows.value[idx[j - 1]!]! < h.valueCount) return { txn: t, key: k };
+    }
+  }
+  return null;
+}

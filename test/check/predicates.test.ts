@@ -1,0 +1,237 @@
+/**
+ * Predicate reads, inserts and deletes at every level of the ladder (issue 22; docs/levels.md,
+ * "Predicates"): one tiny history per boundary, each asserted at every level.
+ *
+ * Drawings: sessions are columns, time runs down; `-X->` an edge of kind X (pRW: a predicate
+ * anti-dependency, RW: an item one). Relation R's rows start absent.
+ */
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { checkHistory, IMPLEMENTED_LEVELS } from '../../src/check/index.ts';
+import type { History } from '../../src/history/model.ts';
+import type { Level } from '../../src/result/types.ts';
+import { predicateHistory } from '../support/predicate-history.ts';
+
+/** Every implemented level's verdict: `violated` ones a violation, `unknown` ones unknown, the rest valid. */
+function expectLevels(h: History, violated: readonly Level[], unknown: readonly Level[] = []): void {
+  const got: Record<string, string> = {}, want: Record<string, string> = {};
+  for (const level of IMPLEMENTED_LEVELS) {
+    const r = checkHistory(h, { level, pruning: true, explain: true });
+    got[level] = r.verdict;
+    want[level] = violated.includes(level) ? 'violation' : unknown.includes(level) ? 'unknown' : 'valid';
+    if (r.verdict === 'unknown') assert.ok(r.unknownReason !== undefined && r.unknownReason.length > 0, `${level}: unknown without a reason`);
+  }
+  assert.deepEqual(got, want);
+}
+
+const ALL: readonly Level[] = IMPLEMENTED_LEVELS;
+const above = (...levels: Level[]): Level[] => levels;
+
+/**
+ * Predicate write skew (Hermitage's "G2" with a predicate; Adya's phantom):
+ *
+ *   t0: insert 1=10, 2=20
+ *   t1: select R where value % 3 = 0 -> []      t2: select R where value % 3 = 0 -> []
+ *       insert 3=30                                 insert 4=42
+ *
+ * t1 saw row 4 absent and t2 inserted a matching 42 there: t1 -pRW-> t2; likewise t2 -pRW-> t1.
+ * A cycle of two predicate anti-dependencies: G2 (PL-3, SER forbid it); two adjacent
+ * anti-dependencies (SI allows it); no item anti-dependency (PL-2.99, our `rr`, allows it).
+ * Rows 1 and 2 are choices (absent or t0's non-matching version): both readers saw t0's.
+ */
+const predicateWriteSkew = predicateHistory({ R: [1, 2, 3, 4] }, {
+  s0: [{ id: 't0', ops: [['insert', 1, 10], ['insert', 2, 20]] }],
+  s1: [{ id: 't1', ops: [['select', 'R', 'value % 3 = 0', []], ['insert', 3, 30]] }],
+  s2: [{ id: 't2', ops: [['select', 'R', 'value % 3 = 0', []], ['insert', 4, 42]] }],
+});
+
+test('predicate write skew: G2 at PL-3 and SER, allowed at RR (PL-2.99), SI and below', () => {
+  expectLevels(predicateWriteSkew, above('pl-3', 'ser', 'strict-ser'));
+});
+
+/**
+ * PMP, Hermitage's predicate-many-preceders, as read committed runs it:
+ *
+ *   t0: insert 1=10, 2=20
+ *   t1: select R where value = 30 -> []
+ *                                               t2: insert 3=30
+ *       select R where value % 3 = 0 -> [3=30]
+ *
+ * t1 -pRW-> t2 (its first select saw row 3 absent), t2 -WR-> t1 (its second returned t2's row).
+ * Read committed allows it (a fuzzy re-read); read atomic and everything above forbid it
+ * (t2 visible to t1, yet t1 saw row 3 before t2); repeatable read (PL-2.99) allows the cycle,
+ * whose only anti-dependency is a predicate one: PMP is a phantom, and Adya's PL-2.99 allows
+ * phantoms (PostgreSQL's repeatable read prevents PMP because it is SI: Hermitage).
+ */
+const pmp = predicateHistory({ R: [1, 2, 3] }, {
+  s0: [{ id: 't0', ops: [['insert', 1, 10], ['insert', 2, 20]] }],
+  s1: [{ id: 't1', ops: [['select', 'R', 'value = 30', []], ['select', 'R', 'value % 3 = 0', [[3, 30]]]] }],
+  s2: [{ id: 't2', ops: [['insert', 3, 30]] }],
+});
+
+test('PMP: allowed at read committed (and RR), forbidden at read atomic, SI and SER', () => {
+  expectLevels(pmp, above('ra', 'tcc', 'pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'));
+});
+
+/** The same without the re-read: t1 sees row 3 absent, t2 inserts it; serializable (t1 before t2). */
+test('a select that misses a later insert is serializable', () => {
+  const h = predicateHistory({ R: [1, 3] }, {
+    s0: [{ id: 't0', ops: [['insert', 1, 10]] }],
+    s1: [{ id: 't1', ops: [['r', 'x', null], ['select', 'R', 'value = 30', []]] }],
+    s2: [{ id: 't2', ops: [['insert', 3, 30], ['w', 'x', 1]] }],
+  });
+  expectLevels(h, []);
+});
+
+/**
+ * Insert of a present row: t1 and t2 both insert row 1 and nobody deletes it, so whatever the
+ * version order, the second insert found the row present. The database broke its own key's
+ * uniqueness: `duplicate-insert`, at every level.
+ */
+test('insert of a present row: duplicate-insert at every level', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 10]] }],
+    s2: [{ id: 't2', ops: [['insert', 1, 20]] }],
+  });
+  expectLevels(h, ALL);
+  const r = checkHistory(h, { level: 'pl-1', pruning: true });
+  assert.equal(r.anomalies[0]?.type === 'non-cycle' && r.anomalies[0].name, 'duplicate-insert');
+  // With a delete in between, an order exists in which each insert finds the row absent (t1, t3,
+  // t2): never a violation. Which absent version each insert overwrote is a choice the witness
+  // may miss (docs/levels.md, "Predicates", limits): valid or unknown.
+  const ok = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 10]] }, { id: 't3', ops: [['delete', 1]] }],
+    s2: [{ id: 't2', ops: [['insert', 1, 20]] }],
+  });
+  for (const level of ALL) assert.notEqual(checkHistory(ok, { level, pruning: true }).verdict, 'violation', level);
+});
+
+/** A returned row that does not match its own predicate: `predicate-mismatch`, at every level. */
+test('a returned row that does not match the predicate: predicate-mismatch at every level', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 10]] }],
+    s2: [{ id: 't2', ops: [['select', 'R', 'value > 50', [[1, 10]]]] }],
+  });
+  expectLevels(h, ALL);
+  const r = checkHistory(h, { level: 'ser', pruning: true, explain: true });
+  const a = r.anomalies[0];
+  assert.ok(a?.type === 'non-cycle' && a.name === 'predicate-mismatch');
+  assert.equal(a.op, 1, 'the select, in the input history');
+  assert.match(a.message, /line 2/);
+  assert.match(a.message, /does not match its predicate `value > 50`/);
+});
+
+/** A count larger than the rows that ever match: `predicate-mismatch`; the right count is valid. */
+test('count: a count no versions allow is predicate-mismatch; a possible one is satisfied', () => {
+  const h = (n: number) => predicateHistory({ R: [1, 2] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 30], ['insert', 2, 31]] }],
+    s2: [{ id: 't2', ops: [['r', 'x', null], ['count', 'R', 'value % 3 = 0', n]] }],
+  });
+  expectLevels(h(2), ALL);
+  expectLevels(h(1), []);
+  expectLevels(h(0), []);
+});
+
+/**
+ * A choice the witness must get right: row 1 went absent -> 10 (t0) -> 20 (t1), neither matching
+ * `value > 50`; t2 read x from t1, so it saw row 1 as t1 left it. Picking the absent version or
+ * t0's would close a cycle (t2 -RW-> t0 or t1, t1 -WR-> t2); t1's does not.
+ *
+ *   t0: insert 1=10
+ *   t1: r(y, t0's) w(1, 20) w(x, 1)
+ *   t2: r(x, 1) select R where value > 50 -> []
+ */
+test('a choice among three non-matching versions is decided by the serial order', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s0: [{ id: 't0', ops: [['insert', 1, 10], ['w', 'y', 5]] }],
+    s1: [{ id: 't1', ops: [['r', 'y', 5], ['w', 1, 20], ['w', 'x', 1]] }],
+    s2: [{ id: 't2', ops: [['r', 'x', 1], ['select', 'R', 'value > 50', []]] }],
+  });
+  expectLevels(h, []);
+});
+
+/**
+ * A choice every candidate of which closes a cycle: row 1 went absent -> 10 (t0) -> 60 (m); t2
+ * read x from t0 and y from m and its select `value > 50` returned nothing. It saw absent (then
+ * t2 -pRW-> t0 -WR-> t2) or t0's 10 (then t2 -pRW-> m -WR-> t2): a violation at SER, which the
+ * check does not prove (it would need a search over the choices): `unknown`, never `valid`.
+ *
+ *   t0: insert 1=10  w(x,1) w(w,1)
+ *   m:  r(w,1) w(1,60) w(y,1)
+ *   t2: r(x,1) r(y,1) select R where value > 50 -> []
+ */
+test('a choice whose every candidate closes a cycle is unknown (not decided), never valid', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s0: [{ id: 't0', ops: [['insert', 1, 10], ['w', 'x', 1], ['w', 'w', 1]] }],
+    s1: [{ id: 'm', ops: [['r', 'w', 1], ['w', 1, 60], ['w', 'y', 1]] }],
+    s2: [{ id: 't2', ops: [['r', 'x', 1], ['r', 'y', 1], ['select', 'R', 'value > 50', []]] }],
+  });
+  for (const level of ['ser', 'si', 'pl-3'] as const) {
+    const r = checkHistory(h, { level, pruning: true });
+    assert.equal(r.verdict, 'unknown', level);
+    assert.match(r.unknownReason ?? '', /may have been seen in more than one version/);
+  }
+});
+
+/** Reads of an absent row, and a select after the txn's own insert, resolve like item reads. */
+test('absent reads and a select after its own insert', () => {
+  const h = predicateHistory({ R: [1, 2] }, {
+    s1: [{ id: 't1', ops: [['r', 1, null], ['insert', 1, 30], ['select', 'R', 'value % 3 = 0', [[1, 30]]]] }],
+    s2: [{ id: 't2', ops: [['r', 2, null], ['r', 1, 30]] }],
+  });
+  expectLevels(h, []);
+  // A select that misses the txn's own matching insert is internally inconsistent.
+  const bad = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['insert', 1, 30], ['select', 'R', 'value % 3 = 0', []]] }],
+  });
+  expectLevels(bad, ALL);
+});
+
+/** Key-value histories never reach the predicate path (no new work without relations). */
+test('a history without relations has no predicates table', () => {
+  const h = predicateHistory({}, { s1: [{ id: 't1', ops: [['w', 'x', 1]] }] });
+  assert.equal(h.predicates, undefined);
+});
+
+/**
+ * G2-item through a phantom: t1's select misses t2's matching insert (t1 -pRW-> t2), t2 read x
+ * before t1 wrote it (t2 -RW-> t1, an item anti-dependency). PL-3 and SER forbid the cycle;
+ * PL-2.99 forbids it too (G2-item: it has an item anti-dependency), but the RR check leaves
+ * predicate observations out of its necessary step and its witness then fails: `unknown`.
+ *
+ *   t1: select R where value > 5 -> []   w(x,1)
+ *   t2: r(x,init)  insert 1=10
+ */
+test('G2-item through a phantom: violated at SER, unknown (not valid) at RR', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['select', 'R', 'value > 5', []], ['w', 'x', 1]] }],
+    s2: [{ id: 't2', ops: [['r', 'x', null], ['insert', 1, 10]] }],
+  });
+  // Two adjacent anti-dependencies: SI, PC and PSI allow it (a write skew, through a phantom).
+  expectLevels(h, above('pl-3', 'ser', 'strict-ser'), ['rr']);
+  assert.match(checkHistory(h, { level: 'rr', pruning: true }).unknownReason ?? '', /G2-item/);
+});
+
+/**
+ * An insert after an update of the same row, with no delete: the insert must come first in the
+ * row's version order (it needs the row absent), so t2 -WW-> t1, and t1 -WR-> t2 closes a G1c
+ * cycle: a violation from PL-2 up (PL-1 and RU say nothing about reads). Where a lost update is
+ * forbidden (SER, SI, PSI, RR, PL-3, PL-SI), the insert is checked as a read of the absent row
+ * before its write, which holds it right after that version: a violation. At PC and the levels
+ * decided by saturation the check finds no order keeping the precondition: `unknown`, never
+ * `valid`. Without t2's read, the order t2, t1 keeps it and every level is satisfied.
+ *
+ *   t1: w(1,5) w(x,1)
+ *   t2: r(x,1) insert 1=10
+ */
+test('an insert must follow an absent version: a witness that breaks it proves nothing', () => {
+  const h = (read: boolean) => predicateHistory({ R: [1] }, {
+    s1: [{ id: 't1', ops: [['w', 1, 5], ['w', 'x', 1]] }],
+    s2: [{ id: 't2', ops: [...(read ? [['r', 'x', 1] as const] : []), ['insert', 1, 10]] }],
+  });
+  const exact: Level[] = ['psi', 'rr', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'];
+  expectLevels(h(true), exact, ALL.filter((l) => !exact.includes(l)));
+  expectLevels(h(false), []);
+});
