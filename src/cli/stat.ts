@@ -86,6 +86,11 @@ export function renderStats(path: string, format: string, notes: readonly string
     ['keys', `${s.keys.total}: ${s.keys.registerKeys} register, ${s.keys.listKeys} list${s.keys.mixedKeys > 0 ? `, ${s.keys.mixedKeys} both` : ''}`],
     ['written values', String(s.writtenValues)],
   ];
+  const p = s.predicates;
+  if (p !== undefined) {
+    rows.push(['relations', `${p.relations} (${p.relationKeys} keys): ${p.inserts} inserts, ${p.deletes} deletes, ` +
+      `${p.selects} selects (${p.rowsReturned} rows returned), ${p.counts} counts`]);
+  }
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const lines = rows.map(([k, v]) => k.padEnd(width) + v);
   if (s.hottestKeys.length > 0) {

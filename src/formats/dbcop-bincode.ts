@@ -32,6 +32,7 @@ import { u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
 import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
+import { predicateRefusal } from './io-predicates.ts';
 
 /** A u64 as read: a number when it is a safe integer, else an exact bigint. */
 export type U64 = number | bigint;
@@ -405,6 +406,8 @@ export function writeDbcopBincode(h: History): Uint8Array {
   const why = (msg: string): never => {
     throw new Error(`cannot write ${h.source} as dbcop bincode: ${msg}`);
   };
+  const predicates = predicateRefusal(h);
+  if (predicates !== null) why(predicates);
   const keys = h.keyLabels.map((l) => u64OfLabel(l) ?? why(`key ${l} is not an unsigned 64-bit integer`));
   const values: U64[] = h.valueLabelTable.toArray().map((l, v) => {
     if (v === INITIAL_VALUE) return 0;

@@ -40,6 +40,7 @@ import { INITIAL_VALUE, OP_APPEND, OP_READ_LIST, TXN_ABORTED, TXN_COMMITTED, TXN
 import { CANONICAL_INT, intValue } from './io-int.ts';
 import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
+import { predicateRefusal } from './io-predicates.ts';
 
 /** Longest string V8 makes (about 512 MB): the bound on a file this parser reads as one string. */
 const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
@@ -155,6 +156,8 @@ export function writeDbcopHist(h: History): string {
   const why = (msg: string): never => {
     throw new Error(`cannot write ${h.source} as dbcop text: ${msg}`);
   };
+  const predicates = predicateRefusal(h);
+  if (predicates !== null) why(predicates);
   if (h.sessionCount === 0) why('it has no sessions (dbcop text always has at least one)');
   const used = new Uint8Array(h.keyLabels.length);
   for (let op = 0; op < h.opCount; op++) used[h.opKey[op]!] = 1;

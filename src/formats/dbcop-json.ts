@@ -34,6 +34,7 @@ import { normBigint, u64OfLabel } from './io-int.ts';
 import { attachNotes } from './io-notes.ts';
 import { withInput, type HistoryInput } from './io-read.ts';
 import type { FormatModule } from './types.ts';
+import { predicateRefusal } from './io-predicates.ts';
 
 /** Headers of histories parsed here, so writing one back keeps them. */
 const HEADERS = new WeakMap<History, DbcopHeader>();
@@ -269,6 +270,8 @@ export function writeDbcopJson(h: History): string {
   const why = (msg: string): never => {
     throw new Error(`cannot write ${h.source} as dbcop JSON: ${msg}`);
   };
+  const predicates = predicateRefusal(h);
+  if (predicates !== null) why(predicates);
   const usedKey = new Uint8Array(h.keyLabels.length);
   const usedValue = new Uint8Array(h.valueCount);
   for (let op = 0; op < h.opCount; op++) {

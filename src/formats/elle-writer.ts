@@ -29,6 +29,7 @@ import {
   type History,
 } from '../history/model.ts';
 import { CANONICAL_INT } from './io-int.ts';
+import { predicateRefusal } from './io-predicates.ts';
 
 export type JepsenSyntax = 'edn' | 'json';
 
@@ -59,6 +60,8 @@ function checkUnique(h: History, labels: readonly string[], used: Uint8Array | n
 /** Renders `h`; throws Error('cannot write ...') if the result would not read back the same. */
 export function writeJepsen(h: History, syntax: JepsenSyntax): string {
   const to = syntax === 'edn' ? 'Elle EDN' : 'Elle JSON';
+  const predicates = predicateRefusal(h);
+  if (predicates !== null) refuse(h, to, predicates);
   const nKeys = h.keyLabels.length;
   const keyKinds = new Uint8Array(nKeys); // bit 1 register, bit 2 list
   const usedKey = new Uint8Array(nKeys);

@@ -34,6 +34,7 @@ import {
 } from '../history/model.ts';
 import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
 import { withInput, type HistoryInput } from './io-read.ts';
+import { predicateOpJson, PREDICATE_OP_KINDS, readPredicateOp, readRelations, relationsJson, type JsonlLineContext } from './jsonl-predicates.ts';
 import type { FormatModule } from './types.ts';
 
 export const JSONL_FORMAT_TAG = 'polysi-history';
@@ -42,7 +43,7 @@ export const JSONL_VERSION = 1;
 const STATUS: Record<string, TxnStatus> = { committed: TXN_COMMITTED, aborted: TXN_ABORTED, unknown: TXN_UNKNOWN };
 const STATUS_NAME = ['committed', 'aborted', 'unknown'] as const;
 const TXN_FIELDS = new Set(['session', 'txn', 'status', 'ops', 'start', 'end', 'error']);
-const HEADER_FIELDS = new Set(['format', 'version', 'sessions']);
+const HEADER_FIELDS = new Set(['format', 'version', 'sessions', 'relations']);
 const BIG_INT = /^-?[0-9]+$/;
 
 /** A short rendering of an offending JSON value for messages; never throws (deep nesting). */
@@ -189,6 +190,8 @@ function jsonlParser(source: string): {
     }
   };
 
+  const lineContext: JsonlLineContext = { b, fail, shown, keyOf, valueOf };
+
   // Sessions declared by the header, if any: then every txn must name one of them.
   let declared: Set<string> | null = null;
   /** Txn names seen, by their canonical parts (labels.ts), with their lines. */
@@ -210,7 +213,7 @@ function jsonlParser(source: string): {
       if ('format' in o) {
         if (sawContent) fail('expected a transaction; the header {"format":...} may only be the first line');
         sawContent = true;
-        for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions`);
+        for (const f of Object.keys(o)) if (!HEADER_FIELDS.has(f)) fail(`unknown header field ${shown(f)}; expected format, version, sessions, relations`);
         if (o['format'] !== JSONL_FORMAT_TAG) fail(`expected "format":"${JSONL_FORMAT_TAG}", found ${shown(o['format'])}`);
         if (o['version'] !== JSONL_VERSION) {
           fail(`unsupported version ${shown(o['version'])}; this reader knows version ${JSONL_VERSION}`, 'unsupported');
@@ -229,6 +232,7 @@ function jsonlParser(source: string): {
             b.session(label); // header order is session order, even for sessions without txns
           }
         }
+        if (o['relations'] !== undefined) readRelations(lineContext, o['relations']);
         return;
       }
       sawContent = true;
@@ -271,8 +275,12 @@ function jsonlParser(source: string): {
       for (let i = 0; i < list.length; i++) {
         const op = list[i];
         const where = `op ${i + 1}`;
+        if (Array.isArray(op) && typeof op[0] === 'string' && PREDICATE_OP_KINDS.has(op[0])) {
+          readPredicateOp(lineContext, t, op, where, line);
+          continue;
+        }
         if (!Array.isArray(op) || op.length !== 3) {
-          fail(`expected ${where} to be ["r"|"w"|"append", key, value], found ${shown(op)}`);
+          fail(`expected ${where} to be ["r"|"w"|"append", key, value] or an insert, delete, select or count, found ${shown(op)}`);
         }
         const [kind, k, v] = op as unknown[];
         const key = keyOf(k, `the key of ${where}`);
@@ -288,7 +296,7 @@ function jsonlParser(source: string): {
         } else if (kind === 'append') {
           b.append(t, key, valueOf(v, `the value of ${where}`), line);
         } else {
-          fail(`expected the kind of ${where} to be "r", "w" or "append", found ${shown(kind)}`);
+          fail(`expected the kind of ${where} to be "r", "w", "append", "insert", "delete", "select" or "count", found ${shown(kind)}`);
         }
       }
   };
@@ -356,7 +364,28 @@ function jsonlParser(source: string): {
     const ops = Math.ceil(bytes / JSONL_BYTES_PER_OP);
     b.reserve(ops, ops >> 2, ops >> 1);
   };
-  return { feedText, feedBytes, nextLine: () => line + 1, finish: () => b.build(), reserve };
+  const finish = (): History => {
+    const h = b.build();
+    if (h.predicates !== undefined) refuseListRows(h);
+    return h;
+  };
+  return { feedText, feedBytes, nextLine: () => line + 1, finish, reserve };
+}
+
+/**
+ * A row of a relation holds one value at a time (r, w, insert, delete): an append or a list read
+ * of it is an error at its line. After the build, since the fast path does not know relations.
+ */
+function refuseListRows(h: History): void {
+  const rel = h.predicates!.keyRelation;
+  for (let op = 0; op < h.opCount; op++) {
+    const kind = h.opKind[op]!;
+    if ((kind === OP_APPEND || kind === OP_READ_LIST) && rel[h.opKey[op]!]! >= 0) {
+      throw new InputError('inconsistent', h.source, 'line', h.opLoc[op]!,
+        `key ${JSON.stringify(h.keyLabels[h.opKey[op]!])} is a row of relation ${JSON.stringify(h.predicates!.relationLabels[rel[h.opKey[op]!]!])}, ` +
+        'which holds one value at a time: expected r, w, insert or delete on it, found an append or a list read');
+    }
+  }
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -405,7 +434,7 @@ export function writeJsonl(h: History): string {
   if (new Set(h.txnLabelTable.toArray()).size !== h.txnCount) why('two transactions share a label; txn names must be unique');
 
   const out: string[] = [
-    `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(h.sessionLabels)}}`,
+    `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(h.sessionLabels)}${relationsJson(h, keyJson)}}`,
   ];
   const ops: string[] = [];
   for (let t = 0; t < h.txnCount; t++) {
@@ -423,7 +452,7 @@ export function writeJsonl(h: History): string {
           ops.push(`["r",${k},[${elems.join(',')}]]`);
           break;
         }
-        default: why(`op ${op} has an unknown kind ${h.opKind[op]}`);
+        default: ops.push(predicateOpJson(h, op, keyJson, valJson) ?? why(`op ${op} has an unknown kind ${h.opKind[op]}`));
       }
     }
     out.push(`{"session":${JSON.stringify(h.sessionLabels[h.txnSession[t]!])},"txn":${JSON.stringify(txnLabel(h, t))},` +

@@ -27,6 +27,7 @@ import { CANONICAL_INT, intKey, intValue } from './io-int.ts';
 import { HEAD_BYTES, withInput, type HistoryInput } from './io-read.ts';
 import { attachNotes } from './io-notes.ts';
 import type { FormatModule } from './types.ts';
+import { predicateRefusal } from './io-predicates.ts';
 
 const EXPECTED = 'expected r(key,value,session,txn) or w(key,value,session,txn)';
 /** The txn id of aborted transactions' operations (Plume's TextHistoryLoader). */
@@ -423,6 +424,8 @@ export function writePolysiText(h: History): string {
   const why = (msg: string): never => {
     throw new Error(`cannot write ${h.source} as PolySI text: ${msg}`);
   };
+  const predicates = predicateRefusal(h);
+  if (predicates !== null) why(predicates);
   const keyText = integerLabels(h.keyLabels, 'key', why);
   const valueText = integerLabels(h.valueLabelTable.toArray(), 'value', why);
   valueText[INITIAL_VALUE] = '0';

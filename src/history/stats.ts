@@ -3,14 +3,19 @@
  *
  * Takes: a History. Gives: `HistoryStats`: sessions, transactions by outcome and by shape
  * (read-only / write-only / read-modify-write / empty), operations by kind, keys used (and how:
- * register or list), transaction sizes, and the hottest keys by number of operations.
+ * register or list), transaction sizes, and the hottest keys by number of operations; for a
+ * history with relations (issue 22) its relations, inserts, deletes, selects and counts.
  * Invariant: a pure function of the History (no I/O, no clock): the same History always gives
  * the same numbers, ties between equally hot keys broken by key id (first seen first).
  */
 
 import {
   OP_APPEND,
+  OP_COUNT,
+  OP_DELETE,
+  OP_INSERT,
   OP_READ,
+  OP_SELECT,
   OP_READ_LIST,
   OP_WRITE,
   TXN_ABORTED,
@@ -24,14 +29,31 @@ export interface KeyHeat {
   ops: number;
   /** OP_READ and OP_READ_LIST. */
   reads: number;
-  /** OP_WRITE and OP_APPEND. */
+  /** OP_WRITE, OP_APPEND, OP_INSERT and OP_DELETE. */
   writes: number;
+}
+
+/** Relations and their operations (issue 22), for a history that declares relations. */
+export interface PredicateStats {
+  relations: number;
+  /** Keys (rows) of all relations together. */
+  relationKeys: number;
+  inserts: number;
+  deletes: number;
+  /** Predicate reads `select(P)`, and the rows they returned together. */
+  selects: number;
+  rowsReturned: number;
+  /** Predicate reads `count(P)`. */
+  counts: number;
 }
 
 export interface HistoryStats {
   sessions: number;
   transactions: { total: number; committed: number; aborted: number; unknown: number };
-  /** By the operations a txn holds: reads only, writes (or appends) only, both, none. */
+  /**
+   * By the operations a txn holds: reads only, writes only, both, none (appends, inserts and
+   * deletes are writes; list reads, selects and counts are reads).
+   */
   shapes: { readOnly: number; writeOnly: number; readModifyWrite: number; empty: number };
   operations: { total: number; read: number; write: number; append: number; readList: number };
   /** Elements in all list reads together (the size of list-append observations). */
@@ -42,8 +64,10 @@ export interface HistoryStats {
   writtenValues: number;
   opsPerTxn: { mean: number; max: number };
   txnsPerSession: { min: number; mean: number; max: number };
-  /** Up to `top` keys with the most operations, hottest first. */
+  /** Up to `top` keys with the most operations, hottest first (selects and counts are not a key's). */
   hottestKeys: KeyHeat[];
+  /** Present when the history declares relations. */
+  predicates?: PredicateStats;
 }
 
 export function historyStats(h: History, top = 10): HistoryStats {
@@ -64,7 +88,7 @@ export function historyStats(h: History, top = 10): HistoryStats {
     const b = h.txnOpStart[t + 1]!;
     for (let op = a; op < b; op++) {
       const k = h.opKind[op];
-      if (k === OP_READ || k === OP_READ_LIST) reads++;
+      if (k === OP_READ || k === OP_READ_LIST || k === OP_SELECT || k === OP_COUNT) reads++;
       else writes++;
     }
     if (reads > 0 && writes > 0) rmw++;
@@ -79,18 +103,20 @@ export function historyStats(h: History, top = 10): HistoryStats {
   const keyWrites = new Int32Array(nKeys);
   const keyKinds = new Uint8Array(nKeys); // bit 1: register ops, bit 2: list ops
   const written = new Uint8Array(h.valueCount);
-  const byKind = [0, 0, 0, 0];
+  const byKind = [0, 0, 0, 0, 0, 0, 0, 0];
   let listElems = 0;
   for (let op = 0; op < h.opCount; op++) {
     const kind = h.opKind[op]!;
     const k = h.opKey[op]!;
     byKind[kind]!++;
+    if (kind === OP_SELECT || kind === OP_COUNT) continue; // its opKey is a relation, not a key
     if (kind === OP_READ || kind === OP_READ_LIST) keyReads[k]!++;
     else {
       keyWrites[k]!++;
-      written[h.opValue[op]!] = 1;
+      // A delete "writes" the absent row, not a value.
+      if (kind !== OP_DELETE) written[h.opValue[op]!] = 1;
     }
-    keyKinds[k]! |= kind === OP_READ || kind === OP_WRITE ? 1 : 2;
+    keyKinds[k]! |= kind === OP_APPEND || kind === OP_READ_LIST ? 2 : 1;
     if (kind === OP_READ_LIST) {
       const l = h.opValue[op]!;
       listElems += h.listStart[l + 1]! - h.listStart[l]!;
@@ -142,5 +168,19 @@ export function historyStats(h: History, top = 10): HistoryStats {
     opsPerTxn: { mean: h.txnCount === 0 ? 0 : h.opCount / h.txnCount, max: maxOps },
     txnsPerSession: { min: minTxns, mean: h.sessionCount === 0 ? 0 : h.txnCount / h.sessionCount, max: maxTxns },
     hottestKeys,
+    ...(h.predicates === undefined ? {} : { predicates: predicateStats(h, byKind) }),
+  };
+}
+
+function predicateStats(h: History, byKind: readonly number[]): PredicateStats {
+  const t = h.predicates!;
+  return {
+    relations: t.relationLabels.length,
+    relationKeys: t.relKeys.length,
+    inserts: byKind[OP_INSERT]!,
+    deletes: byKind[OP_DELETE]!,
+    selects: byKind[OP_SELECT]!,
+    rowsReturned: t.resultKeys.length,
+    counts: byKind[OP_COUNT]!,
   };
 }
