@@ -42,12 +42,14 @@ export const CONTENTION_PROFILE: Partial<WorkloadOptions> = { sessions: 10, txns
 
 function workloadText(w: Partial<WorkloadOptions>): string {
   const parts: string[] = [];
+  if (w.workload !== undefined) parts.push(`--workload ${w.workload}`);
   if (w.sessions !== undefined) parts.push(`--sessions ${w.sessions}`);
   if (w.txnsPerSession !== undefined) parts.push(`--txns ${w.txnsPerSession}`);
   if (w.opsPerTxn !== undefined) parts.push(`--ops ${w.opsPerTxn}`);
   if (w.keys !== undefined) parts.push(`--keys ${w.keys}`);
   if (w.readFraction !== undefined) parts.push(`--reads ${w.readFraction}`);
   if (w.rmwFraction !== undefined) parts.push(`--rmw ${w.rmwFraction}`);
+  if (w.shapes !== undefined) parts.push(`--shapes ${w.shapes}`);
   return parts.join(' ');
 }
 
@@ -58,7 +60,7 @@ function profileText(): string {
 export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
                   [--workload register|list-append|predicate] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
-                  [--rmw FRACTION] [--profile default|contention]
+                  [--rmw FRACTION] [--profile default|contention] [--shapes mixed|g2]
                   [--seed N] [--out FILE [--force]] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
@@ -70,7 +72,8 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
           embedded store has its own workload defaults (shown below)
 --rmw: fraction of writes preceded by a read of the same key (read-modify-write)
 --workload predicate: inserts, deletes and predicate selects / counts over ${PREDICATE_WORKLOAD_TEXT}
-          (Hermitage's G2 and PMP shapes, randomised; --keys is the number of rows; docs/workloads.md)
+          (Hermitage's G2 and PMP shapes, randomised; --keys is the number of rows; docs/workloads.md);
+          --shapes g2: only predicate-read-then-insert transactions (what the checker decides best today)
 --check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
@@ -114,11 +117,11 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const parsed = parseCommandArgs('run', args, {
         db: { type: 'string', default: 'memory' },
         isolation: { type: 'string' },
-        workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
+        workload: { type: 'string' },
         sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
         keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
         'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
-        rmw: { type: 'string' }, profile: { type: 'string' },
+        rmw: { type: 'string' }, profile: { type: 'string' }, shapes: { type: 'string' },
         out: { type: 'string' },
         force: { type: 'boolean', default: false },
         check: { type: 'string' },
@@ -130,9 +133,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   }, false);
   const v = parsed.values;
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
-  if (v.workload !== 'register' && v.workload !== 'list-append' && v.workload !== 'predicate') {
-    throw new RunUsageError(`--workload must be register, list-append or predicate, got "${v.workload}"`);
+  // A fault mode may bring its workload (phantom: predicate) unless --workload or --profile says otherwise.
+  const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
+  const workload = v.workload ?? (v.profile === undefined ? mode?.workload?.workload : undefined) ?? DEFAULT_WORKLOAD.workload;
+  if (workload !== 'register' && workload !== 'list-append' && workload !== 'predicate') {
+    throw new RunUsageError(`--workload must be register, list-append or predicate, got "${workload}"`);
   }
+  if (v.shapes !== undefined && v.shapes !== 'mixed' && v.shapes !== 'g2') throw new RunUsageError(`--shapes must be mixed or g2, got "${v.shapes}"`);
   if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
     throw new RunUsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
@@ -144,14 +151,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     throw new RunUsageError(`--profile must be default or contention, got "${v.profile}"`);
   }
   // Defaults, then the profile or the fault mode's own workload, then each flag given.
-  const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
   const d: WorkloadOptions = {
     ...DEFAULT_WORKLOAD,
-    ...(v.workload === 'predicate' ? PREDICATE_DEFAULTS : {}),
+    ...(workload === 'predicate' ? PREDICATE_DEFAULTS : {}),
     ...(v.profile === 'contention' ? CONTENTION_PROFILE : v.profile === undefined ? mode?.workload ?? {} : {}),
   };
   const wo: WorkloadOptions = {
-    workload: v.workload as WorkloadName,
+    workload: workload as WorkloadName,
     sessions: num(v.sessions, 'sessions', d.sessions, true),
     txnsPerSession: num(v.txns, 'txns', d.txnsPerSession, true),
     opsPerTxn: num(v.ops, 'ops', d.opsPerTxn, true),
@@ -161,6 +167,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     longFraction: num(v['long-fraction'], 'long-fraction', d.longFraction, false),
     longOps: num(v['long-ops'], 'long-ops', d.longOps, true),
     rmwFraction: num(v.rmw, 'rmw', d.rmwFraction ?? 0, false),
+    ...(workload === 'predicate' ? { shapes: (v.shapes ?? d.shapes ?? 'mixed') as 'mixed' | 'g2' } : {}),
     seed: num(v.seed, 'seed', d.seed, true),
   };
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.

@@ -9,6 +9,7 @@
  * - PMP (predicate-many-preceders): a read-only transaction that reads a predicate, a row, and
  *   a predicate again; a writer committing in between must be seen by both reads or by neither.
  * - writer: one to three row operations (insert, delete, update, read of one row).
+ * With `shapes: 'g2'` every transaction is of the first shape, with a select.
  *
  * Takes: WorkloadOptions (`keys` is the number of rows over all relations; `opsPerTxn` is not
  * used). Gives: a WorkloadPlan with `relations` (`r0`, `r1`, ...: relation r holds keys
@@ -74,9 +75,11 @@ export function generatePredicateWorkload(o: WorkloadOptions): WorkloadPlan {
       const row = () => rel.keys[rng.int(rel.keys.length)]!;
       const pred = () => relPreds[r]![rng.int(relPreds[r]!.length)]!;
       const x = rng.next();
-      if (x < G2_FRACTION) {
+      const g2Only = o.shapes === 'g2';
+      if (g2Only || x < G2_FRACTION) {
         const p = pred();
-        op(rng.next() < 0.5 ? W_SELECT : W_COUNT, r, p);
+        const y = rng.next();
+        op(!g2Only && y < 0.5 ? W_COUNT : W_SELECT, r, p);
         // A row the predicate can match (a key range picks among its keys), inserted matching.
         let k = row();
         for (let tries = 0; tries < 8 && !matches(predicates[p]!.parsed, k, 10); tries++) k = row();

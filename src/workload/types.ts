@@ -58,6 +58,12 @@ export interface WorkloadOptions {
    * operations.
    */
   rmwFraction?: number;
+  /**
+   * The predicate workload's transaction shapes: `mixed` (G2, PMP and writers; the default) or
+   * `g2` (only predicate-read-then-insert transactions: inserts only, so every row has at most
+   * one present version, which keeps the checker's search small; the phantom mode's default).
+   */
+  shapes?: 'mixed' | 'g2';
   seed: number;
 }
 

@@ -12,7 +12,7 @@ import type { WorkloadOptions } from '../../workload/types.ts';
 
 export type MemoryMode =
   | 'serializable' | 'snapshot' | 'read-committed' | 'flaky-commit'
-  | 'lost-update' | 'long-fork' | 'causality' | 'aborted-read' | 'intermediate-read' | 'stale-session';
+  | 'lost-update' | 'long-fork' | 'causality' | 'aborted-read' | 'intermediate-read' | 'stale-session' | 'phantom';
 
 export interface ModeRules {
   /** Replicas the sessions are spread over (session % replicas); a replica sees its own commits at once. */
@@ -69,7 +69,7 @@ export interface ModeInfo {
    * The workload `polysi run` uses on this mode unless told otherwise: the contention the fault
    * needs to show (hot keys, read-modify-writes); docs/workloads.md has the figures.
    */
-  workload?: Partial<Pick<WorkloadOptions, 'sessions' | 'keys' | 'opsPerTxn' | 'readFraction' | 'rmwFraction'>>;
+  workload?: Partial<Pick<WorkloadOptions, 'workload' | 'shapes' | 'sessions' | 'keys' | 'opsPerTxn' | 'readFraction' | 'rmwFraction'>>;
 }
 
 export const MEMORY_MODES: readonly ModeInfo[] = [
@@ -105,6 +105,13 @@ export const MEMORY_MODES: readonly ModeInfo[] = [
   { name: 'stale-session', kind: 'fault', level: 'si', anomaly: 'session guarantee violation',
     rules: { ...SAFE, snapshotLag: 24 },
     summary: 'snapshots lag up to 24 commits behind, so a session may not see its own last commit (no read-your-writes)' },
+  // Serializable for items, not for predicates: two txns that each read a predicate and insert a
+  // row matching it both commit (each missed the other's insert). The checker names it G2
+  // ("predicate write skew"; docs/levels.md, "Predicates"); SI allows it, serializability not.
+  { name: 'phantom', kind: 'fault', level: 'ser', anomaly: 'G2',
+    rules: { ...SAFE, certifyReads: true, certifyPredicates: false },
+    workload: { workload: 'predicate', shapes: 'g2', sessions: 8, keys: 60 },
+    summary: 'serializable certification of item reads, but predicate reads are not certified: a predicate read misses a concurrent insert (a phantom) and the txn still commits' },
 ];
 
 export function modeInfo(name: string): ModeInfo | undefined {
