@@ -231,8 +231,10 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   const progress = makeProgress(out, total, t0, !v.json);
-  log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ` +
-    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${outPath}`);
+  const shape = wo.workload === 'predicate'
+    ? `${wo.sessions} sessions x ${wo.txnsPerSession} txns (${wo.shapes} shapes), ${wo.keys} rows in ${plan.relations?.length ?? 0} relations`
+    : `${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ${wo.keys} ${wo.distribution} keys`;
+  log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${shape}, seed ${wo.seed} -> ${outPath}`);
   let sum: RunSummary;
   try {
     sum = await runWorkload(target, conns, plan, {
