@@ -18,7 +18,7 @@ import { checkLevels } from '../check/ladder.ts';
 import { renderLevelsText } from './levels.ts';
 import { readHistory } from '../formats/index.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
-import { JsonlRecorder } from '../run/recorder.ts';
+import { JsonlRecorder, planNames } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
 import { ISOLATION_LEVELS, openTarget, TargetSpecError } from '../run/targets.ts';
 import { DbError, type IsolationLevel } from '../run/types.ts';
@@ -36,17 +36,23 @@ export interface Out {
   stderr(s: string): void;
 }
 
+/** The predicate workload's defaults (small relations: predicate reads conflict often). */
+export const PREDICATE_DEFAULTS: Partial<WorkloadOptions> = { sessions: 8, txnsPerSession: 100, keys: 60 };
+const PREDICATE_WORKLOAD_TEXT = '3 relations of 20 rows (default --sessions 8 --keys 60)';
+
 /** `--profile contention`: few hot keys, short read-modify-write transactions, fewer sessions. */
 export const CONTENTION_PROFILE: Partial<WorkloadOptions> = { sessions: 10, txnsPerSession: 100, opsPerTxn: 4, keys: 10, rmwFraction: 0.5 };
 
 function workloadText(w: Partial<WorkloadOptions>): string {
   const parts: string[] = [];
+  if (w.workload !== undefined) parts.push(`--workload ${w.workload}`);
   if (w.sessions !== undefined) parts.push(`--sessions ${w.sessions}`);
   if (w.txnsPerSession !== undefined) parts.push(`--txns ${w.txnsPerSession}`);
   if (w.opsPerTxn !== undefined) parts.push(`--ops ${w.opsPerTxn}`);
   if (w.keys !== undefined) parts.push(`--keys ${w.keys}`);
   if (w.readFraction !== undefined) parts.push(`--reads ${w.readFraction}`);
   if (w.rmwFraction !== undefined) parts.push(`--rmw ${w.rmwFraction}`);
+  if (w.shapes !== undefined) parts.push(`--shapes ${w.shapes}`);
   return parts.join(' ');
 }
 
@@ -55,9 +61,9 @@ function profileText(): string {
 }
 
 export const RUN_USAGE = `usage: polysi run [--db memory[:MODE]|postgres://...|mysql://...] [--isolation LEVEL]
-                  [--workload register|list-append] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
+                  [--workload register|list-append|predicate] [--sessions N] [--txns N] [--ops N] [--reads FRACTION]
                   [--keys N] [--distribution uniform|zipfian|hotspot] [--long-fraction F] [--long-ops N]
-                  [--rmw FRACTION] [--profile default|contention]
+                  [--rmw FRACTION] [--profile default|contention] [--shapes mixed|g2]
                   [--seed N] [--out FILE [--force]] [--check LEVEL|levels|none] [--txn-timeout SECONDS]
                   [--json] [--explain] [--max-anomalies N]
 defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15 ops, 50 % reads,
@@ -68,6 +74,9 @@ defaults: --db memory:snapshot, --workload register, 20 sessions x 100 txns x 15
           and write skews within a minute; each flag given still wins); a fault mode of the
           embedded store has its own workload defaults (shown below)
 --rmw: fraction of writes preceded by a read of the same key (read-modify-write)
+--workload predicate: inserts, deletes and predicate selects / counts over ${PREDICATE_WORKLOAD_TEXT}
+          (Hermitage's G2 and PMP shapes, randomised; --keys is the number of rows; docs/workloads.md);
+          --shapes g2: only predicate-read-then-insert transactions (what the checker decides best today)
 --check: one level (${IMPLEMENTED_LEVELS.join(', ')}), levels (the whole ladder), or none
 exit: as check's; 3 (unknown) also when transactions were not run or sessions lost their connection
 isolation levels: ${ISOLATION_LEVELS.join(', ')}
@@ -113,11 +122,11 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   const parsed = parseCommandArgs('run', args, {
         db: { type: 'string', multiple: true, default: ['memory'] },
         isolation: { type: 'string' },
-        workload: { type: 'string', default: DEFAULT_WORKLOAD.workload },
+        workload: { type: 'string' },
         sessions: { type: 'string' }, txns: { type: 'string' }, ops: { type: 'string' }, reads: { type: 'string' },
         keys: { type: 'string' }, distribution: { type: 'string', default: DEFAULT_WORKLOAD.distribution },
         'long-fraction': { type: 'string' }, 'long-ops': { type: 'string' }, seed: { type: 'string' },
-        rmw: { type: 'string' }, profile: { type: 'string' },
+        rmw: { type: 'string' }, profile: { type: 'string' }, shapes: { type: 'string' },
         out: { type: 'string' },
         force: { type: 'boolean', default: false },
         check: { type: 'string' },
@@ -131,7 +140,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   }, false);
   const v = { ...parsed.values, db: parsed.values.db[0]!, dbs: parsed.values.db };
   if (v.help) { out.stdout(RUN_USAGE); return 0; }
-  if (v.workload !== 'register' && v.workload !== 'list-append') throw new RunUsageError(`--workload must be register or list-append, got "${v.workload}"`);
+  // A fault mode may bring its workload (phantom: predicate) unless --workload or --profile says otherwise.
+  const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
+  const workload = v.workload ?? (v.profile === undefined ? mode?.workload?.workload : undefined) ?? DEFAULT_WORKLOAD.workload;
+  if (workload !== 'register' && workload !== 'list-append' && workload !== 'predicate') {
+    throw new RunUsageError(`--workload must be register, list-append or predicate, got "${workload}"`);
+  }
+  if (v.shapes !== undefined && v.shapes !== 'mixed' && v.shapes !== 'g2') throw new RunUsageError(`--shapes must be mixed or g2, got "${v.shapes}"`);
   if (!DISTRIBUTIONS.includes(v.distribution)) throw new RunUsageError(`--distribution must be one of ${DISTRIBUTIONS.join(', ')}, got "${v.distribution}"`);
   if (v.isolation !== undefined && !ISOLATION_LEVELS.includes(v.isolation as IsolationLevel)) {
     throw new RunUsageError(`--isolation must be one of ${ISOLATION_LEVELS.join(', ')}, got "${v.isolation}"`);
@@ -143,13 +158,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     throw new RunUsageError(`--profile must be default or contention, got "${v.profile}"`);
   }
   // Defaults, then the profile or the fault mode's own workload, then each flag given.
-  const mode = v.db.startsWith('memory:') ? modeInfo(v.db.slice('memory:'.length)) : undefined;
   const d: WorkloadOptions = {
     ...DEFAULT_WORKLOAD,
+    ...(workload === 'predicate' ? PREDICATE_DEFAULTS : {}),
     ...(v.profile === 'contention' ? CONTENTION_PROFILE : v.profile === undefined ? mode?.workload ?? {} : {}),
   };
   const wo: WorkloadOptions = {
-    workload: v.workload as WorkloadName,
+    workload: workload as WorkloadName,
     sessions: num(v.sessions, 'sessions', d.sessions, true),
     txnsPerSession: num(v.txns, 'txns', d.txnsPerSession, true),
     opsPerTxn: num(v.ops, 'ops', d.opsPerTxn, true),
@@ -159,6 +174,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     longFraction: num(v['long-fraction'], 'long-fraction', d.longFraction, false),
     longOps: num(v['long-ops'], 'long-ops', d.longOps, true),
     rmwFraction: num(v.rmw, 'rmw', d.rmwFraction ?? 0, false),
+    ...(workload === 'predicate' ? { shapes: (v.shapes ?? d.shapes ?? 'mixed') as 'mixed' | 'g2' } : {}),
     seed: num(v.seed, 'seed', d.seed, true),
   };
   // A database can make a statement wait on a lock for ever; the embedded store cannot hang.
@@ -220,7 +236,7 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   try {
     const opened = openOut(v.out, v.force, new Date());
     outPath = opened.path;
-    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd);
+    recorder = new JsonlRecorder(opened.path, wo.sessions, t0, opened.fd, planNames(plan));
   } catch (err) {
     await Promise.allSettled(conns.map((c) => c.close()));
     await target.close().catch(() => {});
@@ -247,8 +263,10 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   const progress = makeProgress(out, total, t0, !v.json);
-  log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ` +
-    `${wo.keys} ${wo.distribution} keys, seed ${wo.seed} -> ${outPath}`);
+  const shape = wo.workload === 'predicate'
+    ? `${wo.sessions} sessions x ${wo.txnsPerSession} txns (${wo.shapes} shapes), ${wo.keys} rows in ${plan.relations?.length ?? 0} relations`
+    : `${wo.sessions} sessions x ${wo.txnsPerSession} txns x ${wo.opsPerTxn} ops, ${wo.keys} ${wo.distribution} keys`;
+  log(`polysi run: ${target.name}, ${isolation}, ${wo.workload}: ${shape}, seed ${wo.seed} -> ${outPath}`);
   let sum: RunSummary;
   try {
     sum = await runWorkload(target, conns, plan, {

@@ -23,7 +23,7 @@ import { strongestOf } from '../result/lattice.ts';
 import { LEVEL_NAMES, type LevelName } from '../result/types.ts';
 import { Random } from '../util/random.ts';
 import { anomalyAt, judgeRun, type JudgedAnomaly } from './judge.ts';
-import { laneOf, runScenario, type Lane } from './schedule.ts';
+import { laneOf, PROBE_RELATION, runScenario, type Lane } from './schedule.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import { cellOutcome, type Cell, type CellAnomaly, type LevelReport, type ProbeResult } from './types.ts';
 
@@ -124,7 +124,7 @@ function emptyCell(sc: Scenario, planned: number): Cell {
   return {
     scenario: sc.id, outcome: sc.notExpressible !== '' ? 'not-expressible' : 'not-exercised', runs: 0,
     planned: sc.notExpressible !== '' ? 0 : planned, incomplete: false,
-    probes: sc.probes, allowedRuns: 0, blockedRuns: 0, abortedRuns: 0, unknownRuns: 0, abortCodes: {}, violated: [], anomaly: null, other: null,
+    probes: sc.probes, allowedRuns: 0, blockedRuns: 0, abortedRuns: 0, unknownRuns: 0, abortCodes: {}, violated: [], undecided: [], anomaly: null, other: null,
   };
 }
 
@@ -155,7 +155,9 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
   if (kind !== 'memory') {
     target = openDatabase(opts.db, { txnTimeoutMs, lockTimeoutMs: Math.floor(txnTimeoutMs / 2), tablePrefix: opts.tablePrefix ?? 'polysi_probe' });
     // Every run gets keys of its own, so no run sees another's values and nothing is reset.
-    await target.setup(levels.length * keysPerLevel + 1, { registers: true, lists: false });
+    // Predicate scenarios share one relation table; each run reads only its own rows (schedule.ts).
+    const relations = runnable.some((s) => s.relation.length > 0) ? [{ name: PROBE_RELATION, keys: [] }] : [];
+    await target.setup(levels.length * keysPerLevel + 1, { registers: true, lists: false, relations });
   }
   try {
     let keyNext = 1;
@@ -184,6 +186,8 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             let memory: MemoryTarget | null = null;
             if (target === null) {
               memory = new MemoryTarget(level as MemoryMode, rng.uint32());
+              const rows = sc.relation.map((k) => keys[sc.keys.indexOf(k)]!);
+              await memory.setup(0, { registers: true, lists: false, relations: [{ name: PROBE_RELATION, keys: rows }] });
               lanes = [];
               for (let s = 0; s < sc.txns; s++) lanes.push(laneOf(await memory.connect(s)));
             } else {
@@ -203,6 +207,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             for (const a of rec.aborts) c.abortCodes[a.code] = (c.abortCodes[a.code] ?? 0) + 1;
             for (const l of LEVEL_NAMES) if (!verdict.satisfied.includes(l)) satisfiedByAll.delete(l);
             c.violated = LEVEL_NAMES.filter((l) => c.violated.includes(l) || verdict.violated.includes(l));
+            c.undecided = LEVEL_NAMES.filter((l) => c.undecided.includes(l) || verdict.undecided.includes(l));
             const shown = anomalyAt(verdict, sc.probes);
             if (shown !== null) {
               c.allowedRuns++;
@@ -251,7 +256,7 @@ async function connectLanes(target: Target, n: number): Promise<Connection[]> {
 }
 
 /** '' when the database runs a transaction at `iso`; else why not (its error). */
-export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> {
+export async function refusal(lane: Pick<Lane, 'begin' | 'read' | 'commit' | 'rollback'>, iso: IsolationLevel): Promise<string> {
   try {
     await lane.begin(iso);
     await lane.read(0);
@@ -267,5 +272,6 @@ export async function refusal(lane: Lane, iso: IsolationLevel): Promise<string> 
 
 /** The scenario's steps in the step language. */
 export function stepsText(s: Scenario): string {
-  return s.steps.map((st) => `T${st.txn + 1} ${st.op}${st.key === '' ? '' : ` ${st.key}`}${st.op === 'w' ? ` ${st.value}` : ''}`).join('; ');
+  return s.steps.map((st) => `T${st.txn + 1} ${st.op}${st.key === '' ? '' : ` ${st.key}`}${st.op === 'w' || st.op === 'ins' ? ` ${st.value}` : ''}` +
+    `${st.pred === '' ? '' : ` ${st.pred}`}`).join('; ');
 }

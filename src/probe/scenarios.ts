@@ -11,12 +11,21 @@
  * with `c` (commit) or `a` (rollback).
  *
  * Step language: `T1 r x` reads x, `T1 w x 11` writes 11 to x, `T1 c` commits, `T1 a` rolls
- * back; steps separated by `;`.
+ * back; steps separated by `;`. Predicates (issue 22): `T1 ins x 30` inserts row x with 30,
+ * `T1 del x` deletes it, `T1 sel PREDICATE` and `T1 cnt PREDICATE` read the scenario's relation
+ * by a predicate (history/predicate.ts, e.g. `value % 3 = 0`; about values only: the rows'
+ * keys are the scenario's names). The keys a scenario inserts or deletes form its relation
+ * (`test`, as in Hermitage; rows start absent, so Hermitage's rows 1 => 10, 2 => 20 are
+ * inserted by a first transaction); `r` / `w` of such a key read / update the row.
  */
 
 import type { LevelName } from '../result/types.ts';
+import { parsePredicate, PredicateSyntaxError } from '../history/predicate.ts';
 
-export type StepOp = 'r' | 'w' | 'c' | 'a';
+export type StepOp = 'r' | 'w' | 'c' | 'a' | 'ins' | 'del' | 'sel' | 'cnt';
+
+/** The name of a scenario's relation in its recorded history (Hermitage's table). */
+export const RELATION = 'test';
 
 export interface Step {
   /** The transaction (and connection), 0-based: T1 is 0. */
@@ -24,8 +33,10 @@ export interface Step {
   op: StepOp;
   /** The key's name (r, w), '' otherwise. */
   key: string;
-  /** The value written (w), 0 otherwise. */
+  /** The value written (w, ins), 0 otherwise. */
   value: number;
+  /** The predicate of sel / cnt, '' otherwise. */
+  pred: string;
 }
 
 export interface Scenario {
@@ -40,6 +51,8 @@ export interface Scenario {
   txns: number;
   /** Keys used, in order of first use. */
   keys: string[];
+  /** The keys that are rows of the relation (inserted or deleted somewhere), in order of first use; [] for none. */
+  relation: string[];
   /**
    * The level whose definition rules out the anomaly the scenario is about (docs/levels.md): a
    * run shows the anomaly when its history violates this level. This is the question the
@@ -57,13 +70,27 @@ export function parseSteps(text: string): Step[] {
   for (const raw of text.split(';')) {
     const s = raw.trim();
     if (s === '') continue;
-    const m = /^T([1-9])\s+(r|w|c|a)(?:\s+([a-z]\w*))?(?:\s+(-?\d+))?$/.exec(s);
-    if (m === null) throw new Error(`step "${s}": expected "T<n> r KEY", "T<n> w KEY VALUE", "T<n> c" or "T<n> a"`);
+    const pm = /^T([1-9])\s+(sel|cnt)\s+(.+)$/.exec(s);
+    if (pm !== null) {
+      try {
+        parsePredicate(pm[3]!);
+      } catch (err) {
+        if (err instanceof PredicateSyntaxError) throw new Error(`step "${s}": predicate ${err.message}`);
+        throw err;
+      }
+      out.push({ txn: Number(pm[1]) - 1, op: pm[2] as StepOp, key: '', value: 0, pred: pm[3]!.trim() });
+      continue;
+    }
+    const m = /^T([1-9])\s+(r|w|c|a|ins|del)(?:\s+([a-z]\w*))?(?:\s+(-?\d+))?$/.exec(s);
+    if (m === null) {
+      throw new Error(`step "${s}": expected "T<n> r KEY", "T<n> w KEY VALUE", "T<n> ins KEY VALUE", "T<n> del KEY", "T<n> sel PREDICATE", "T<n> cnt PREDICATE", "T<n> c" or "T<n> a"`);
+    }
     const op = m[2] as StepOp;
     const key = m[3] ?? '';
-    const needsKey = op === 'r' || op === 'w';
-    if (needsKey !== (key !== '') || (op === 'w') !== (m[4] !== undefined)) throw new Error(`step "${s}": wrong operands for ${op}`);
-    out.push({ txn: Number(m[1]) - 1, op, key, value: m[4] === undefined ? 0 : Number(m[4]) });
+    const needsKey = op === 'r' || op === 'w' || op === 'ins' || op === 'del';
+    const needsValue = op === 'w' || op === 'ins';
+    if (needsKey !== (key !== '') || needsValue !== (m[4] !== undefined)) throw new Error(`step "${s}": wrong operands for ${op}`);
+    out.push({ txn: Number(m[1]) - 1, op, key, value: m[4] === undefined ? 0 : Number(m[4]), pred: '' });
   }
   checkSteps(out);
   return out;
@@ -78,7 +105,7 @@ function checkSteps(steps: readonly Step[]): void {
     if (ended.has(s.txn)) throw new Error(`T${s.txn + 1} has a step after its commit or rollback`);
     used.add(s.txn);
     if (s.op === 'c' || s.op === 'a') ended.add(s.txn);
-    if (s.op === 'w') {
+    if (s.op === 'w' || s.op === 'ins') {
       const id = `${s.key}=${s.value}`;
       if (written.has(id)) throw new Error(`${s.key} is written ${s.value} twice: values must be unique per key`);
       written.add(id);
@@ -93,11 +120,10 @@ export function scenario(id: string, title: string, probes: LevelName, source: s
   const parsed = parseSteps(steps);
   const keys: string[] = [];
   for (const s of parsed) if (s.key !== '' && !keys.includes(s.key)) keys.push(s.key);
-  return { id, title, source, steps: parsed, txns: new Set(parsed.map((s) => s.txn)).size, keys, probes, notExpressible: '' };
-}
-
-function notExpressible(id: string, title: string, probes: LevelName, source: string, why: string): Scenario {
-  return { id, title, source, steps: [], txns: 0, keys: [], probes, notExpressible: why };
+  const rows = new Set(parsed.filter((s) => s.op === 'ins' || s.op === 'del').map((s) => s.key));
+  if (rows.size === 0 && parsed.some((s) => s.op === 'sel' || s.op === 'cnt')) throw new Error(`scenario ${id}: a predicate read, but no row is ever inserted`);
+  const relation = keys.filter((k) => rows.has(k));
+  return { id, title, source, steps: parsed, txns: new Set(parsed.map((s) => s.txn)).size, keys, relation, probes, notExpressible: '' };
 }
 
 // The probed level of each: G0 is what PL-1 (read uncommitted) rules out; G1a-c and OTV what read
@@ -108,7 +134,6 @@ function notExpressible(id: string, title: string, probes: LevelName, source: st
 // consistency rules out; a fractured read what read atomic rules out; a causality violation
 // what causal consistency rules out.
 const H = 'Hermitage (ept/hermitage, postgres.md / mysql.md)';
-const PREDICATES = 'not expressible: needs predicate reads (issue 22)';
 
 export const SCENARIOS: readonly Scenario[] = [
   scenario('G0', 'write cycle (dirty write)', 'ru', H,
@@ -122,7 +147,10 @@ export const SCENARIOS: readonly Scenario[] = [
   // mysql.md's order: T3 reads both keys once T1 committed and T2's write of x was released.
   scenario('OTV', 'observed transaction vanishes', 'rc', H,
     'T1 w x 11; T1 w y 19; T2 w x 12; T1 c; T3 r x; T3 r y; T2 w y 18; T3 r x; T3 r y; T2 c; T3 r x; T3 r y; T3 c'),
-  notExpressible('PMP', 'predicate-many-preceders', 'si', H, PREDICATES),
+  // postgres.md's rows 1 => 10, 2 => 20 are inserted by T1; then T2 reads by one predicate, T3
+  // inserts a row matching the next one and commits, and T2 reads by that predicate.
+  scenario('PMP', 'predicate-many-preceders', 'si', H,
+    'T1 ins a 10; T1 ins b 20; T1 c; T2 sel value = 30; T3 ins c 30; T3 c; T2 sel value % 3 = 0; T2 c'),
   scenario('P4', 'lost update', 'psi', H,
     'T1 r x; T2 r x; T1 w x 11; T2 w x 12; T1 c; T2 c'),
   scenario('G-single', 'read skew (read-only reader)', 'si', H,
@@ -133,7 +161,9 @@ export const SCENARIOS: readonly Scenario[] = [
     'T1 r x; T2 r x; T2 r y; T2 w x 12; T2 w y 18; T2 c; T1 w y 19; T1 c'),
   scenario('G2-item', 'write skew', 'rr', H,
     'T1 r x; T1 r y; T2 r x; T2 r y; T1 w x 11; T2 w y 21; T1 c; T2 c'),
-  notExpressible('G2', 'anti-dependency cycle over a predicate', 'ser', H, PREDICATES),
+  // Both read `value % 3 = 0` and insert a row matching it: each misses the other's insert.
+  scenario('G2', 'anti-dependency cycle over a predicate', 'ser', H,
+    'T1 ins a 10; T1 ins b 20; T1 c; T2 sel value % 3 = 0; T3 sel value % 3 = 0; T2 ins c 30; T3 ins d 42; T2 c; T3 c'),
   scenario('read-only-anomaly', 'read-only transaction anomaly', 'ser',
     'Fekete, O\'Neil, O\'Neil, "A read-only transaction anomaly under snapshot isolation" (SIGMOD Record 2004); Hermitage postgres.md',
     'T1 r x; T1 r y; T2 r y; T2 w y 25; T2 c; T3 r x; T3 r y; T3 c; T1 w x 1; T1 c'),

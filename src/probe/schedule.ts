@@ -25,7 +25,8 @@
 
 import { openHistory, type RecordedHistory, type RecordedTxn } from '../run/record.ts';
 import { DbError, type Connection, type IsolationLevel, type RegisterValue } from '../run/types.ts';
-import type { Scenario, Step } from './scenarios.ts';
+import { parsePredicate, type Predicate } from '../history/predicate.ts';
+import { RELATION, type Scenario, type Step } from './scenarios.ts';
 
 /** One way to talk to a connection: the database's promises, or the embedded store's synchronous calls. */
 export interface Lane {
@@ -34,12 +35,40 @@ export interface Lane {
   write(key: number, value: number): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /** Rows of the probe's relation table (issue 22): see Connection. */
+  readRow(rel: string, key: number): Promise<RegisterValue>;
+  insert(rel: string, key: number, value: number): Promise<void>;
+  update(rel: string, key: number, value: number): Promise<boolean>;
+  delete(rel: string, key: number): Promise<boolean>;
+  select(rel: string, p: Predicate): Promise<number[]>;
+  count(rel: string, p: Predicate): Promise<number>;
+}
+
+/** The name of the probe's relation table on the target (all runs share it: see `restrict`). */
+export const PROBE_RELATION = 'test';
+
+function missing(name: string): never {
+  throw new Error(`internal error: the target has no ${name} (no relations)`);
 }
 
 /** A Connection as a Lane; the embedded store's synchronous twin when it has one (its async calls wait for every session). */
 export function laneOf(conn: Connection): Lane {
   const s = conn.sync;
-  if (s === undefined) return conn;
+  if (s === undefined) {
+    return {
+      begin: (iso) => conn.begin(iso),
+      read: (k) => conn.read(k),
+      write: (k, v) => conn.write(k, v),
+      commit: () => conn.commit(),
+      rollback: () => conn.rollback(),
+      readRow: (r, k) => (conn.readRow ?? missing('readRow')).call(conn, r, k),
+      insert: (r, k, v) => (conn.insert ?? missing('insert')).call(conn, r, k, v),
+      update: (r, k, v) => (conn.update ?? missing('update')).call(conn, r, k, v),
+      delete: (r, k) => (conn.delete ?? missing('delete')).call(conn, r, k),
+      select: (r, p) => (conn.select ?? missing('select')).call(conn, r, p),
+      count: (r, p) => (conn.count ?? missing('count')).call(conn, r, p),
+    };
+  }
   const now = <T>(f: () => T): Promise<T> => {
     try {
       return Promise.resolve(f());
@@ -53,6 +82,41 @@ export function laneOf(conn: Connection): Lane {
     write: (k, v) => now(() => s.write(k, v)),
     commit: () => now(() => s.commit()),
     rollback: () => now(() => s.rollback()),
+    readRow: (r, k) => now(() => (s.readRow ?? missing('readRow')).call(s, r, k)),
+    insert: (r, k, v) => now(() => (s.insert ?? missing('insert')).call(s, r, k, v)),
+    update: (r, k, v) => now(() => (s.update ?? missing('update')).call(s, r, k, v)),
+    delete: (r, k) => now(() => (s.delete ?? missing('delete')).call(s, r, k)),
+    select: (r, p) => now(() => (s.select ?? missing('select')).call(s, r, p)),
+    count: (r, p) => now(() => (s.count ?? missing('count')).call(s, r, p)),
+  };
+}
+
+/**
+ * How a run's keys meet the target: `db(name)` is the database key of a scenario key; a
+ * predicate read goes to the shared relation table restricted to this run's rows (`key between
+ * lo and hi` over its database keys, which are consecutive), so that it ranges over exactly the
+ * relation the history declares; `name(k)` maps a returned row back.
+ */
+interface KeyMap {
+  db(name: string): number;
+  name(k: number): string;
+  isRow(name: string): boolean;
+  restrict(text: string): Predicate;
+}
+
+function keyMap(sc: Scenario, dbKeys: readonly number[]): KeyMap {
+  const byDb = new Map<number, string>();
+  sc.keys.forEach((k, i) => byDb.set(dbKeys[i]!, k));
+  const rows = sc.relation.map((k) => dbKeys[sc.keys.indexOf(k)]!);
+  const lo = Math.min(...rows), hi = Math.max(...rows);
+  return {
+    db: (name) => dbKeys[sc.keys.indexOf(name)]!,
+    name: (k) => byDb.get(k) ?? String(k),
+    isRow: (name) => sc.relation.includes(name),
+    restrict: (text) => ({
+      op: 'and',
+      args: [parsePredicate(text), { op: 'between', arg: { kind: 'key' }, low: { kind: 'const', value: lo }, high: { kind: 'const', value: hi } }],
+    }),
   };
 }
 
@@ -106,11 +170,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Runs `sc` once over `lanes` (at least sc.txns of them); `dbKeys[i]` is the database key of sc.keys[i]. */
 export async function runScenario(sc: Scenario, lanes: readonly Lane[], dbKeys: readonly number[], path: string, opts: ScheduleOptions): Promise<RunRecord> {
   if (lanes.length < sc.txns) throw new Error(`internal error: ${lanes.length} connections for ${sc.txns} transactions`);
-  const hist = openHistory(path);
+  const hist = openHistory(path, sc.relation.length === 0 ? {} : { relations: { [RELATION]: sc.relation } });
   const rec: RunRecord = { blocked: [], aborts: [], unknown: 0, skipped: 0, unsettled: false, file: path };
   const txns: TxnState[] = Array.from({ length: sc.txns }, () => ({ rec: null, begun: false, dead: false }));
   const tails: Promise<void>[] = Array.from({ length: sc.txns }, () => Promise.resolve());
-  const keyOf = (name: string) => dbKeys[sc.keys.indexOf(name)]!;
+  const keyOf = keyMap(sc, dbKeys);
   try {
     const pending = new Set<Promise<void>>();
     for (let i = 0; i < sc.steps.length; i++) {
@@ -140,7 +204,7 @@ export async function runScenario(sc: Scenario, lanes: readonly Lane[], dbKeys: 
 
 /** One step on its lane; a DbError ends the transaction (recorded), anything else is a bug and propagates. */
 async function doStep(
-  step: Step, lane: Lane, t: TxnState, hist: RecordedHistory, keyOf: (k: string) => number, iso: IsolationLevel, rec: RunRecord,
+  step: Step, lane: Lane, t: TxnState, hist: RecordedHistory, keyOf: KeyMap, iso: IsolationLevel, rec: RunRecord,
 ): Promise<void> {
   if (t.dead) { rec.skipped++; return; }
   const label = `T${step.txn + 1}`;
@@ -152,9 +216,26 @@ async function doStep(
       await lane.begin(iso);
     }
     const r = t.rec!;
+    const k = step.key === '' ? -1 : keyOf.db(step.key);
+    const row = step.key !== '' && keyOf.isRow(step.key);
     switch (step.op) {
-      case 'r': r.read(step.key, await lane.read(keyOf(step.key))); break;
-      case 'w': await lane.write(keyOf(step.key), step.value); r.write(step.key, step.value); break;
+      case 'r': r.read(step.key, await (row ? lane.readRow(PROBE_RELATION, k) : lane.read(k))); break;
+      case 'w':
+        if (!row) { await lane.write(k, step.value); r.write(step.key, step.value); }
+        // An update that found no row changed nothing: it saw the absent row.
+        else if (await lane.update(PROBE_RELATION, k, step.value)) r.write(step.key, step.value);
+        else r.read(step.key, null);
+        break;
+      case 'ins': await lane.insert(PROBE_RELATION, k, step.value); r.insert(step.key, step.value); break;
+      case 'del': if (await lane.delete(PROBE_RELATION, k)) r.delete(step.key); else r.read(step.key, null); break;
+      case 'sel': {
+        const rows = await lane.select(PROBE_RELATION, keyOf.restrict(step.pred));
+        const out: [string, number][] = [];
+        for (let i = 0; i < rows.length; i += 2) out.push([keyOf.name(rows[i]!), rows[i + 1]!]);
+        r.select(RELATION, step.pred, out);
+        break;
+      }
+      case 'cnt': r.count(RELATION, step.pred, await lane.count(PROBE_RELATION, keyOf.restrict(step.pred))); break;
       case 'c': committing = true; await lane.commit(); t.dead = true; r.commit(); break;
       case 'a': t.dead = true; await lane.rollback(); r.abort('rollback'); break;
     }
@@ -174,11 +255,11 @@ async function doStep(
 }
 
 /** The final reader: every key, in one transaction on T1's connection, recorded as session `final`; its failure is recorded like any other. */
-async function finalRead(sc: Scenario, lane: Lane, hist: RecordedHistory, keyOf: (k: string) => number, iso: IsolationLevel): Promise<void> {
+async function finalRead(sc: Scenario, lane: Lane, hist: RecordedHistory, keyOf: KeyMap, iso: IsolationLevel): Promise<void> {
   const r = hist.session('final').begin();
   try {
     await lane.begin(iso);
-    for (const k of sc.keys) r.read(k, await lane.read(keyOf(k)));
+    for (const k of sc.keys) r.read(k, await (keyOf.isRow(k) ? lane.readRow(PROBE_RELATION, keyOf.db(k)) : lane.read(keyOf.db(k))));
     await lane.commit();
     r.commit();
   } catch (err) {

@@ -52,6 +52,12 @@ export interface Cell {
   abortCodes: Record<string, number>;
   /** Every level some run violated, weakest first. */
   violated: LevelName[];
+  /**
+   * Every level some run left undecided (the checker's unknown: for predicate histories, a
+   * search over unreturned rows' versions it does not implement), weakest first. Such a level is
+   * not in the level's `actual`: no one showed that the run satisfied it.
+   */
+  undecided: LevelName[];
   /** The first run's counterexample for the probed level (null when none violated it). */
   anomaly: CellAnomaly | null;
   /**

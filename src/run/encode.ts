@@ -56,8 +56,11 @@ function putAscii(b: Uint8Array, at: number, s: string): number {
 export function txnBytesMax(r: TxnRecord): number {
   // Per op at most `["append",` + two 16-digit integers + punctuation; list elements 17 each.
   let n = 160 + r.done * 48;
+  const kinds = r.plan.kinds;
   for (let i = 0; i < r.done; i++) {
     const v = r.seen[i];
+    // Predicate workloads' ops (and an update that found no row) take the string path.
+    if (kinds[i]! > W_READ_LIST || (v === null && kinds[i] === W_WRITE)) return -1;
     if (Array.isArray(v)) n += v.length * 17;
   }
   if (r.error !== undefined) {

@@ -27,7 +27,7 @@ import {
   type SqlTargetOptions,
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
-import type { Target } from './types.ts';
+import type { TableKinds, Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
 import { mysqlErrorClass } from './error-class.ts';
 
@@ -121,6 +121,7 @@ class MysqlTarget extends SqlTarget {
       },
       classify: classifyMysql,
       errorClass: mysqlErrorClass,
+      placeholder: () => '?',
     }));
   }
 
@@ -151,7 +152,7 @@ class MysqlTarget extends SqlTarget {
     return client;
   }
 
-  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  protected async createTables(client: SqlClient, keys: number, kinds: TableKinds): Promise<void> {
     const tables: [string, string, string][] = [];
     if (kinds.registers) tables.push([this.register, 'v BIGINT NULL', 'NULL']);
     if (kinds.lists) tables.push([this.list, 'v LONGTEXT NOT NULL', "''"]);

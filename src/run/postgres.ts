@@ -24,7 +24,7 @@ import {
   type SqlTargetOptions,
 } from './sql-connection.ts';
 import { ISOLATION_SQL, SqlTarget } from './sql-target.ts';
-import type { Target } from './types.ts';
+import type { TableKinds, Target } from './types.ts';
 import { importOptional } from '../util/optional.ts';
 import { pgErrorClass } from './error-class.ts';
 
@@ -109,6 +109,8 @@ class PostgresTarget extends SqlTarget {
       },
       classify: classifyPg,
       errorClass: pgErrorClass,
+      // Typed, so that a constant compared with a column never leaves PostgreSQL guessing.
+      placeholder: (i) => `CAST($${i + 1} AS BIGINT)`,
     }));
   }
 
@@ -136,7 +138,7 @@ class PostgresTarget extends SqlTarget {
     return wrapped;
   }
 
-  protected async createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  protected async createTables(client: SqlClient, keys: number, kinds: TableKinds): Promise<void> {
     const statements: string[] = [];
     if (kinds.registers) {
       statements.push(

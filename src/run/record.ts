@@ -12,6 +12,11 @@
  * The checker needs written values to be unique per key: that stays the application's job
  * (docs/workloads.md shows how).
  *
+ * Predicates (issue 22; docs/formats.md, "Predicates"): declare the relations when opening
+ * (`openHistory(path, { relations: { accounts: [1, 2, 3] } })`), then record `insert`, `delete`,
+ * `select(relation, predicate, rows)` and `count(relation, predicate, n)`; a predicate is
+ * checked to parse (history/predicate.ts) and a relation to be declared when it is recorded.
+ *
  * Example (runnable against PostgreSQL: examples/record-postgres.ts):
  *   const rec = openHistory('app.jsonl');
  *   const t = rec.session('worker-1').begin();
@@ -21,6 +26,7 @@
  */
 
 import { JsonlRecorder } from './recorder.ts';
+import { parsePredicate, PredicateSyntaxError } from '../history/predicate.ts';
 
 export type Key = string | number;
 export type Value = string | number | null;
@@ -58,6 +64,31 @@ export class RecordedTxn {
   /** A read of a whole list (list-append keys), in order. */
   readList(key: Key, elements: readonly Value[]): this {
     return this.add(`["r",${keyJson(key)},[${elements.map(valueJson).join(',')}]]`);
+  }
+
+  /** An INSERT of row `key` (a key of a declared relation) with `value` (not null) that succeeded. */
+  insert(key: Key, value: string | number): this {
+    if (value === null) throw new RangeError(`insert of ${String(key)}: the value must not be null`);
+    return this.add(`["insert",${keyJson(key)},${valueJson(value)}]`);
+  }
+
+  /** A DELETE of row `key` that removed it (one that found no row is a read of the absent row: `read(key, null)`). */
+  delete(key: Key): this {
+    return this.add(`["delete",${keyJson(key)}]`);
+  }
+
+  /** A predicate read `SELECT ... WHERE predicate` over `relation` that returned `rows` ([key, value] pairs, in order). */
+  select(relation: string, predicate: string, rows: readonly (readonly [Key, Value])[]): this {
+    this.session.history.checkPredicate(relation, predicate);
+    const out = rows.map(([k, v]) => `[${keyJson(k)},${valueJson(v)}]`).join(',');
+    return this.add(`["select",${JSON.stringify(relation)},${JSON.stringify(predicate)},[${out}]]`);
+  }
+
+  /** A predicate count `SELECT COUNT(*) ... WHERE predicate` over `relation` that returned `n`. */
+  count(relation: string, predicate: string, n: number): this {
+    this.session.history.checkPredicate(relation, predicate);
+    if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`count over ${relation}: ${n} is not a count`);
+    return this.add(`["count",${JSON.stringify(relation)},${JSON.stringify(predicate)},${n}]`);
   }
 
   /** COMMIT returned. */
@@ -106,9 +137,23 @@ export class RecordedHistory {
   private readonly out: JsonlRecorder;
   private readonly sessions = new Map<string, RecordedSession>();
   private readonly t0 = performance.now();
+  private readonly relations: ReadonlySet<string>;
 
-  constructor(readonly path: string) {
-    this.out = new JsonlRecorder(path, null);
+  constructor(readonly path: string, opts: HistoryOptions = {}) {
+    const rels = Object.entries(opts.relations ?? {}).map(([name, keys]) => ({ name, keys }));
+    this.relations = new Set(rels.map((r) => r.name));
+    this.out = new JsonlRecorder(path, null, 0, undefined, rels.length === 0 ? undefined : { relations: rels, predicates: [] });
+  }
+
+  /** @internal throws when the relation is not declared or the predicate does not parse. */
+  checkPredicate(relation: string, predicate: string): void {
+    if (!this.relations.has(relation)) throw new RangeError(`relation ${JSON.stringify(relation)} was not declared in openHistory's relations`);
+    try {
+      parsePredicate(predicate);
+    } catch (err) {
+      if (err instanceof PredicateSyntaxError) throw new RangeError(`predicate ${JSON.stringify(predicate)}: ${err.message}`);
+      throw err;
+    }
   }
 
   /** The session (client) called `name`, created on first use. */
@@ -140,7 +185,12 @@ export class RecordedHistory {
   }
 }
 
+export interface HistoryOptions {
+  /** Relations (issue 22): name → its keys (rows), the universe its predicate reads range over. */
+  relations?: Record<string, readonly Key[]>;
+}
+
 /** Creates (truncates) `path` and returns a history to record into. */
-export function openHistory(path: string): RecordedHistory {
-  return new RecordedHistory(path);
+export function openHistory(path: string, opts: HistoryOptions = {}): RecordedHistory {
+  return new RecordedHistory(path, opts);
 }

@@ -12,10 +12,14 @@
  * keeping lines as strings until a flush tripled the recording cost (bench/run-workload.ts).
  * Session labels are the session numbers, txn labels `session.index`. Faults injected during
  * the run (issue 24, src/run/nemesis/) are fault lines, written when each fault ends.
+ * Predicate workloads (issue 22; docs/formats.md, "Predicates"): the header declares the
+ * relations, and their ops are written as `insert`, `delete`, `select`, `count`; an update or
+ * delete that found no row is written as what it observed, a read of the absent row
+ * (`["r", k, null]`), since it changed nothing in the database. These lines take the string path.
  */
 
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { W_APPEND, W_READ, W_READ_LIST, W_WRITE } from '../workload/types.ts';
+import { W_APPEND, W_COUNT, W_DELETE, W_INSERT, W_READ, W_READ_LIST, W_SELECT, W_WRITE, type WorkloadPlan } from '../workload/types.ts';
 import { faultLine, JSONL_FORMAT_TAG, JSONL_VERSION } from '../formats/jsonl.ts';
 import type { TxnRecord } from './runner.ts';
 import { encodeTxn, txnBytesMax } from './encode.ts';
@@ -24,18 +28,43 @@ import { encodeTxn, txnBytesMax } from './encode.ts';
 export const FLUSH_BYTES = 1 << 18;
 export const FLUSH_INTERVAL_MS = 200;
 
-/** One txn as a JSON Lines line (without the newline). */
-export function txnLine(r: TxnRecord, t0 = 0): string {
+/** The names a predicate workload's ops refer to by index: relation names and predicate texts. */
+export interface RecordedNames {
+  readonly relations: readonly { readonly name: string; readonly keys: readonly (number | string)[] }[];
+  readonly predicates: readonly string[];
+}
+
+/** The names of a plan's relations and predicates; undefined for a key-value workload. */
+export function planNames(plan: WorkloadPlan): RecordedNames | undefined {
+  if (plan.relations === undefined) return undefined;
+  return { relations: plan.relations, predicates: (plan.predicates ?? []).map((p) => p.text) };
+}
+
+/** One txn as a JSON Lines line (without the newline); `names` for a predicate workload's ops. */
+export function txnLine(r: TxnRecord, t0 = 0, names?: RecordedNames): string {
   const p = r.plan;
   let ops = '';
   for (let i = 0; i < r.done; i++) {
     if (i > 0) ops += ',';
     const key = p.keys[i]!;
+    const seen = r.seen[i];
     switch (p.kinds[i]) {
-      case W_READ: ops += `["r",${key},${r.seen[i] ?? 'null'}]`; break;
-      case W_WRITE: ops += `["w",${key},${p.values[i]}]`; break;
+      case W_READ: ops += `["r",${key},${seen ?? 'null'}]`; break;
+      case W_WRITE: ops += seen === null ? `["r",${key},null]` : `["w",${key},${p.values[i]}]`; break;
       case W_APPEND: ops += `["append",${key},${p.values[i]}]`; break;
-      case W_READ_LIST: ops += `["r",${key},[${(r.seen[i] as number[]).join(',')}]]`; break;
+      case W_READ_LIST: ops += `["r",${key},[${(seen as number[]).join(',')}]]`; break;
+      case W_INSERT: ops += `["insert",${key},${p.values[i]}]`; break;
+      case W_DELETE: ops += seen === null ? `["r",${key},null]` : `["delete",${key}]`; break;
+      case W_SELECT: case W_COUNT: {
+        if (names === undefined) throw new Error('internal error: a predicate read recorded without the relation names');
+        const head = `${JSON.stringify(names.relations[key]!.name)},${JSON.stringify(names.predicates[p.values[i]!]!)}`;
+        if (p.kinds[i] === W_COUNT) { ops += `["count",${head},${seen as number}]`; break; }
+        const rows = seen as number[];
+        const pairs: string[] = [];
+        for (let j = 0; j < rows.length; j += 2) pairs.push(`[${rows[j]},${rows[j + 1]}]`);
+        ops += `["select",${head},[${pairs.join(',')}]]`;
+        break;
+      }
       default: throw new Error(`internal error: op kind ${p.kinds[i]}`);
     }
   }
@@ -47,11 +76,16 @@ export function txnLine(r: TxnRecord, t0 = 0): string {
     `"start":${start},"end":${end}${err}${node}}`;
 }
 
-/** The header; with the session list when the sessions are known in advance (a run), without otherwise. */
-export function headerLine(sessions: number | null): string {
-  if (sessions === null) return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION}}`;
+/**
+ * The header; with the session list when the sessions are known in advance (a run), without
+ * otherwise; with `"relations"` (name → keys) when there are relations.
+ */
+export function headerLine(sessions: number | null, relations?: RecordedNames['relations']): string {
+  const rels = relations === undefined || relations.length === 0 ? ''
+    : `,"relations":{${relations.map((r) => `${JSON.stringify(r.name)}:${JSON.stringify(r.keys)}`).join(',')}}`;
+  if (sessions === null) return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION}${rels}}`;
   const names = Array.from({ length: sessions }, (_, s) => String(s));
-  return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(names)}}`;
+  return `{"format":"${JSONL_FORMAT_TAG}","version":${JSONL_VERSION},"sessions":${JSON.stringify(names)}${rels}}`;
 }
 
 export class JsonlRecorder {
@@ -67,11 +101,12 @@ export class JsonlRecorder {
    * Creates (truncates) `path` and writes the header. `sessions`: their number (labels 0..n-1),
    * or null when not known in advance. `t0`: the clock value recorded times are relative to.
    * `fd`: `path` already opened for writing by the caller (who decided whether it may replace a
-   * file: `polysi run` never does unless --force).
+   * file: `polysi run` never does unless --force). `names`: a predicate workload's relations
+   * (declared in the header) and predicate texts.
    */
-  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0, fd?: number) {
+  constructor(readonly path: string, sessions: number | null, private readonly t0 = 0, fd?: number, private readonly names?: RecordedNames) {
     this.fd = fd ?? openSync(path, 'w');
-    this.append(headerLine(sessions));
+    this.append(headerLine(sessions, names?.relations));
     this.flush();
     this.timer = setInterval(() => this.flush(), FLUSH_INTERVAL_MS);
     this.timer.unref();
@@ -81,7 +116,7 @@ export class JsonlRecorder {
     const a = performance.now();
     const most = txnBytesMax(r) + 1;
     if (most <= 0 || most > this.buf.length) {
-      this.append(txnLine(r, this.t0)); // a non-ASCII error code or a huge line: the string path
+      this.append(txnLine(r, this.t0, this.names)); // a non-ASCII error code, a predicate op or a huge line: the string path
     } else {
       if (this.used + most > this.buf.length) this.flush();
       this.used = encodeTxn(this.buf, this.used, r, this.t0);

@@ -19,7 +19,8 @@
  */
 
 import type { TxnPlan, WorkloadPlan } from '../workload/types.ts';
-import { W_APPEND, W_READ, W_READ_LIST, W_WRITE } from '../workload/types.ts';
+import { W_APPEND, W_COUNT, W_DELETE, W_INSERT, W_READ, W_READ_LIST, W_SELECT, W_WRITE } from '../workload/types.ts';
+import type { Predicate } from '../history/predicate.ts';
 import { DbError, type Connection, type IsolationLevel, type SyncSession, type Target } from './types.ts';
 
 export type Outcome = 'committed' | 'aborted' | 'unknown';
@@ -31,7 +32,11 @@ export interface TxnRecord {
   plan: TxnPlan;
   /** Operations 0 .. done-1 of `plan` completed. */
   done: number;
-  /** `seen[i]`: the value read by operation i (null = initial; a list for list reads); undefined for writes. */
+  /**
+   * `seen[i]`: the value read by operation i (null = initial / absent row; a list for list
+   * reads; the rows `[k1, v1, k2, v2, ...]` of a select; the number of a count); undefined for
+   * writes, and null for an update or delete that found no row (recorded as a read of it).
+   */
   seen: (number | null | number[] | undefined)[];
   outcome: Outcome;
   /** Invocation (before BEGIN) and completion (after COMMIT / the error) in ms of `now()`. */
@@ -106,8 +111,9 @@ export async function runWorkload(target: Target, conns: Connection[], plan: Wor
   const now = opts.now ?? (() => performance.now());
   const sum: RunSummary = { committed: 0, aborted: 0, unknown: 0, notRun: 0, sessionsLost: 0, elapsedMs: 0, errors: {}, errorClasses: {}, reconnects: 0 };
   const t0 = now();
+  const rel = relationIndex(plan);
   const txnsOf = (s: number) => (opts.readOnly?.(s) === true ? readOnlyTxns(plan.session(s)) : plan.session(s));
-  const programs = conns.map((_, s) => sessionProgram(s, txnsOf(s), plan.options.txnsPerSession, opts, now, sum));
+  const programs = conns.map((_, s) => sessionProgram(s, txnsOf(s), plan.options.txnsPerSession, opts, now, sum, rel));
   const sync = (opts.txnTimeoutMs ?? 0) > 0 ? null : syncSessionsOf(conns);
   if (sync !== null) await driveSync(sync, programs, opts);
   else await Promise.all(conns.map((conn, s) => driveAsync(target, s, conn, programs[s]!, opts, now)));
@@ -115,11 +121,29 @@ export async function runWorkload(target: Target, conns: Connection[], plan: Wor
   return sum;
 }
 
+/** The predicate workload's lookups: the relation of each key (undefined: a register), relation names, predicates. */
+interface RelationIndex {
+  ofKey: (string | undefined)[];
+  names: string[];
+  preds: Predicate[];
+}
+
+function relationIndex(plan: WorkloadPlan): RelationIndex {
+  const ofKey: (string | undefined)[] = [];
+  for (const r of plan.relations ?? []) for (const k of r.keys) ofKey[k] = r.name;
+  return { ofKey, names: (plan.relations ?? []).map((r) => r.name), preds: (plan.predicates ?? []).map((p) => p.parsed) };
+}
+
 /** What a session program asks its driver to do next (one mutable object per session, reused). */
 interface Call {
-  op: 'begin' | 'read' | 'write' | 'append' | 'readList' | 'commit' | 'rollback' | 'reconnect';
+  op: 'begin' | 'read' | 'write' | 'append' | 'readList' | 'commit' | 'rollback' | 'reconnect'
+    | 'readRow' | 'insert' | 'update' | 'delete' | 'select' | 'count';
   key: number;
   value: number;
+  /** The relation of a row operation or predicate read ('' otherwise). */
+  rel: string;
+  /** The predicate of a select / count. */
+  pred: Predicate | null;
   /** The transaction's deadline in ms of `now()` (Infinity: none). */
   deadline: number;
   /** Set by the asynchronous driver before each call: the node of the connection (undefined: one server). */
@@ -139,9 +163,9 @@ function* readOnlyTxns(txns: Iterable<TxnPlan>): Generator<TxnPlan> {
  * `reconnect` receives true when a new connection replaced the lost one.
  */
 function* sessionProgram(
-  s: number, txns: Iterable<TxnPlan>, planned: number, opts: RunOptions, now: () => number, sum: RunSummary,
+  s: number, txns: Iterable<TxnPlan>, planned: number, opts: RunOptions, now: () => number, sum: RunSummary, rel: RelationIndex,
 ): Generator<Call, void, unknown> {
-  const call: Call = { op: 'begin', key: 0, value: 0, deadline: Infinity, node: undefined };
+  const call: Call = { op: 'begin', key: 0, value: 0, rel: '', pred: null, deadline: Infinity, node: undefined };
   const timeoutMs = opts.txnTimeoutMs ?? 0;
   let connected = true;
   let i = 0;
@@ -158,12 +182,17 @@ function* sessionProgram(
         for (let j = 0; j < plan.kinds.length; j++) {
           call.key = plan.keys[j]!;
           call.value = plan.values[j]!;
-          switch (plan.kinds[j]) {
-            case W_READ: call.op = 'read'; rec.seen.push((yield call) as number | null); break;
-            case W_WRITE: call.op = 'write'; yield call; rec.seen.push(undefined); break;
-            case W_APPEND: call.op = 'append'; yield call; rec.seen.push(undefined); break;
-            case W_READ_LIST: call.op = 'readList'; rec.seen.push((yield call) as number[]); break;
-            default: throw new Error(`internal error: op kind ${plan.kinds[j]}`);
+          const kind = plan.kinds[j]!;
+          if (kind >= W_INSERT || rel.ofKey[call.key] !== undefined) {
+            rec.seen.push((yield predicateCall(call, kind, rel)) as number | null | number[] | undefined);
+          } else {
+            switch (kind) {
+              case W_READ: call.op = 'read'; rec.seen.push((yield call) as number | null); break;
+              case W_WRITE: call.op = 'write'; yield call; rec.seen.push(undefined); break;
+              case W_APPEND: call.op = 'append'; yield call; rec.seen.push(undefined); break;
+              case W_READ_LIST: call.op = 'readList'; rec.seen.push((yield call) as number[]); break;
+              default: throw new Error(`internal error: op kind ${kind}`);
+            }
           }
           rec.done = j + 1;
         }
@@ -205,6 +234,36 @@ function* sessionProgram(
   }
 }
 
+/**
+ * Fills `call` for a row operation or predicate read; the driver's answer becomes the op's
+ * `seen` (update / delete answer whether the row was there: undefined if so, else null).
+ */
+function predicateCall(call: Call, kind: number, rel: RelationIndex): Call {
+  switch (kind) {
+    case W_READ: call.op = 'readRow'; call.rel = rel.ofKey[call.key]!; break;
+    case W_WRITE: call.op = 'update'; call.rel = rel.ofKey[call.key]!; break;
+    case W_INSERT: call.op = 'insert'; call.rel = rel.ofKey[call.key]!; break;
+    case W_DELETE: call.op = 'delete'; call.rel = rel.ofKey[call.key]!; break;
+    case W_SELECT: case W_COUNT:
+      call.op = kind === W_SELECT ? 'select' : 'count';
+      call.rel = rel.names[call.key]!;
+      call.pred = rel.preds[call.value]!;
+      break;
+    default: throw new Error(`internal error: op kind ${kind}`);
+  }
+  if (call.rel === undefined) throw new Error(`internal error: key ${call.key} of a ${call.op} is in no relation`);
+  return call;
+}
+
+/** The answer of a row update / delete as the op's `seen`: undefined (done) or null (no row: a read of the absent row). */
+const changed = (there: boolean): null | undefined => (there ? undefined : null);
+
+/** The predicate method `name` of a connection; a target without relations has none (a bug to ask). */
+function need<T>(f: T | undefined, name: string): T {
+  if (f === undefined) throw new Error(`internal error: this target has no ${name} (no relations)`);
+  return f;
+}
+
 /** Carries out a session program's calls on an asynchronous Connection (databases). */
 async function driveAsync(
   target: Target, s: number, first: Connection, program: Generator<Call, void, unknown>, opts: RunOptions, now: () => number,
@@ -233,6 +292,12 @@ async function driveAsync(
           case 'write': result = await before(conn!.write(c.key, c.value), c.deadline, now); break;
           case 'append': result = await before(conn!.append(c.key, c.value), c.deadline, now); break;
           case 'readList': result = await before(conn!.readList(c.key), c.deadline, now); break;
+          case 'readRow': result = await before(need(conn!.readRow, c.op).call(conn, c.rel, c.key), c.deadline, now); break;
+          case 'insert': await before(need(conn!.insert, c.op).call(conn, c.rel, c.key, c.value), c.deadline, now); break;
+          case 'update': result = changed(await before(need(conn!.update, c.op).call(conn, c.rel, c.key, c.value), c.deadline, now)); break;
+          case 'delete': result = changed(await before(need(conn!.delete, c.op).call(conn, c.rel, c.key), c.deadline, now)); break;
+          case 'select': result = await before(need(conn!.select, c.op).call(conn, c.rel, c.pred!), c.deadline, now); break;
+          case 'count': result = await before(need(conn!.count, c.op).call(conn, c.rel, c.pred!), c.deadline, now); break;
           case 'commit': result = await before(conn!.commit(), c.deadline, now); break;
           case 'rollback': await conn!.rollback().catch(() => {}); break;
           case 'reconnect': conn = await replace(target, s, conn!); result = conn !== null; break;
@@ -297,6 +362,12 @@ async function driveSync(sessions: SyncSession[], programs: Generator<Call, void
           case 'write': conn.write(c.key, c.value); break;
           case 'append': conn.append(c.key, c.value); break;
           case 'readList': results[s] = conn.readList(c.key); break;
+          case 'readRow': results[s] = need(conn.readRow, c.op).call(conn, c.rel, c.key); break;
+          case 'insert': need(conn.insert, c.op).call(conn, c.rel, c.key, c.value); break;
+          case 'update': results[s] = changed(need(conn.update, c.op).call(conn, c.rel, c.key, c.value)); break;
+          case 'delete': results[s] = changed(need(conn.delete, c.op).call(conn, c.rel, c.key)); break;
+          case 'select': results[s] = need(conn.select, c.op).call(conn, c.rel, c.pred!); break;
+          case 'count': results[s] = need(conn.count, c.op).call(conn, c.rel, c.pred!); break;
           case 'commit': conn.commit(); break;
           case 'rollback': conn.rollback(); break;
           // An in-process store's "lost connection" is simulated: the session just goes on.

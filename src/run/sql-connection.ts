@@ -19,7 +19,9 @@
  * - No message carries the password: every error text goes through `hidePassword`.
  */
 
-import { DbError, type Connection, type DbErrorKind, type IsolationLevel, type RegisterValue } from './types.ts';
+import { DbError, RELATION_NAME, type Connection, type DbErrorKind, type IsolationLevel, type RegisterValue } from './types.ts';
+import type { Predicate } from '../history/predicate.ts';
+import { predicateSql } from './sql-predicate.ts';
 
 /** Options shared by the SQL targets. */
 export interface SqlTargetOptions {
@@ -86,6 +88,10 @@ export interface Dialect {
     append: string;
     readList: string;
   };
+  /** The i-th (0-based) parameter of a statement, typed as an integer (`CAST($1 AS BIGINT)`, `?`). */
+  placeholder(i: number): string;
+  /** The table of relation `rel` (issue 22); its name is checked to be a plain identifier first. */
+  relationTable(rel: string): string;
   /** The value to pass to `sql.append` for one element. */
   appendParam(element: number): string;
   /**
@@ -186,6 +192,51 @@ export class SqlConnection implements Connection {
     const r = await this.run(this.dialect.sql.readList, [key], 'statement');
     if (r.rows.length === 0) return [];
     return parseList(r.rows[0]!['v']);
+  }
+
+  /*
+   * Rows of relations (issue 22): one table per relation, `k` primary key, `v` the row's value;
+   * an absent row has no row. Predicates become WHERE clauses with parameters (sql-predicate.ts).
+   */
+  async readRow(rel: string, key: number): Promise<RegisterValue> {
+    const ph = (i: number) => this.dialect.placeholder(i);
+    const r = await this.run(`SELECT v FROM ${this.table(rel)} WHERE k = ${ph(0)}`, [key], 'statement');
+    return r.rows.length === 0 ? null : registerValue(r.rows[0]!['v']);
+  }
+
+  async insert(rel: string, key: number, value: number): Promise<void> {
+    const ph = (i: number) => this.dialect.placeholder(i);
+    await this.run(`INSERT INTO ${this.table(rel)} (k, v) VALUES (${ph(0)}, ${ph(1)})`, [key, value], 'statement');
+  }
+
+  async update(rel: string, key: number, value: number): Promise<boolean> {
+    const ph = (i: number) => this.dialect.placeholder(i);
+    const r = await this.run(`UPDATE ${this.table(rel)} SET v = ${ph(0)} WHERE k = ${ph(1)}`, [value, key], 'statement');
+    return r.affected > 0;
+  }
+
+  async delete(rel: string, key: number): Promise<boolean> {
+    const r = await this.run(`DELETE FROM ${this.table(rel)} WHERE k = ${this.dialect.placeholder(0)}`, [key], 'statement');
+    return r.affected > 0;
+  }
+
+  async select(rel: string, p: Predicate): Promise<number[]> {
+    const w = predicateSql(p, (i) => this.dialect.placeholder(i));
+    const r = await this.run(`SELECT k, v FROM ${this.table(rel)} WHERE ${w.sql} ORDER BY k`, w.params, 'statement');
+    const out: number[] = [];
+    for (const row of r.rows) out.push(registerValue(row['k'])!, registerValue(row['v'])!);
+    return out;
+  }
+
+  async count(rel: string, p: Predicate): Promise<number> {
+    const w = predicateSql(p, (i) => this.dialect.placeholder(i));
+    const r = await this.run(`SELECT COUNT(*) AS n FROM ${this.table(rel)} WHERE ${w.sql}`, w.params, 'statement');
+    return registerValue(r.rows[0]?.['n']) ?? 0;
+  }
+
+  private table(rel: string): string {
+    if (!RELATION_NAME.test(rel)) throw new Error(`relation name '${rel}': use lower-case letters, digits and _`);
+    return this.dialect.relationTable(rel);
   }
 
   async commit(): Promise<void> {

@@ -20,7 +20,7 @@ import {
   type SqlClient,
   type SqlTargetOptions,
 } from './sql-connection.ts';
-import { DbError, type Connection, type IsolationLevel, type Target } from './types.ts';
+import { DbError, RELATION_NAME, type Connection, type IsolationLevel, type TableKinds, type Target } from './types.ts';
 import { MissingPackageError } from '../util/optional.ts';
 
 /**
@@ -43,7 +43,7 @@ export interface SqlTables {
 }
 
 /** The part of a Dialect that is the driver's own: its SQL and how it reads its errors. */
-export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify' | 'errorClass'>;
+export type DialectStatements = Pick<Dialect, 'begin' | 'sql' | 'classify' | 'errorClass' | 'placeholder'>;
 
 export abstract class SqlTarget implements Target {
   readonly name: string;
@@ -52,6 +52,10 @@ export abstract class SqlTarget implements Target {
   protected readonly list: string;
   /** The table of the run's token (`markRun`; the barrier of a target of several nodes). */
   protected readonly runTable: string;
+  /** `<prefix>_rel_`: a relation's table is this and its name (issue 22). */
+  protected readonly relationPrefix: string;
+  /** Relation tables `setup` created, for `drop`. */
+  private readonly relationTables = new Set<string>();
   private readonly dialect: Dialect;
 
   /** `statements` gets the table names (it runs in this constructor, before the subclass's fields exist). */
@@ -67,7 +71,9 @@ export abstract class SqlTarget implements Target {
     this.register = `${prefix}_register`;
     this.list = `${prefix}_list`;
     this.runTable = `${prefix}_run`;
+    this.relationPrefix = `${prefix}_rel_`;
     this.dialect = {
+      relationTable: (rel) => `${this.relationPrefix}${rel}`,
       name: this.name,
       password: this.password,
       open: () => this.openInitialized(),
@@ -82,6 +88,14 @@ export abstract class SqlTarget implements Target {
 
   /** Drops, creates and fills the tables of `kinds` for keys 0..keys. */
   protected abstract createTables(client: SqlClient, keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void>;
+
+  /**
+   * The DDL of relation table `table` (issue 22): rows `(k, v)`, none at first (rows start absent).
+   * The same SQL on both databases (MariaDB's default engine is InnoDB).
+   */
+  protected relationDdl(table: string): string {
+    return `CREATE TABLE ${table} (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)`;
+  }
 
   /** The database's code for a failure to connect or to set up (SQLSTATE, errno...), if it has one. */
   protected abstract errorCode(err: unknown, during: 'connect' | 'setup'): string | undefined;
@@ -124,11 +138,20 @@ export abstract class SqlTarget implements Target {
     }
   }
 
-  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  async setup(keys: number, kinds: TableKinds): Promise<void> {
+    for (const r of kinds.relations ?? []) {
+      if (!RELATION_NAME.test(r.name)) throw new Error(`relation name '${r.name}': use lower-case letters, digits and _`);
+    }
     const client = await this.openOrUnreachable();
     try {
       // Dropped and refilled: values left by an earlier run would be reads of nobody's write.
       await this.createTables(client, keys, kinds);
+      for (const r of kinds.relations ?? []) {
+        const table = `${this.relationPrefix}${r.name}`;
+        this.relationTables.add(table);
+        await client.query(`DROP TABLE IF EXISTS ${table}`, []);
+        await client.query(this.relationDdl(table), []);
+      }
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'setup'));
@@ -141,7 +164,7 @@ export abstract class SqlTarget implements Target {
   async drop(): Promise<void> {
     const client = await this.openOrUnreachable();
     try {
-      for (const t of [this.register, this.list, this.runTable]) await client.query(`DROP TABLE IF EXISTS ${t}`, []);
+      for (const t of [this.register, this.list, this.runTable, ...this.relationTables]) await client.query(`DROP TABLE IF EXISTS ${t}`, []);
     } finally {
       await client.end().catch(() => client.destroy());
     }

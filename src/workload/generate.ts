@@ -1,6 +1,7 @@
 /**
- * Workload generation: `register` (PolySI's reads and writes of registers) and `list-append`
- * (Elle's appends to lists and reads of whole lists, which expose each key's version order).
+ * Workload generation: `register` (PolySI's reads and writes of registers), `list-append`
+ * (Elle's appends to lists and reads of whole lists, which expose each key's version order) and
+ * `predicate` (rows, inserts, deletes and predicate reads over relations: predicate.ts).
  *
  * Takes: WorkloadOptions. Gives: a WorkloadPlan, the same for the same options and seed.
  * Invariant: written values and appended elements are unique in the whole run (per key, as the
@@ -11,6 +12,7 @@
 
 import { Random } from '../util/random.ts';
 import { keyChooser } from './keys.ts';
+import { generatePredicateWorkload } from './predicate.ts';
 import { W_APPEND, W_READ, W_READ_LIST, W_WRITE, type TxnPlan, type WorkloadOptions, type WorkloadPlan } from './types.ts';
 
 /** Throws a RangeError naming the first option out of range (the CLI turns it into a usage error). */
@@ -27,11 +29,12 @@ export function checkWorkloadOptions(o: WorkloadOptions): void {
   for (const [name, v] of [['read fraction', o.readFraction], ['long fraction', o.longFraction], ['read-modify-write fraction', o.rmwFraction ?? 0]] as const) {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`${name} must be within [0, 1], got ${v}`);
   }
-  if (o.workload !== 'register' && o.workload !== 'list-append') throw new RangeError(`unknown workload ${String(o.workload)}`);
+  if (o.workload !== 'register' && o.workload !== 'list-append' && o.workload !== 'predicate') throw new RangeError(`unknown workload ${String(o.workload)}`);
 }
 
 export function generateWorkload(o: WorkloadOptions): WorkloadPlan {
   checkWorkloadOptions(o);
+  if (o.workload === 'predicate') return generatePredicateWorkload(o);
   const opts = { ...o };
   const pick = keyChooser(o.keys, o.distribution);
   const rmw = o.rmwFraction ?? 0;

@@ -14,6 +14,16 @@ export const W_READ = 0;
 export const W_WRITE = 1;
 export const W_APPEND = 2;
 export const W_READ_LIST = 3;
+/**
+ * Predicate workload (issue 22): insert of row `keys[i]` with `values[i]`; delete of row
+ * `keys[i]`; a predicate read of relation `keys[i]` (an index into `WorkloadPlan.relations`) by
+ * predicate `values[i]` (an index into `WorkloadPlan.predicates`), giving its rows or their count.
+ * W_READ and W_WRITE of a relation's key read and update the row.
+ */
+export const W_INSERT = 4;
+export const W_DELETE = 5;
+export const W_SELECT = 6;
+export const W_COUNT = 7;
 
 /**
  * One planned transaction: operation i is `kinds[i]` on `keys[i]` with `values[i]` (0 for
@@ -26,7 +36,7 @@ export interface TxnPlan {
   readonly values: readonly number[];
 }
 
-export type WorkloadName = 'register' | 'list-append';
+export type WorkloadName = 'register' | 'list-append' | 'predicate';
 export type KeyDistribution = 'uniform' | 'zipfian' | 'hotspot';
 
 export interface WorkloadOptions {
@@ -48,6 +58,12 @@ export interface WorkloadOptions {
    * operations.
    */
   rmwFraction?: number;
+  /**
+   * The predicate workload's transaction shapes: `mixed` (G2, PMP and writers; the default) or
+   * `g2` (only predicate-read-then-insert transactions: inserts only, so every row has at most
+   * one present version, which keeps the checker's search small; the phantom mode's default).
+   */
+  shapes?: 'mixed' | 'g2';
   seed: number;
 }
 
@@ -72,6 +88,21 @@ export interface WorkloadPlan {
    * holds them all); each call starts the session's stream afresh, with the same transactions.
    */
   session(s: number): Iterable<TxnPlan>;
-  /** Which tables a target must set up. */
-  readonly kinds: { registers: boolean; lists: boolean };
+  /** Which tables a target must set up (relations: the predicate workload's). */
+  readonly kinds: { registers: boolean; lists: boolean; relations?: readonly WorkloadRelation[] };
+  /** The predicate workload's relations (their keys are no register's) and predicates; absent otherwise. */
+  readonly relations?: readonly WorkloadRelation[];
+  readonly predicates?: readonly WorkloadPredicate[];
+}
+
+/** A relation: its name (a plain identifier, it names an SQL table) and its keys (rows). */
+export interface WorkloadRelation {
+  readonly name: string;
+  readonly keys: readonly number[];
+}
+
+/** A predicate a predicate read uses: its text (as recorded) and its parse. */
+export interface WorkloadPredicate {
+  readonly text: string;
+  readonly parsed: import('../history/predicate.ts').Predicate;
 }

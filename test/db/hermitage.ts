@@ -4,7 +4,7 @@
  *
  * Source: Martin Kleppmann, Hermitage, github.com/ept/hermitage: README.md's summary table,
  * postgres.md (PostgreSQL 9.3.5) and mysql.md (MySQL 5.6.21). true = prevented (✓), false =
- * allowed (—). Only the item-level columns: PMP and G2 need predicates (issue 22). Hermitage's
+ * allowed (—). Only the item-level columns: the predicate ones (PMP, G2) are in test/db/probe-predicates.test.ts. Hermitage's
  * "R/O" for MySQL repeatable read (prevented in a read-only transaction, allowed when the reader
  * writes) is split over our two rows: `G-single` (the read-only test) and `G-single-write` (the
  * item form of its write-predicate test); PostgreSQL's repeatable read prevents both

@@ -48,8 +48,14 @@ for (const mode of MEMORY_MODES.filter((m) => m.kind === 'isolation')) {
     const l = r.levels.find((x) => x.level === mode.name)!;
     assert.ok(l.runs > 0);
     assert.ok(l.claimed !== null);
-    assert.ok(l.actual.some((a) => implies(a, l.claimed!)), `${mode.name}: actual ${l.actual.join(',')} does not imply ${l.claimed}`);
     for (const c of l.cells) assert.ok(!c.violated.includes(l.claimed!), `${mode.name} / ${c.scenario} violates ${l.claimed}`);
+    // The claimed level is in `actual` unless the checker left it undecided in some run (a
+    // predicate history where a lost commit leaves rows' versions open: docs/levels.md,
+    // "Predicates"); then that run is named here, not counted as satisfying it.
+    const undecided = l.cells.filter((c) => c.undecided.includes(l.claimed!)).map((c) => c.scenario);
+    assert.ok(l.actual.some((a) => implies(a, l.claimed!)) || undecided.length > 0,
+      `${mode.name}: actual ${l.actual.join(',')} does not imply ${l.claimed}`);
+    assert.ok(undecided.every((s) => s === 'G2' || s === 'PMP'), `${mode.name}: undecided in ${undecided.join(', ')}`);
   });
 }
 
@@ -73,11 +79,13 @@ for (const mode of MEMORY_MODES.filter((m) => m.kind === 'fault' && m.name !== '
   });
 }
 
-test('memory: the snapshot table differs from the serializable one exactly by what SI allows (write skew, the read-only anomaly)', async () => {
+test('memory: the snapshot table differs from the serializable one exactly by what SI allows (write skew, its predicate form G2, the read-only anomaly)', async () => {
   const r = await memoryProbe();
   const allowed = (level: string) => r.levels.find((x) => x.level === level)!.cells.filter((c) => c.outcome === 'allowed').map((c) => c.scenario);
   assert.deepEqual(allowed('serializable'), []);
-  assert.deepEqual(allowed('snapshot'), ['G2-item', 'read-only-anomaly']);
+  assert.deepEqual(allowed('snapshot'), ['G2-item', 'G2', 'read-only-anomaly']);
+  const g2 = r.levels.find((x) => x.level === 'snapshot')!.cells.find((c) => c.scenario === 'G2')!;
+  assert.equal(g2.anomaly?.class, 'G2');
 });
 
 test('probe JSON matches its schema, and every allowed cell names a history on disk', async () => {

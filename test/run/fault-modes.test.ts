@@ -22,8 +22,9 @@ const SEEDS = 10;
  * a lost update whose argument also considers a cycle through session order is named after the
  * looser cycle (a G-single or G-single-process: docs/explain.md, "Names"), a causality
  * violation through session order a G-single-process, a slow replica's fault a long fork.
+ * phantom (predicate workload, g2 shapes): G2, the predicate write skew, in 10 of 10.
  */
-const NAMED_MIN: Record<string, number> = { 'lost-update': 4, 'long-fork': 10, causality: 9, 'aborted-read': 10, 'stale-session': 10, 'intermediate-read': 9 };
+const NAMED_MIN: Record<string, number> = { 'lost-update': 4, 'long-fork': 10, causality: 9, 'aborted-read': 10, 'stale-session': 10, 'intermediate-read': 9, phantom: 10 };
 const NAME: Record<string, string> = { G1a: 'aborted read', G1b: 'intermediate read' };
 
 for (const mode of MEMORY_MODES.filter((m) => m.kind === 'fault')) {

@@ -43,8 +43,11 @@ test('memory:serializable histories are not all trivially serial: snapshot histo
   assert.ok(found, 'snapshot store shows a SER violation within 30 seeds');
 });
 
-/** Fault mode, workload, the name the checker must give (list-append shows a lost append as an incompatible order). */
-const FAULTS: [MemoryMode, WorkloadName, string][] = [
+/**
+ * Fault mode, workload, the name the checker must give (list-append shows a lost append as an
+ * incompatible order), and the level checked (SI unless given: phantom breaks only SER).
+ */
+const FAULTS: [MemoryMode, WorkloadName, string, ('si' | 'ser')?][] = [
   ['lost-update', 'register', 'lost update'],
   ['lost-update', 'list-append', 'incompatible-order'],
   ['long-fork', 'register', 'long fork'],
@@ -57,22 +60,23 @@ const FAULTS: [MemoryMode, WorkloadName, string][] = [
   ['intermediate-read', 'list-append', 'G1b'],
   ['stale-session', 'register', 'session guarantee violation'],
   ['stale-session', 'list-append', 'session guarantee violation'],
+  ['phantom', 'predicate', 'G2', 'ser'],
 ];
 
-for (const [mode, workload, name] of FAULTS) {
-  test(`memory:${mode} yields "${name}" (${workload})`, async () => {
+for (const [mode, workload, name, level = 'si'] of FAULTS) {
+  test(`memory:${mode} yields "${name}" (${workload}) at ${level}`, async () => {
     let named = 0, violations = 0;
     const seeds = 20;
     for (let seed = 1; seed <= seeds; seed++) {
-      const r = await runMemory(mode, { workload, seed });
-      const c = check(r.history, 'si');
+      const r = await runMemory(mode, { workload, seed, ...(workload === 'predicate' ? { keys: 60, shapes: 'g2' as const } : {}) });
+      const c = check(r.history, level);
       if (c.verdict === 'violation') violations++;
       else assert.equal(c.verdict, 'valid');
       // A label is "class (description)": the fault's name may be either.
       if (anomalyNames(c).some((l) => l === name || l.startsWith(`${name} (`) || l.endsWith(`(${name})`))) named++;
     }
     assert.ok(named >= 2, `"${name}" named in ${named} of ${seeds} runs (expected at least 2)`);
-    assert.ok(violations >= seeds / 4, `${violations} of ${seeds} runs violate SI`);
+    assert.ok(violations >= seeds / 4, `${violations} of ${seeds} runs violate ${level}`);
   });
 }
 
@@ -124,3 +128,28 @@ for (const workload of ['register', 'list-append'] as const) {
     assert.ok(unknownRead > 0, `some unknown txns (${unknownRead}) were read and so checked`);
   });
 }
+
+// Issue 22: with predicates (the predicate workload's G2 shapes: read a predicate, insert a row
+// matching it), snapshot stays SI but shows predicate write skews (G2) under SER; serializable,
+// which certifies predicate reads, never violates SER. (With certifyPredicates off, serializable
+// is the phantom mode, which the FAULTS table above shows yielding G2.)
+test('memory with predicates: snapshot is SI and shows G2 under SER; serializable is SER (predicate workload, 10 seeds)', async () => {
+  // Never a violation of the level the mode provides; the checker may answer unknown (a search
+  // over unreturned rows' versions it does not implement: docs/levels.md, "Predicates"), which
+  // is counted: most runs must be decided valid.
+  let g2 = 0, snapValid = 0, serValid = 0;
+  for (let seed = 1; seed <= 10; seed++) {
+    const w = { workload: 'predicate' as const, shapes: 'g2' as const, keys: 30, sessions: 6, seed };
+    const snap = await runMemory('snapshot', w);
+    const si = check(snap.history, 'si');
+    assert.notEqual(si.verdict, 'violation', `snapshot seed ${seed}: ${anomalyNames(si).join(', ')}`);
+    if (si.verdict === 'valid') snapValid++;
+    if (anomalyNames(check(snap.history, 'ser')).some((l) => l.startsWith('G2 ('))) g2++;
+    const ser = check((await runMemory('serializable', w)).history, 'ser');
+    assert.notEqual(ser.verdict, 'violation', `serializable seed ${seed}: ${anomalyNames(ser).join(', ')}`);
+    if (ser.verdict === 'valid') serValid++;
+  }
+  assert.ok(g2 >= 5, `snapshot: G2 named in ${g2} of 10 seeds`);
+  // Measured: snapshot 6 of 10 decided valid at SI (4 unknown), serializable 10 of 10 at SER.
+  assert.ok(snapValid >= 5 && serValid >= 8, `decided valid: snapshot ${snapValid}, serializable ${serValid} of 10`);
+});

@@ -56,3 +56,18 @@ test('misuse is refused: two open txns in a session, use after the outcome, unsa
   h.close();
   assert.throws(() => h.session(2).begin().commit(), /already closed/);
 });
+
+test('predicate operations are recorded as the JSON Lines contract says; an undeclared relation or a bad predicate is refused', () => {
+  const path = join(DIR, 'predicates.jsonl');
+  const rec = openHistory(path, { relations: { test: [1, 2, 'c'] } });
+  const t = rec.session('s').begin();
+  t.select('test', 'value % 3 = 0', [[1, 30]]).count('test', 'value > 5', 1).insert(2, 42).delete(1).read('c', null);
+  t.commit();
+  assert.throws(() => rec.session('s').begin().select('nope', 'true', []), /relation "nope" was not declared/);
+  assert.throws(() => rec.session('u').begin().count('test', 'value %% 3', 0), /column 8/);
+  assert.throws(() => rec.session('v').begin().count('test', 'true', -1), /not a count/);
+  rec.close();
+  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(lines[0]!['relations'], { test: [1, 2, 'c'] });
+  assert.deepEqual(lines[1]!['ops'], [['select', 'test', 'value % 3 = 0', [[1, 30]]], ['count', 'test', 'value > 5', 1], ['insert', 2, 42], ['delete', 1], ['r', 'c', null]]);
+});

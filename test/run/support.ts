@@ -6,7 +6,7 @@
 import { checkHistory, type CheckResult, type Level } from '../../src/check/index.ts';
 import { parseJsonl } from '../../src/formats/jsonl.ts';
 import type { History } from '../../src/history/model.ts';
-import { headerLine, txnLine } from '../../src/run/recorder.ts';
+import { headerLine, planNames, txnLine } from '../../src/run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary } from '../../src/run/runner.ts';
 import { MemoryTarget } from '../../src/run/store/memory.ts';
 import type { MemoryMode } from '../../src/run/store/modes.ts';
@@ -29,11 +29,12 @@ export async function runMemory(mode: MemoryMode, w: Partial<WorkloadOptions> = 
   const opts = { ...SMALL, ...w };
   const plan = generateWorkload(opts);
   const target = new MemoryTarget(mode, opts.seed);
-  await target.setup();
+  await target.setup(opts.keys, plan.kinds);
   const conns = await connectAll(target, opts.sessions);
-  const lines = [headerLine(opts.sessions)];
+  const names = planNames(plan);
+  const lines = [headerLine(opts.sessions, names?.relations)];
   const summary = await runWorkload(target, conns, plan, {
-    isolation: 'snapshot', onTxn: (r) => lines.push(txnLine(r)), ...(driver === 'async' ? { txnTimeoutMs: 1e9 } : {}),
+    isolation: 'snapshot', onTxn: (r) => lines.push(txnLine(r, 0, names)), ...(driver === 'async' ? { txnTimeoutMs: 1e9 } : {}),
   });
   const text = `${lines.join('\n')}\n`;
   return { text, history: parseJsonl(text, `memory:${mode}`), summary };

@@ -8,10 +8,21 @@
  * (its commit time for the committing replica, later for the others in replicated modes).
  * Committed versions are never removed. Everything is synchronous inside a step, so the store
  * needs no locks and a seed fixes every result.
+ *
+ * Relations (issue 22): a relation's rows are register keys whose value 0 means "absent" (the
+ * initial value, and what a delete installs). Row operations and predicate reads see what a read
+ * would see (the txn's own writes, the mode's dirty writes, the snapshot or the latest commit);
+ * `select` / `count` evaluate the predicate (history/predicate.ts, the checker's own semantics)
+ * on that version of every row of the relation. An insert of a row present in the newest
+ * committed version (or in the txn's own writes) fails with `duplicate-key`, at the statement
+ * and again at commit: a unique key, as in SQL. Under `certifyPredicates` a txn aborts at commit
+ * when one of its predicate reads would return another result on the newest committed state
+ * (which makes predicate reads serializable, as certifyReads does item reads).
  */
 
 import { Random } from '../../util/random.ts';
-import { DbError, type Connection, type IsolationLevel, type RegisterValue, type SyncSession, type Target } from '../types.ts';
+import { matches, type Predicate } from '../../history/predicate.ts';
+import { DbError, type Connection, type IsolationLevel, type RegisterValue, type SyncSession, type Target, type TableKinds } from '../types.ts';
 import { modeInfo, type MemoryMode, type ModeRules } from './modes.ts';
 import { Scheduler } from './scheduler.ts';
 
@@ -36,6 +47,10 @@ class TxnState {
   readonly appends = new Map<number, number[]>();
   readonly readRegs = new Set<number>();
   readonly readLists = new Set<number>();
+  /** Rows this txn inserted (checked again at commit: a unique key). */
+  readonly inserts = new Set<number>();
+  /** Predicate reads to certify at commit (certifyPredicates only): relation keys, predicate, count or select. */
+  readonly preds: { keys: readonly number[]; p: Predicate; count: boolean }[] = [];
   constructor(readonly id: number, readonly snapshot: number, readonly doomed: boolean) {}
 }
 
@@ -50,6 +65,8 @@ export class MemoryStore {
   private readonly lists: (KeyVersions | undefined)[] = [];
   private readonly dirtyRegs = new Map<number, Dirty>();
   private readonly dirtyLists = new Map<number, Dirty>();
+  /** Relations by name: their keys (rows), ascending (set by the target's setup). */
+  readonly relations = new Map<string, readonly number[]>();
   /** Counters for reports: commits, and failures (aborts, lost commits) by code. */
   commits = 0;
   readonly aborts = new Map<string, number>();
@@ -105,6 +122,81 @@ export class MemoryStore {
     if (d !== undefined && d.owner !== t.id) out = out.concat(d.elems);
     const own = t.appends.get(key);
     return own === undefined ? out.slice() : out.concat(own);
+  }
+
+  /** The keys of relation `rel`; an unknown name is a bug of the caller (the workload declared them). */
+  relationKeys(rel: string): readonly number[] {
+    const keys = this.relations.get(rel);
+    if (keys === undefined) throw new Error(`internal error: relation ${rel} was not set up`);
+    return keys;
+  }
+
+  /** The row `key` as `t` sees it (0: absent), without recording a read. */
+  private rowValue(t: TxnState, replica: number, key: number): number {
+    const own = t.writes.get(key);
+    if (own !== undefined) return own;
+    if (this.rules.dirty !== 'none') {
+      const d = this.dirtyRegs.get(key);
+      if (d !== undefined && d.owner !== t.id) return d.reg;
+    }
+    const kv = this.regs[key];
+    const v = this.visible(kv, this.snapshotOf(t), replica);
+    return v < 0 ? 0 : kv!.reg[v]!;
+  }
+
+  /** True if the newest committed version of `key` (or t's own write) is a present row. */
+  private presentNow(t: TxnState, key: number): boolean {
+    const own = t.writes.get(key);
+    if (own !== undefined) return own !== 0;
+    const kv = this.regs[key];
+    return kv !== undefined && kv.reg.length > 0 && kv.reg[kv.reg.length - 1] !== 0;
+  }
+
+  insert(t: TxnState, key: number, value: number): void {
+    if (this.presentNow(t, key)) this.abort(t, 'duplicate-key', `insert: row ${key} is present`);
+    t.inserts.add(key);
+    this.write(t, key, value);
+  }
+
+  /** Update (value) or delete (value 0) of a row; false, and nothing written, when the row is absent for t. */
+  change(t: TxnState, replica: number, key: number, value: number): boolean {
+    const present = this.rowValue(t, replica, key) !== 0;
+    if (!present) {
+      // What the txn learned is that the row was absent: a read, certified like one.
+      if (this.rules.certifyReads && !t.writes.has(key)) t.readRegs.add(key);
+      return false;
+    }
+    this.write(t, key, value);
+    return true;
+  }
+
+  /** The rows of `rel` matching p as t sees them, as flat pairs in key order. */
+  select(t: TxnState, replica: number, rel: string, p: Predicate, count: boolean): number[] {
+    const keys = this.relationKeys(rel);
+    const out: number[] = [];
+    for (const k of keys) {
+      const v = this.rowValue(t, replica, k);
+      if (matches(p, k, v === 0 ? null : v)) out.push(k, v);
+    }
+    if (this.rules.certifyPredicates) t.preds.push({ keys, p, count });
+    return out;
+  }
+
+  /**
+   * True if predicate read `q` of t would give another result on the newest committed state:
+   * some row committed since t's snapshot entered or left the predicate, or (a select) changed
+   * value while matching. Rows t wrote itself are first-committer-wins' business.
+   */
+  private predicateChanged(t: TxnState, q: { keys: readonly number[]; p: Predicate; count: boolean }, replica: number): boolean {
+    for (const k of q.keys) {
+      const kv = this.regs[k];
+      if (t.writes.has(k) || !this.overwritten(kv, t, replica)) continue;
+      const v = this.visible(kv, t.snapshot, replica);
+      const before = v < 0 ? 0 : kv!.reg[v]!, now = kv!.reg[kv!.reg.length - 1]!;
+      const a = matches(q.p, k, before === 0 ? null : before), b = matches(q.p, k, now === 0 ? null : now);
+      if (a !== b || (!q.count && a && before !== now)) return true;
+    }
+    return false;
   }
 
   write(t: TxnState, key: number, value: number): void {
@@ -165,6 +257,14 @@ export class MemoryStore {
     if (r.certifyReads) {
       for (const k of t.readRegs) if (this.overwritten(this.regs[k], t, replica)) this.abort(t, 'serialization-failure', `register ${k} changed after it was read`);
       for (const k of t.readLists) if (this.overwritten(this.lists[k], t, replica)) this.abort(t, 'serialization-failure', `list ${k} changed after it was read`);
+    }
+    for (const q of t.preds) if (this.predicateChanged(t, q, replica)) this.abort(t, 'serialization-failure', 'a predicate read\'s result changed after it was read');
+    // A unique key: a row another txn inserted and committed since this txn's insert.
+    for (const k of t.inserts) {
+      const kv = this.regs[k];
+      if (t.writes.get(k) !== 0 && kv !== undefined && kv.reg.length > 0 && kv.reg[kv.reg.length - 1] !== 0 && this.overwritten(kv, t, replica)) {
+        this.abort(t, 'duplicate-key', `insert: row ${k} was inserted by a concurrent transaction`);
+      }
     }
     this.forget(t);
     // flaky-commit: the answer is lost; the commit takes effect or not, a coin decides.
@@ -252,6 +352,30 @@ class MemorySyncSession implements SyncSession {
     return this.store.readList(this.current(), this.replica, key);
   }
 
+  readRow(_rel: string, key: number): RegisterValue {
+    return this.read(key);
+  }
+
+  insert(_rel: string, key: number, value: number): void {
+    this.store.insert(this.current(), key, value);
+  }
+
+  update(_rel: string, key: number, value: number): boolean {
+    return this.store.change(this.current(), this.replica, key, value);
+  }
+
+  delete(_rel: string, key: number): boolean {
+    return this.store.change(this.current(), this.replica, key, 0);
+  }
+
+  select(rel: string, p: Predicate): number[] {
+    return this.store.select(this.current(), this.replica, rel, p, false);
+  }
+
+  count(rel: string, p: Predicate): number {
+    return this.store.select(this.current(), this.replica, rel, p, true).length / 2;
+  }
+
   commit(): void {
     const t = this.current();
     this.txn = null;
@@ -299,6 +423,30 @@ class MemoryConnection implements Connection {
     return this.store.scheduler.step(this.session, () => this.sync.readList(key));
   }
 
+  readRow(rel: string, key: number): Promise<RegisterValue> {
+    return this.store.scheduler.step(this.session, () => this.sync.readRow(rel, key));
+  }
+
+  insert(rel: string, key: number, value: number): Promise<void> {
+    return this.store.scheduler.step(this.session, () => this.sync.insert(rel, key, value));
+  }
+
+  update(rel: string, key: number, value: number): Promise<boolean> {
+    return this.store.scheduler.step(this.session, () => this.sync.update(rel, key, value));
+  }
+
+  delete(rel: string, key: number): Promise<boolean> {
+    return this.store.scheduler.step(this.session, () => this.sync.delete(rel, key));
+  }
+
+  select(rel: string, p: Predicate): Promise<number[]> {
+    return this.store.scheduler.step(this.session, () => this.sync.select(rel, p));
+  }
+
+  count(rel: string, p: Predicate): Promise<number> {
+    return this.store.scheduler.step(this.session, () => this.sync.count(rel, p));
+  }
+
   commit(): Promise<void> {
     return this.store.scheduler.step(this.session, () => this.sync.commit());
   }
@@ -322,8 +470,10 @@ export class MemoryTarget implements Target {
     this.store = new MemoryStore(mode, seed);
   }
 
-  async setup(): Promise<void> {
-    // Every key starts at its initial value (absent register, empty list): nothing to create.
+  async setup(_keys?: number, kinds?: TableKinds): Promise<void> {
+    // Every key starts at its initial value (absent register or row, empty list): nothing to
+    // create but the relations' key sets, which predicate reads range over.
+    for (const r of kinds?.relations ?? []) this.store.relations.set(r.name, [...r.keys].sort((a, b) => a - b));
   }
 
   /**
