@@ -107,12 +107,19 @@ export class MemoryStore {
     return own === undefined ? out.slice() : out.concat(own);
   }
 
-  write(t: TxnState, key: number, value: number): void {
+  /** readOnlyReplica: a write there fails its transaction, as on a hot standby. */
+  private checkWritable(t: TxnState, replica: number): void {
+    if (this.rules.readOnlyReplica === replica) this.abort(t, 'read-only-replica', `replica ${replica} is read-only (a standby)`);
+  }
+
+  write(t: TxnState, replica: number, key: number, value: number): void {
+    this.checkWritable(t, replica);
     t.writes.set(key, value);
     if (this.exposes(t)) this.dirtyRegs.set(key, { owner: t.id, reg: value, elems: [] });
   }
 
-  append(t: TxnState, key: number, elem: number): void {
+  append(t: TxnState, replica: number, key: number, elem: number): void {
+    this.checkWritable(t, replica);
     let own = t.appends.get(key);
     if (own === undefined) t.appends.set(key, (own = []));
     own.push(elem);
@@ -241,11 +248,11 @@ class MemorySyncSession implements SyncSession {
   }
 
   write(key: number, value: number): void {
-    this.store.write(this.current(), key, value);
+    this.store.write(this.current(), this.replica, key, value);
   }
 
   append(key: number, element: number): void {
-    this.store.append(this.current(), key, element);
+    this.store.append(this.current(), this.replica, key, element);
   }
 
   readList(key: number): number[] {
