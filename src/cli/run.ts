@@ -17,6 +17,8 @@ import { checkHistory, isImplementedLevel, IMPLEMENTED_LEVELS, type Level } from
 import { checkLevels } from '../check/ladder.ts';
 import { renderLevelsText } from './levels.ts';
 import { readHistory } from '../formats/index.ts';
+import { lostUpdateOpportunities } from '../history/opportunities.ts';
+import { renderLostUpdateOpportunities } from '../render/opportunities.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
 import { JsonlRecorder, planNames } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
@@ -298,10 +300,16 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // A run that did not run what it planned proves less than it seems: say so, and never exit 0.
   const incomplete = incompleteReason(sum, stop.signal.aborted);
   if (incomplete !== null) log(`polysi run: INCOMPLETE: ${incomplete}; the verdict covers only what ran (exit 3)`);
+  // Counted from the recording, as `polysi stat` would from any file (src/history/opportunities.ts).
+  const t1 = performance.now();
+  const { history, format, notes } = await readHistory(outPath, 'jsonl');
+  const lostUpdate = lostUpdateOpportunities(history);
+  if (lostUpdate !== null) log(`polysi run: ${renderLostUpdateOpportunities(lostUpdate)}`);
   const runJson = {
     target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum,
     ...(multi === null ? {} : { nodes: multiJson(multi), barrierMs, failovers: multi.failovers }), throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
+    opportunities: { lostUpdate },
   };
   const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
   if (level === 'none') {
@@ -309,8 +317,6 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
     return incompleteExit(0);
   }
 
-  const t1 = performance.now();
-  const { history, format, notes } = await readHistory(outPath, 'jsonl');
   if (level === 'levels') {
     const lr = checkLevels(history, { pruning: true, explain: true }, performance.now() - t1);
     const src = { file: outPath, format, notes };

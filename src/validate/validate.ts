@@ -84,8 +84,11 @@ export function validate(h: History, anomaliesMax = ANOMALIES_MAX_DEFAULT, deadl
   const included = decideIncluded(h, ext, writerOf);
   checkDeadline(deadlineMs, 'validate');
   const anomalies: NonCycleAnomaly[] = ext.intAnomalies.filter((a) => included[a.txn] === 1);
+  // The bound never hides a class (issue 23): past it, the first anomaly of each new name is
+  // still kept, so 100 aborted reads cannot hide an intermediate read.
+  const names = new Set(anomalies.map((a) => a.name));
   const add = (a: NonCycleAnomaly) => {
-    if (anomalies.length < anomaliesMax) anomalies.push(a);
+    if (anomalies.length < anomaliesMax || !names.has(a.name)) { anomalies.push(a); names.add(a.name); }
   };
 
   // At most one resolved read per external read (register or list): sized once, trimmed at the end.

@@ -24,7 +24,7 @@ const SEEDS = 10;
  * violation through session order a G-single-process, a slow replica's fault a long fork.
  * phantom (predicate workload, g2 shapes): G2, the predicate write skew, in 10 of 10.
  */
-const NAMED_MIN: Record<string, number> = { 'lost-update': 4, 'long-fork': 10, causality: 9, 'aborted-read': 10, 'stale-session': 10, 'intermediate-read': 9, phantom: 10 };
+const NAMED_MIN: Record<string, number> = { 'lost-update': 10, 'long-fork': 10, causality: 10, 'aborted-read': 10, 'stale-session': 10, 'intermediate-read': 10, phantom: 10 };
 const NAME: Record<string, string> = { G1a: 'aborted read', G1b: 'intermediate read' };
 
 for (const mode of MEMORY_MODES.filter((m) => m.kind === 'fault')) {

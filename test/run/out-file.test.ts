@@ -65,6 +65,6 @@ test('without --out each run records to a new timestamped file, named in the sum
   const files = readdirSync(dir).sort();
   assert.equal(files.length, 2, files.join());
   for (const f of files) assert.match(f, /^polysi-run-\d{8}-\d{6}(-\d+)?\.jsonl$/);
-  const named = (err: string) => /recorded in (\S+)/.exec(err)?.[1];
+  const named = (err: string) => /recorded in (\S+?\.jsonl)/.exec(err)?.[1];
   assert.deepEqual([named(a.err), named(b.err)].sort(), files);
 });

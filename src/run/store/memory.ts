@@ -152,10 +152,10 @@ export class MemoryStore {
     return kv !== undefined && kv.reg.length > 0 && kv.reg[kv.reg.length - 1] !== 0;
   }
 
-  insert(t: TxnState, key: number, value: number): void {
+  insert(t: TxnState, replica: number, key: number, value: number): void {
     if (this.presentNow(t, key)) this.abort(t, 'duplicate-key', `insert: row ${key} is present`);
     t.inserts.add(key);
-    this.write(t, key, value);
+    this.write(t, replica, key, value);
   }
 
   /** Update (value) or delete (value 0) of a row; false, and nothing written, when the row is absent for t. */
@@ -166,7 +166,7 @@ export class MemoryStore {
       if (this.rules.certifyReads && !t.writes.has(key)) t.readRegs.add(key);
       return false;
     }
-    this.write(t, key, value);
+    this.write(t, replica, key, value);
     return true;
   }
 
@@ -199,12 +199,19 @@ export class MemoryStore {
     return false;
   }
 
-  write(t: TxnState, key: number, value: number): void {
+  /** readOnlyReplica: a write there fails its transaction, as on a hot standby. */
+  private checkWritable(t: TxnState, replica: number): void {
+    if (this.rules.readOnlyReplica === replica) this.abort(t, 'read-only-replica', `replica ${replica} is read-only (a standby)`);
+  }
+
+  write(t: TxnState, replica: number, key: number, value: number): void {
+    this.checkWritable(t, replica);
     t.writes.set(key, value);
     if (this.exposes(t)) this.dirtyRegs.set(key, { owner: t.id, reg: value, elems: [] });
   }
 
-  append(t: TxnState, key: number, elem: number): void {
+  append(t: TxnState, replica: number, key: number, elem: number): void {
+    this.checkWritable(t, replica);
     let own = t.appends.get(key);
     if (own === undefined) t.appends.set(key, (own = []));
     own.push(elem);
@@ -341,11 +348,11 @@ class MemorySyncSession implements SyncSession {
   }
 
   write(key: number, value: number): void {
-    this.store.write(this.current(), key, value);
+    this.store.write(this.current(), this.replica, key, value);
   }
 
   append(key: number, element: number): void {
-    this.store.append(this.current(), key, element);
+    this.store.append(this.current(), this.replica, key, element);
   }
 
   readList(key: number): number[] {
@@ -357,7 +364,7 @@ class MemorySyncSession implements SyncSession {
   }
 
   insert(_rel: string, key: number, value: number): void {
-    this.store.insert(this.current(), key, value);
+    this.store.insert(this.current(), this.replica, key, value);
   }
 
   update(_rel: string, key: number, value: number): boolean {
