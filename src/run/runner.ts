@@ -150,10 +150,10 @@ interface Call {
   node: string | undefined;
 }
 
-/** A session's transactions made read-only: each write a read of its key, each append a read of its list. */
+/** A session's transactions made read-only: each write, insert or delete a read of its key (row), each append a read of its list. */
 function* readOnlyTxns(txns: Iterable<TxnPlan>): Generator<TxnPlan> {
   for (const t of txns) {
-    yield { kinds: t.kinds.map((k) => (k === W_WRITE ? W_READ : k === W_APPEND ? W_READ_LIST : k)), keys: t.keys, values: t.values };
+    yield { kinds: t.kinds.map((k) => (k === W_WRITE || k === W_INSERT || k === W_DELETE ? W_READ : k === W_APPEND ? W_READ_LIST : k)), keys: t.keys, values: t.values };
   }
 }
 
