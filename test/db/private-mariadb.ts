@@ -51,7 +51,10 @@ export async function startPrivateMariadb(): Promise<PrivateMariadb> {
   // As a cluster file's start must: returns once the server answers (so the next fault does not
   // find it half started), and never starts a second server on the same files.
   const ping = `mariadb-admin --no-defaults --socket=${sock} -uroot ping >/dev/null 2>&1`;
-  writeFileSync(start, `#!/bin/sh\n${ping} && exit 0\n${isRoot ? 'runuser -u mysql -- ' : ''}mariadbd --no-defaults --datadir=${data} --socket=${sock} ` +
+  // As root, mariadbd drops to mysql itself (--user), with no `runuser` parent: util-linux's
+  // runuser stops itself when its child is stopped (kill -STOP, the pause fault) and stays
+  // stopped after the child's kill -CONT, a process left behind after the test.
+  writeFileSync(start, `#!/bin/sh\n${ping} && exit 0\nmariadbd --no-defaults ${isRoot ? '--user=mysql ' : ''}--datadir=${data} --socket=${sock} ` +
     `--port=${port} --bind-address=127.0.0.1 --pid-file=${pidFile} --log-error=${join(data, 'server.log')} --skip-log-bin ` +
     `--max-connections=200 >/dev/null 2>&1 </dev/null &\n` +
     `for i in $(seq 1 300); do ${ping} && exit 0; sleep 0.1; done\nexit 1\n`, { mode: 0o755 });
