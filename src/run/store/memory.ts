@@ -101,16 +101,9 @@ export class MemoryStore {
   }
 
   read(t: TxnState, replica: number, key: number): number {
-    const own = t.writes.get(key);
-    if (own !== undefined) return own;
-    if (this.rules.certifyReads) t.readRegs.add(key);
-    if (this.rules.dirty !== 'none') {
-      const d = this.dirtyRegs.get(key);
-      if (d !== undefined && d.owner !== t.id) return d.reg;
-    }
-    const kv = this.regs[key];
-    const v = this.visible(kv, this.snapshotOf(t), replica);
-    return v < 0 ? 0 : kv!.reg[v]!;
+    // A read of the txn's own write is not certified: only what it read from others can change.
+    if (this.rules.certifyReads && !t.writes.has(key)) t.readRegs.add(key);
+    return this.rowValue(t, replica, key);
   }
 
   readList(t: TxnState, replica: number, key: number): number[] {
@@ -131,7 +124,7 @@ export class MemoryStore {
     return keys;
   }
 
-  /** The row `key` as `t` sees it (0: absent), without recording a read. */
+  /** The register or row `key` as `t` sees it (0: initial, or absent), without recording a read. */
   private rowValue(t: TxnState, replica: number, key: number): number {
     const own = t.writes.get(key);
     if (own !== undefined) return own;
