@@ -8,7 +8,7 @@
 #   scripts/test-databases.sh stop              # stops both servers and removes their directory
 #
 # Environment: POLYSI_DB_DIR (default ${TMPDIR:-/tmp}/polysi-test-databases-$UID),
-# POLYSI_PG_PORT (default 55432), POLYSI_MYSQL_PORT (default 53306), PG_BIN (default
+# POLYSI_PG_PORT (default 25432), POLYSI_MYSQL_PORT (default 23306), PG_BIN (default
 # /usr/lib/postgresql/15/bin). Run as root (CI, these machines), the servers run as the
 # `postgres` and `mysql` system users; run as anyone else, as that user.
 #
@@ -17,8 +17,8 @@
 set -euo pipefail
 
 DIR=${POLYSI_DB_DIR:-${TMPDIR:-/tmp}/polysi-test-databases-$(id -u)}
-PG_PORT=${POLYSI_PG_PORT:-55432}
-MY_PORT=${POLYSI_MYSQL_PORT:-53306}
+PG_PORT=${POLYSI_PG_PORT:-25432}
+MY_PORT=${POLYSI_MYSQL_PORT:-23306}
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 # The test user's password: deliberately not empty, so that the tests can check it never
 # appears in a message, and that a wrong one is refused.

@@ -13,13 +13,15 @@
 #
 # Environment (member I = 1, 2, 3 uses BASE+I): POLYSI_CLUSTER_DIR (default
 # ${TMPDIR:-/tmp}/polysi-cluster-etcd-$UID), POLYSI_ETCD_CLIENT_PORT (client ports, default
-# base 52370), POLYSI_ETCD_PEER_PORT (peer ports, default base 52380). Needs Debian's
+# base 22370), POLYSI_ETCD_PEER_PORT (peer ports, default base 22380). Needs Debian's
 # etcd-server (3.4). Everything except the export line goes to stderr.
+# The default ports are below 32768, out of Linux's ephemeral range (32768-60999): there any
+# outgoing connection (a test's database client) can hold the port, and a member then fails to bind.
 set -euo pipefail
 
 DIR=${POLYSI_CLUSTER_DIR:-${TMPDIR:-/tmp}/polysi-cluster-etcd-$(id -u)}
-CLIENT_BASE=${POLYSI_ETCD_CLIENT_PORT:-52370}
-PEER_BASE=${POLYSI_ETCD_PEER_PORT:-52380}
+CLIENT_BASE=${POLYSI_ETCD_CLIENT_PORT:-22370}
+PEER_BASE=${POLYSI_ETCD_PEER_PORT:-22380}
 ETCD=${ETCD_BIN:-$(command -v etcd || true)}
 ETCDCTL=${ETCDCTL_BIN:-$(command -v etcdctl || true)}
 NODES=(1 2 3)
@@ -111,6 +113,14 @@ case "${1:-}" in
     for i in "${NODES[@]}"; do endpoints+="${endpoints:+,}http://127.0.0.1:$((CLIENT_BASE + i))"; done
     for _ in $(seq 1 600); do
       ETCDCTL_API=3 "$ETCDCTL" --endpoints="$endpoints" --command-timeout=1s endpoint health >/dev/null 2>&1 && break
+      # A member that exited (a port in use, a bad flag) will not come back: say so now, not in 60 s.
+      for i in "${NODES[@]}"; do
+        kill -0 "$(cat "$DIR/n$i/etcd.pid")" 2>/dev/null && continue
+        log "n$i exited (client port $((CLIENT_BASE + i)), peer port $((PEER_BASE + i))); its log:"
+        tail -n 20 "$DIR/n$i/etcd.log" >&2
+        stop_all
+        exit 1
+      done
       sleep 0.1
     done
     ETCDCTL_API=3 "$ETCDCTL" --endpoints="$endpoints" --command-timeout=2s endpoint health >&2 \

@@ -14,20 +14,20 @@
 #
 # Environment (node I = 1, 2, 3 uses BASE+I):
 #   POLYSI_CLUSTER_DIR       default ${TMPDIR:-/tmp}/polysi-cluster-galera-$UID
-#   POLYSI_GALERA_PORT       SQL ports BASE+I, default base 54000 (54001-54003)
-#   POLYSI_GALERA_GCOMM_PORT group communication, default base 54010
-#   POLYSI_GALERA_IST_PORT   incremental state transfer, default base 54020
-#   POLYSI_GALERA_SST_PORT   rsync state snapshot transfer, default base 54030
+#   POLYSI_GALERA_PORT       SQL ports BASE+I, default base 24000 (24001-24003)
+#   POLYSI_GALERA_GCOMM_PORT group communication, default base 24010
+#   POLYSI_GALERA_IST_PORT   incremental state transfer, default base 24020
+#   POLYSI_GALERA_SST_PORT   rsync state snapshot transfer, default base 24030
 # Needs Debian's mariadb-server, galera-4 and rsync. Run as root, the nodes run as `mysql`.
 # The servers are tuned for tests, not durability. Everything except the export line goes to
 # stderr. Start takes about 10-15 s here (docs/distributed.md has the measured figure).
 set -euo pipefail
 
 DIR=${POLYSI_CLUSTER_DIR:-${TMPDIR:-/tmp}/polysi-cluster-galera-$(id -u)}
-SQL_BASE=${POLYSI_GALERA_PORT:-54000}
-GCOMM_BASE=${POLYSI_GALERA_GCOMM_PORT:-54010}
-IST_BASE=${POLYSI_GALERA_IST_PORT:-54020}
-SST_BASE=${POLYSI_GALERA_SST_PORT:-54030}
+SQL_BASE=${POLYSI_GALERA_PORT:-24000}
+GCOMM_BASE=${POLYSI_GALERA_GCOMM_PORT:-24010}
+IST_BASE=${POLYSI_GALERA_IST_PORT:-24020}
+SST_BASE=${POLYSI_GALERA_SST_PORT:-24030}
 PROVIDER=${GALERA_PROVIDER:-/usr/lib/galera/libgalera_smm.so}
 NODES=(1 2 3)
 MARKER=.polysi-cluster-galera
@@ -105,7 +105,9 @@ CNF
 #!/bin/sh
 # Starts Galera node n$i of $DIR (made by scripts/cluster/galera.sh) and waits until it serves.
 set -e
-$( [ "$(id -u)" = 0 ] && echo "runuser -u $(my_user) -- " )mariadbd --defaults-file=$d/my.cnf "\$@" >/dev/null 2>&1 </dev/null &
+# As root, mariadbd drops to the mysql user itself: no runuser parent, which a pause fault
+# (kill -STOP of the server) would leave stopped behind it.
+mariadbd --defaults-file=$d/my.cnf$( [ "$(id -u)" = 0 ] && echo " --user=$(my_user)" ) "\$@" >/dev/null 2>&1 </dev/null &
 i=0
 while [ \$i -lt 600 ]; do
   s=\$(mariadb --no-defaults --socket=$d/mysqld.sock -uroot -N -B -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2)

@@ -14,14 +14,14 @@
 # leaves no backend behind. start = DIR/NAME/start.sh, the command that started it.
 #
 # Environment: POLYSI_CLUSTER_DIR (default ${TMPDIR:-/tmp}/polysi-cluster-pg-standby-$UID),
-# POLYSI_PG_PRIMARY_PORT (default 55441), POLYSI_PG_STANDBY_PORT (default 55442), PG_BIN
+# POLYSI_PG_PRIMARY_PORT (default 25441), POLYSI_PG_STANDBY_PORT (default 25442), PG_BIN
 # (default: the newest /usr/lib/postgresql/*/bin). Run as root, the servers run as `postgres`.
 # Tuned for tests (fsync off). Everything except the export line goes to stderr.
 set -euo pipefail
 
 DIR=${POLYSI_CLUSTER_DIR:-${TMPDIR:-/tmp}/polysi-cluster-pg-standby-$(id -u)}
-PRIMARY_PORT=${POLYSI_PG_PRIMARY_PORT:-55441}
-STANDBY_PORT=${POLYSI_PG_STANDBY_PORT:-55442}
+PRIMARY_PORT=${POLYSI_PG_PRIMARY_PORT:-25441}
+STANDBY_PORT=${POLYSI_PG_STANDBY_PORT:-25442}
 PG_BIN=${PG_BIN:-$(dirname "$(compgen -G '/usr/lib/postgresql/*/bin/initdb' | sort -V | tail -n 1)")}
 MARKER=.polysi-cluster-pg-standby
 DB_USER=polysi

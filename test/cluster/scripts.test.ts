@@ -3,7 +3,7 @@
  * share its shape): `start` in a private directory on the ports given by the environment
  * prints the export line and writes the cluster file; `stop` ends every process by the PID it
  * recorded and deletes the directory; `stop` refuses a directory the script did not make.
- * Ports: POLYSI_TEST_ETCD_PORT (client base, default 52470; peers at base+10).
+ * Ports: POLYSI_TEST_ETCD_PORT (client base, default 22470; peers at base+10).
  */
 
 import { test } from 'node:test';
@@ -19,7 +19,7 @@ import { scratchDir } from '../support/scratch.ts';
 const run = promisify(execFile);
 const SCRIPT = resolve(import.meta.dirname, '..', '..', 'scripts', 'cluster', 'etcd.sh');
 const haveEtcd = ['/usr/bin/etcd', '/usr/bin/etcdctl'].every((p) => existsSync(p));
-const BASE = Number(process.env['POLYSI_TEST_ETCD_PORT'] ?? 52470);
+const BASE = Number(process.env['POLYSI_TEST_ETCD_PORT'] ?? 22470);
 
 const alive = (pid: number) => {
   try { process.kill(pid, 0); return true; } catch { return false; }
