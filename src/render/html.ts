@@ -59,7 +59,7 @@ pre.explanation { white-space: pre-wrap; background: #f7f7f7; padding: 0.8em; bo
 footer { margin-top: 2em; color: #666; font-size: 0.85em; }
 section.timeline h2 { font-size: 1.1em; }
 div.timeline { overflow-x: auto; border: 1px solid #eee; padding: 0.3em; background: #fff; }
-div.timeline svg { max-width: 100%; height: auto; }
+div.timeline svg { width: 100%; height: auto; }
 p.caption { color: #555; font-size: 0.85em; }
 `;
 
@@ -157,9 +157,19 @@ export async function htmlReport(r: CheckResult, src: ReportSource, history?: Hi
   }
   let timeline: { svg: string; caption: string } | null = null;
   if (history !== undefined) {
-    const highlight = new Set<number>();
-    for (const cx of explained) for (const t of cx.txns) if (t.txn >= 0 && t.role === 'core') highlight.add(t.txn);
-    const svg = renderTimelineSvg(history, highlight);
+    // Each counterexample txn with the numbers of the anomalies it is in (the sections' numbers).
+    const highlight = new Map<number, number[]>();
+    explained.forEach((cx, i) => {
+      for (const t of cx.txns) {
+        if (t.txn < 0 || t.role !== 'core') continue;
+        const ins = highlight.get(t.txn) ?? [];
+        if (ins[ins.length - 1] !== i + 1) ins.push(i + 1);
+        highlight.set(t.txn, ins);
+      }
+    });
+    // Elle's :time is in nanoseconds (elle-common.ts); polysi run's times are milliseconds.
+    const unitMs = src.format === 'edn' || src.format === 'elle-json' ? 1e-6 : 1;
+    const svg = renderTimelineSvg(history, highlight, { unitMs });
     if (svg !== null) timeline = { svg, caption: timelineCaption(history) };
   }
   return renderHtml(r, src, parts, parts.length > 0 ? await legendSvg(false) : '', timeline);

@@ -46,6 +46,56 @@ function lostUpdateRun(filler: number, withTimes = true): History {
 
 const count = (s: string, re: RegExp) => (s.match(re) ?? []).length;
 
+/**
+ * What a user would find wrong in a run with faults (issue 24's leftovers): a session that
+ * moves from n1 to n2 after a partition, two faults 1 ms apart near the right edge (their
+ * labels must not overlap or leave the drawing), a highlighted txn that ends last (its label
+ * must stay inside), an Elle-style txn whose end was never recorded (NaN), and a session with
+ * no times at all.
+ */
+function faultyRun(): { h: History; last: number; first: number } {
+  const b = new HistoryBuilder('<run>');
+  const n1 = b.node('n1'), n2 = b.node('n2');
+  let v = 1;
+  let last = -1, first = -1;
+  for (const s of ['0', '1', '2']) {
+    const sid = b.session(s);
+    for (let i = 0; i < 40; i++) {
+      const t = b.beginTxn(sid, `${s}.${i}`);
+      b.write(t, `k${s}`, v++);
+      b.setTimes(t, i * 25, i * 25 + 20);
+      b.setNode(t, s === '0' && i >= 20 ? n2 : s === '1' ? n2 : n1);
+      if (s === '2' && i === 39) last = t;
+      if (s === '0' && i === 0) first = t;
+    }
+  }
+  const lost = b.beginTxn(b.session('3'), '3.0', 2);
+  b.write(lost, 'k3', v++);
+  b.setTimes(lost, 500, NaN);
+  b.beginTxn(b.session('4'), '4.0'); // no times
+  b.fault('partition', 'n1', 480, 520);
+  b.fault('stall', 'n2', 960, 985);
+  b.fault('kill', 'n1', 986, 990);
+  return { h: b.build(), last, first };
+}
+
+test('timeline: a move to another node is marked, labels carry anomaly numbers, nothing is NaN, the unit follows the history', () => {
+  const { h, last, first } = faultyRun();
+  const svg = renderTimelineSvg(h, new Map([[last, [2]], [first, [1, 2]]]))!;
+  assert.doesNotMatch(svg, /NaN/, 'an end never recorded poisons no coordinate');
+  assert.equal(count(svg, /<g class="move" data-node="n2"/g), 1, 'session 0 moved to n2 once');
+  assert.match(svg, /session 0 moved from n1 to n2 at 500 ms \(0\.20\)/);
+  assert.match(svg, />0\.0 on n1 \(#1, #2\)</);
+  assert.match(svg, />2\.39 on n1 \(#2\)</);
+  assert.match(svg, />0 \(n1\)</, 'a lane names the node its session started on');
+  assert.match(svg, /no transaction with times in this session/);
+  assert.equal(count(svg, /<g class="fault"/g), 3);
+  assert.match(svg, /<g class="legend">.*stall \(fault\)/);
+  assert.match(svg, />500 ms</);
+  // Elle's nanoseconds: the same history read as ns spans 1 µs.
+  assert.match(renderTimelineSvg(h, new Set(), { unitMs: 1e-6 })!, />500 ns</);
+});
+
 test('timeline: lanes, merged bars, fault bands, highlighted txns', () => {
   const h = lostUpdateRun(5000);
   const lost = [h.sessionTxnStart[1]! - 2, h.sessionTxnStart[2]! - 2];
@@ -110,6 +160,39 @@ test('timeline in headless Chromium: laid out, bands and marked txns visible', {
     // The timeline comes before the anomalies.
     const order = await page.evaluate(() => [...document.querySelectorAll('section')].map((s) => s.id));
     assert.ok(order.indexOf('timeline') < order.indexOf('anomaly-1'), order.join(','));
+  } finally {
+    await browser.close();
+  }
+});
+
+test('timeline in headless Chromium: no label leaves the drawing or overlaps another', {
+  skip: needs(existsSync(CHROMIUM), `no browser at ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)`), timeout: 120_000,
+}, async () => {
+  const { h, last, first } = faultyRun();
+  const dir = scratchDir('polysi-timeline-');
+  const path = join(dir, 'timeline.html');
+  writeFileSync(path, `<!DOCTYPE html><html><body>${renderTimelineSvg(h, new Map([[last, [1]], [first, [1]]]))}</body></html>`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 600 } });
+    await page.goto(pathToFileURL(path).href);
+    // A string, not a function: tsx's helpers (__name) do not exist in the page.
+    type Box = { x: number; y: number; w: number; h: number; text: string };
+    const { svg, labels } = await page.evaluate(`(() => {
+      function box(e) { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height, text: e.textContent }; }
+      return { svg: box(document.querySelector('svg')),
+        labels: [...document.querySelectorAll('svg g.fault text, svg g.txn.highlight text, svg g.move text')].map(box) };
+    })()`) as { svg: Box; labels: Box[] };
+    assert.ok(labels.length >= 5, `fault and txn labels drawn: ${labels.map((l) => l.text).join(', ')}`);
+    for (const l of labels) assert.ok(l.x >= svg.x && l.x + l.w <= svg.x + svg.w + 0.5, `"${l.text}" inside the drawing`);
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i]!, b = labels[j]!;
+        const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+        assert.ok(!overlap, `"${a.text}" and "${b.text}" overlap`);
+      }
+    }
   } finally {
     await browser.close();
   }
