@@ -78,7 +78,6 @@ export interface ErrorClass {
 export interface Dialect {
   /** The URL with the password hidden. */
   readonly name: string;
-  readonly password: string;
   open(): Promise<SqlClient>;
   /** Statements that start a transaction at `isolation` (throws a DbError if unsupported). */
   begin(isolation: IsolationLevel): string[];
@@ -103,13 +102,25 @@ export interface Dialect {
   errorClass?(err: unknown, phase: Phase): string;
 }
 
-/** Replaces the password (raw and URL-encoded) in a message. */
-export function hidePassword(text: string, password: string): string {
-  if (password === '') return text;
-  let out = text.split(password).join('***');
-  const encoded = encodeURIComponent(password);
-  if (encoded !== password) out = out.split(encoded).join('***');
-  return out;
+/**
+ * A URL's password field in a text: `scheme://user:` (group 1), the password up to the last `@`
+ * before the host (a raw `@` in a password is the URL's, WHATWG URL reads it so), then the host.
+ */
+const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s/]*@(?=[^\s@/]*(?:[/?#\s]|$))/gi;
+/** A `password=VALUE` of a connection string (libpq's key/value form), quoted or not. */
+const KEY_PASSWORD = /(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s'][^\s]*)/gi;
+
+/**
+ * Hides every password field in a message: a URL's (`postgres://user:***@host/db`) and a
+ * connection string's `password=***`, whatever the password is. Only the field: the password's
+ * text elsewhere is left alone, or a password `polysi` would turn the user and the database
+ * named `polysi` into `***` (it did, when every occurrence of the text was replaced). The
+ * password reaches a driver inside the URL (pg's connectionString) or as a field of its own
+ * (mysql2), and neither echoes a field back, so a message can only carry it in a URL or a
+ * connection string.
+ */
+export function hidePassword(text: string): string {
+  return text.replace(URL_PASSWORD, '$1***@').replace(KEY_PASSWORD, '$1***');
 }
 
 /** The URL for messages: the password replaced by `***`. */
@@ -342,7 +353,6 @@ export class SqlConnection implements Connection {
 
   private toDbError(err: unknown, phase: Phase): DbError {
     const name = this.dialect.name;
-    const pw = this.dialect.password;
     if (err instanceof DbError) return err;
     if (this.timedOut && phase !== 'connect') {
       // Our timer destroyed the client: before COMMIT the server rolls back, during it nobody knows.
@@ -352,6 +362,6 @@ export class SqlConnection implements Connection {
     const c = this.dialect.classify(err, phase);
     if (c === null) throw err;
     const what = phase === 'connect' ? 'cannot connect' : phase === 'commit' ? 'commit failed' : 'statement failed';
-    return new DbError(hidePassword(`${name}: ${what}: ${messageOf(err)}`, pw), c.kind, c.code, this.dialect.errorClass?.(err, phase));
+    return new DbError(hidePassword(`${name}: ${what}: ${messageOf(err)}`), c.kind, c.code, this.dialect.errorClass?.(err, phase));
   }
 }

@@ -75,7 +75,6 @@ export abstract class SqlTarget implements Target {
     this.dialect = {
       relationTable: (rel) => `${this.relationPrefix}${rel}`,
       name: this.name,
-      password: this.password,
       open: () => this.openInitialized(),
       // Both store a list as the text `e1,e2,...,` (parseList reads it back): append `e,`.
       appendParam: (e) => `${e},`,
@@ -109,7 +108,7 @@ export abstract class SqlTarget implements Target {
   private unreachable(err: unknown): DbError {
     if (err instanceof DbError) return err;
     const msg = err instanceof Error ? err.message : String(err);
-    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'connect'));
+    return new DbError(hidePassword(`${this.name}: cannot connect: ${msg}`), 'unreachable', this.errorCode(err, 'connect'));
   }
 
   /** `open`, then the `--session-init` statements (a client whose statement fails is destroyed). */
@@ -121,7 +120,7 @@ export abstract class SqlTarget implements Target {
       } catch (err) {
         client.destroy();
         const msg = err instanceof Error ? err.message : String(err);
-        throw new DbError(hidePassword(`${this.name}: --session-init statement "${sql}" failed: ${msg}`, this.password),
+        throw new DbError(hidePassword(`${this.name}: --session-init statement "${sql}" failed: ${msg}`),
           'unreachable', this.errorCode(err, 'setup'));
       }
     }
@@ -154,7 +153,7 @@ export abstract class SqlTarget implements Target {
       }
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'setup'));
+      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`), 'unreachable', this.errorCode(err, 'setup'));
     } finally {
       await client.end().catch(() => client.destroy());
     }
@@ -180,7 +179,7 @@ export abstract class SqlTarget implements Target {
       await client.query(`INSERT INTO ${this.runTable} (token) VALUES ('${token}')`, []);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
-      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`, this.password), 'unreachable', this.errorCode(err, 'setup'));
+      throw new DbError(hidePassword(`${this.name}: setup failed: ${msg}`), 'unreachable', this.errorCode(err, 'setup'));
     } finally {
       await client.end().catch(() => client.destroy());
     }
@@ -196,7 +195,7 @@ export abstract class SqlTarget implements Target {
     try {
       client = await this.openInitialized();
     } catch (err) {
-      return `cannot connect: ${err instanceof Error ? hidePassword(err.message, this.password) : String(err)}`;
+      return `cannot connect: ${err instanceof Error ? hidePassword(err.message) : String(err)}`;
     }
     try {
       const r = await client.query(`SELECT token FROM ${this.runTable}`, []);
@@ -210,7 +209,7 @@ export abstract class SqlTarget implements Target {
       return null;
     } catch (err) {
       const code = this.errorCode(err, 'setup');
-      return `${hidePassword(err instanceof Error ? err.message : String(err), this.password)}${code === undefined ? '' : ` (${code})`}`;
+      return `${hidePassword(err instanceof Error ? err.message : String(err))}${code === undefined ? '' : ` (${code})`}`;
     } finally {
       await client.end().catch(() => client.destroy());
     }

@@ -60,11 +60,30 @@ test('MariaDB errors: deadlock, lock wait timeout and 1020 abort anywhere; a los
 test('passwords are hidden in URLs and messages, raw and URL-encoded', () => {
   assert.equal(redactUrl(new URL('postgres://u:s%40cret@h:5/db')), 'postgres://u:***@h:5/db');
   assert.equal(redactUrl(new URL('mysql://u@h/db')), 'mysql://u@h/db');
-  assert.equal(hidePassword('bad s@cret and s%40cret', 's@cret'), 'bad *** and ***');
-  assert.equal(hidePassword('nothing to hide', ''), 'nothing to hide');
+  assert.equal(hidePassword('postgres://u:s@cret@h:5/db and mysql://u:s%40cret@h/db?x=1'), 'postgres://u:***@h:5/db and mysql://u:***@h/db?x=1');
+  assert.equal(hidePassword("host=h password='a b\\'c' user=u, PASSWORD=x1"), 'host=h password=*** user=u, PASSWORD=***');
+  assert.equal(hidePassword('nothing to hide: mysql://u@h/db, u@h'), 'nothing to hide: mysql://u@h/db, u@h');
   assert.equal(openDatabase('postgres://u:s%40cret@h:5/db').name, 'postgres://u:***@h:5/db');
   assert.throws(() => openDatabase('postgres://u:s3cret@[bad'), (e: Error) => !e.message.includes('s3cret'));
   assert.throws(() => openDatabase('redis://u:s3cret@h/db'), /unknown database scheme/);
+});
+
+// A password that is also the user's and the database's name (as "polysi" often is): only the
+// URL's password field is hidden; the user and the database stay readable.
+test('a password that is also the user and database name: only its field in the URL is hidden', async () => {
+  assert.equal(hidePassword('postgres://polysi:***@127.0.0.1:1/polysi: cannot connect: password authentication failed for user "polysi"'),
+    'postgres://polysi:***@127.0.0.1:1/polysi: cannot connect: password authentication failed for user "polysi"');
+  // Port 1 on loopback: nothing listens, the connection is refused at once; no server needed.
+  for (const url of ['postgres://polysi:polysi@127.0.0.1:1/polysi', 'mysql://polysi:polysi@127.0.0.1:1/polysi']) {
+    const target = openDatabase(url, { txnTimeoutMs: 5000 });
+    assert.equal(target.name, url.replace(':polysi@', ':***@'));
+    await assert.rejects(target.connect(0), (e: Error) => {
+      assert.ok(e.message.startsWith(`${url.replace(':polysi@', ':***@')}: cannot connect`), e.message);
+      assert.ok(!e.message.includes(':polysi@'), e.message);
+      return true;
+    });
+    await assert.rejects(target.setup(1, { registers: true, lists: false }), (e: Error) => e.message.startsWith(url.replace(':polysi@', ':***@')));
+  }
 });
 
 test('lists are stored as "e1,e2,...,"', () => {
