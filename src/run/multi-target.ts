@@ -15,11 +15,11 @@
  *
  * Invariants: `setup` runs once, on the first node (the database replicates it), then marks the
  * run with a token; `barrier` passes only when every node and replica shows that token and all
- * the rows, so no session starts on a server that lacks them. `connect` rejects (DbError
+ * the tables (the relations' too) and rows, so no session starts on a server that lacks them. `connect` rejects (DbError
  * 'unreachable') only after every server of the session's pool refused.
  */
 
-import { DbError, type Connection, type IsolationLevel, type RegisterValue, type Target } from './types.ts';
+import { DbError, type Connection, type IsolationLevel, type RegisterValue, type TableKinds, type Target } from './types.ts';
 
 export interface NamedTarget {
   readonly name: string;
@@ -83,16 +83,17 @@ export class MultiTarget implements Target {
     return this.pool(s)[this.current.get(s) ?? place.index]!.name;
   }
 
-  async setup(keys: number, kinds: { registers: boolean; lists: boolean }): Promise<void> {
+  async setup(keys: number, kinds: TableKinds): Promise<void> {
     await this.nodes[0]!.target.setup(keys, kinds);
   }
 
   /**
    * Marks the run on the first node, then waits until every node and replica shows the mark and
-   * the rows of `setup`; rejects (DbError 'unreachable') after `timeoutMs` naming the servers
-   * that still lack them and what they lack.
+   * the tables and rows of `setup` (`kinds`: the relations' tables too, or a predicate session on
+   * a lagging replica would start before its relation exists there); rejects (DbError
+   * 'unreachable') after `timeoutMs` naming the servers that still lack them and what they lack.
    */
-  async barrier(keys: number, kinds: { registers: boolean; lists: boolean }, timeoutMs: number, token: string): Promise<number> {
+  async barrier(keys: number, kinds: TableKinds, timeoutMs: number, token: string): Promise<number> {
     const t0 = performance.now();
     const first = this.nodes[0]!.target;
     if (first.markRun === undefined) return 0; // a target without tables (none today)
@@ -150,9 +151,28 @@ export class MultiTarget implements Target {
   }
 }
 
-/** A Connection that says which server it is on; every call goes to the wrapped one. */
+/**
+ * A Connection that says which server it is on; every call goes to the wrapped one, the
+ * predicate operations (issue 22) too when it has them (without them a predicate run over
+ * several nodes stopped at its first select: "this target has no select").
+ */
 class NodeConnection implements Connection {
-  constructor(private readonly conn: Connection, readonly node: string) {}
+  readonly readRow?: Connection['readRow'];
+  readonly insert?: Connection['insert'];
+  readonly update?: Connection['update'];
+  readonly delete?: Connection['delete'];
+  readonly select?: Connection['select'];
+  readonly count?: Connection['count'];
+
+  constructor(private readonly conn: Connection, readonly node: string) {
+    if (conn.readRow !== undefined) this.readRow = (rel, key) => conn.readRow!(rel, key);
+    if (conn.insert !== undefined) this.insert = (rel, key, value) => conn.insert!(rel, key, value);
+    if (conn.update !== undefined) this.update = (rel, key, value) => conn.update!(rel, key, value);
+    if (conn.delete !== undefined) this.delete = (rel, key) => conn.delete!(rel, key);
+    if (conn.select !== undefined) this.select = (rel, p) => conn.select!(rel, p);
+    if (conn.count !== undefined) this.count = (rel, p) => conn.count!(rel, p);
+  }
+
   begin(isolation: IsolationLevel): Promise<void> { return this.conn.begin(isolation); }
   read(key: number): Promise<RegisterValue> { return this.conn.read(key); }
   write(key: number, value: number): Promise<void> { return this.conn.write(key, value); }

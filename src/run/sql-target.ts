@@ -186,30 +186,47 @@ export abstract class SqlTarget implements Target {
   }
 
   /**
-   * Whether this server shows the run's token and every row `setup` made (null), else what it
-   * lacks so far. The token is written after the rows, in the same server's order, so a replica
-   * that shows it shows this run's tables, not an earlier run's.
+   * Whether this server shows the run's token and every table `setup` made with its rows (null),
+   * else what it lacks so far: the register and list tables with their keys+1 rows, and each
+   * relation's table (issue 22), which `setup` leaves empty. The token is written after the
+   * tables, in the same server's order, so a replica that shows it shows this run's tables, not
+   * an earlier run's; the tables are checked all the same, as the barrier's promise is theirs.
    */
-  async runVisible(keys: number, kinds: { registers: boolean; lists: boolean }, token: string): Promise<string | null> {
+  async runVisible(keys: number, kinds: TableKinds, token: string): Promise<string | null> {
     let client: SqlClient;
     try {
       client = await this.openInitialized();
     } catch (err) {
       return `cannot connect: ${err instanceof Error ? hidePassword(err.message) : String(err)}`;
     }
-    try {
-      const r = await client.query(`SELECT token FROM ${this.runTable}`, []);
-      if (!r.rows.some((row) => row['token'] === token)) return `${this.runTable} does not hold this run's token yet`;
-      const tables = [...(kinds.registers ? [this.register] : []), ...(kinds.lists ? [this.list] : [])];
-      for (const t of tables) {
-        const c = await client.query(`SELECT COUNT(*) AS n FROM ${t}`, []);
-        const n = Number(c.rows[0]?.['n'] ?? 0);
-        if (n !== keys + 1) return `${t} has ${n} of its ${keys + 1} rows`;
-      }
-      return null;
-    } catch (err) {
+    const failure = (err: unknown) => {
       const code = this.errorCode(err, 'setup');
       return `${hidePassword(err instanceof Error ? err.message : String(err))}${code === undefined ? '' : ` (${code})`}`;
+    };
+    try {
+      try {
+        const r = await client.query(`SELECT token FROM ${this.runTable}`, []);
+        if (!r.rows.some((row) => row['token'] === token)) return `${this.runTable} does not hold this run's token yet`;
+      } catch (err) {
+        return failure(err);
+      }
+      // [table, the rows setup put in it]
+      const tables: [string, number][] = [
+        ...(kinds.registers ? [[this.register, keys + 1] as [string, number]] : []),
+        ...(kinds.lists ? [[this.list, keys + 1] as [string, number]] : []),
+        ...(kinds.relations ?? []).map((r) => [`${this.relationPrefix}${r.name}`, 0] as [string, number]),
+      ];
+      for (const [t, rows] of tables) {
+        let n: number;
+        try {
+          const c = await client.query(`SELECT COUNT(*) AS n FROM ${t}`, []);
+          n = Number(c.rows[0]?.['n'] ?? 0);
+        } catch (err) {
+          return `${t} is not there yet: ${failure(err)}`;
+        }
+        if (n !== rows) return rows === 0 ? `${t} has ${n} rows, none expected (setup leaves it empty)` : `${t} has ${n} of its ${rows} rows`;
+      }
+      return null;
     } finally {
       await client.end().catch(() => client.destroy());
     }

@@ -118,10 +118,11 @@ export interface Target {
   /**
    * Optional (SQL targets; the barrier of a target of several nodes, issue 24): `markRun` writes
    * `token` into a table of its own after `setup`; `runVisible` says whether this server shows
-   * that token and the rows `setup` made (null), or what it still lacks.
+   * that token and the tables and rows `setup` made for `kinds`, relations included (null), or
+   * what it still lacks.
    */
   markRun?(token: string): Promise<void>;
-  runVisible?(keys: number, kinds: { registers: boolean; lists: boolean }, token: string): Promise<string | null>;
+  runVisible?(keys: number, kinds: TableKinds, token: string): Promise<string | null>;
 }
 
 /** `aborted`: the database said the transaction did not commit. `unknown`: it may have. */

@@ -6,6 +6,9 @@
 // - MariaDB, two nodes, REPEATABLE READ on one key: a lost update whose txns name their nodes.
 // - PostgreSQL node + MariaDB "replica": the barrier times out naming r1 and what it lacks, no file.
 // - A --session-init statement that fails: exit 2 naming the statement, no file.
+// - The barrier's look at a server (runVisible) checks the relations' tables of the predicate
+//   workload too: one not there yet, or with rows, is named; and a predicate run over two
+//   nodes and a replica passes the barrier.
 //
 // Needs POLYSI_PG_URL / POLYSI_MYSQL_URL (scripts/test-databases.sh); skips locally without them.
 
@@ -14,6 +17,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli/main.ts';
+import { openDatabase } from '../../src/run/databases.ts';
+import type { TableKinds } from '../../src/run/types.ts';
 import { readHistory } from '../../src/formats/index.ts';
 import { OP_WRITE, txnNodeLabel } from '../../src/history/model.ts';
 import { needs } from '../support/requirements.ts';
@@ -75,4 +80,52 @@ test('a --session-init statement that fails: exit 2 naming it, no file', { skip:
   assert.match(r.stderr, /--session-init statement "SET no_such_setting = 1" failed/);
   assert.ok(!r.stderr.includes('polysi-test-pw'));
   assert.equal(existsSync(out), false);
+});
+
+/** Runs one statement on the database of `url` over a connection of its own. */
+async function admin(url: string, sql: string): Promise<void> {
+  if (url.startsWith('postgres')) {
+    const pg = (await import('pg')).default;
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try { await c.query(sql); } finally { await c.end(); }
+  } else {
+    const mysql = await import('mysql2/promise');
+    const c = await mysql.createConnection(url);
+    try { await c.query(sql); } finally { await c.end(); }
+  }
+}
+
+for (const [db, url, skip] of [['PostgreSQL', PG_URL, pgSkip], ['MariaDB', MYSQL_URL, mySkip]] as const) {
+  test(`the barrier on ${db}: a relation's table not there yet, or not empty, keeps a server waiting`, { skip }, async () => {
+    const target = openDatabase(url, { tablePrefix: 'barrier_rel' });
+    const kinds: TableKinds = { registers: true, lists: false, relations: [{ name: 'accounts', keys: [0, 1, 2] }] };
+    try {
+      await target.setup(3, kinds);
+      await target.markRun!('tok1');
+      assert.equal(await target.runVisible!(3, kinds, 'tok1'), null);
+      await admin(url, 'INSERT INTO barrier_rel_rel_accounts (k, v) VALUES (1, 10)');
+      assert.equal(await target.runVisible!(3, kinds, 'tok1'), 'barrier_rel_rel_accounts has 1 rows, none expected (setup leaves it empty)');
+      await admin(url, 'DROP TABLE barrier_rel_rel_accounts');
+      assert.match((await target.runVisible!(3, kinds, 'tok1'))!, /^barrier_rel_rel_accounts is not there yet: .*\((42P01|1146)\)$/);
+      // Without relations asked for, the same server passes: the check is the relations'.
+      assert.equal(await target.runVisible!(3, { registers: true, lists: false }, 'tok1'), null);
+    } finally {
+      await target.drop!().catch(() => {});
+      await admin(url, 'DROP TABLE IF EXISTS barrier_rel_rel_accounts').catch(() => {});
+      await target.close();
+    }
+  });
+}
+
+test('the predicate workload over two nodes and a replica passes the barrier and records every txn', { skip: pgSkip }, async () => {
+  const out = join(DIR, 'pg-predicate-nodes.jsonl');
+  const r = await run('--db', PG_URL, '--db', PG_URL, '--replica', PG_URL, '--workload', 'predicate', '--isolation', 'serializable',
+    '--sessions', '3', '--txns', '5', '--keys', '12', '--check', 'none', '--json', '--out', out);
+  assert.equal(r.code, 0, r.stderr + r.stdout.slice(0, 2000));
+  const j = JSON.parse(r.stdout);
+  assert.ok(j.run.barrierMs >= 0);
+  const { history: h } = await readHistory(out, 'jsonl');
+  assert.equal(h.txnCount, 15);
+  assert.ok(h.predicates !== undefined, 'the history has its relations');
 });

@@ -180,3 +180,33 @@ test('a lost update across nodes is explained with the nodes: text, DOT and --js
   const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schema', 'check-result.schema.json'), 'utf8')) as object);
   assert.ok(validate(json), ajv.errorsText(validate.errors));
 });
+
+test('a connection of a MultiTarget has the predicate operations of its server; the barrier asks each server about the relations too', async () => {
+  const { MemoryTarget } = await import('../../src/run/store/memory.ts');
+  const { parsePredicate } = await import('../../src/history/predicate.ts');
+  const kinds = { registers: false, lists: false, relations: [{ name: 'accounts', keys: [0, 1, 2] }] };
+  const multi = new MultiTarget([{ name: 'n1', target: new MemoryTarget('serializable', 1) }], [], 1, 0);
+  await multi.setup(3, kinds);
+  const c = await multi.connect(0);
+  assert.equal(c.node, 'n1');
+  await c.begin('serializable');
+  await c.insert!('accounts', 1, 10);
+  assert.deepEqual(await c.select!('accounts', parsePredicate('value > 5')), [1, 10]);
+  assert.equal(await c.count!('accounts', parsePredicate('value > 5')), 1);
+  assert.equal(await c.update!('accounts', 1, 11), true);
+  assert.equal(await c.readRow!('accounts', 1), 11);
+  assert.equal(await c.delete!('accounts', 2), false);
+  await c.commit();
+  await c.close();
+
+  // Fake servers that say what the barrier asked them about.
+  const asked: string[] = [];
+  const server = (name: string): Target => ({
+    name, setup: async () => {}, connect: async () => { throw new Error('not used'); }, close: async () => {},
+    markRun: async () => {},
+    runVisible: async (_keys, k) => { asked.push(`${name}:${(k.relations ?? []).map((r) => r.name).join(',')}`); return null; },
+  });
+  const two = new MultiTarget([{ name: 'n1', target: server('a') }], [{ name: 'r1', target: server('b') }], 2, 1);
+  assert.ok(await two.barrier(3, kinds, 1000, 'tok') >= 0);
+  assert.deepEqual(asked.sort(), ['a:accounts', 'b:accounts']);
+});
