@@ -28,28 +28,10 @@ NODES=(1 2 3)
 MARKER=.polysi-cluster-etcd
 
 log() { echo "etcd: $*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-stop_node() {
-  local pidfile=$DIR/n$1/etcd.pid pid
-  [ -f "$pidfile" ] || return 0
-  pid=$(cat "$pidfile")
-  [ -n "$pid" ] || return 0
-  log "stopping n$1 (pid $pid)"
-  kill -CONT "$pid" 2>/dev/null || true   # a paused member cannot act on SIGTERM
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-}
-
-stop_all() {
-  [ -e "$DIR" ] || return 0
-  # Only ever delete a directory this script made (POLYSI_CLUSTER_DIR could name anything).
-  if [ ! -f "$DIR/$MARKER" ]; then
-    log "$DIR exists but was not made by this script: not touching it"; exit 1
-  fi
-  for i in "${NODES[@]}"; do stop_node "$i"; done
-  rm -rf "$DIR"
-}
+stop_members() { local i; for i in "${NODES[@]}"; do stop_pid "n$i" "$DIR/n$i/etcd.pid" 5; done; }
+stop_all() { cluster_remove stop_members; }
 
 # DIR/nI/start.sh: starts member I in the background, records its PID, waits until it is healthy
 # (which needs a quorum: at `start` the three are started before any is waited for).
@@ -78,35 +60,13 @@ SH
   chmod 755 "$d/start.sh"
 }
 
-json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
-
-write_cluster_file() {
-  local i sep="" d pid
-  {
-    echo '{'
-    echo '  "name": "etcd",'
-    echo '  "nodes": ['
-    for i in "${NODES[@]}"; do
-      d=$DIR/n$i
-      pid="\$(cat $d/etcd.pid)"
-      printf '%s    {"name": "n%s", "url": "etcd://127.0.0.1:%s",\n' "$sep" "$i" "$((CLIENT_BASE + i))"
-      printf '     "kill": %s, "start": %s,\n' "$(json_str "kill -9 $pid")" "$(json_str "$d/start.sh")"
-      printf '     "pause": %s, "resume": %s}' "$(json_str "kill -STOP $pid")" "$(json_str "kill -CONT $pid")"
-      sep=$',\n'
-    done
-    echo
-    echo '  ]'
-    echo '}'
-  } >"$DIR/cluster.json"
-}
+member_url() { echo "etcd://127.0.0.1:$((CLIENT_BASE + $1))"; }
 
 case "${1:-}" in
   start)
     [ -n "$ETCD" ] && [ -n "$ETCDCTL" ] || { log "no etcd/etcdctl (apt-get install -y --no-install-recommends etcd-server etcd-client)"; exit 1; }
     began=$(date +%s.%N)
-    stop_all   # a previous run that died leaves its members and files: start afresh
-    mkdir -p "$DIR"
-    touch "$DIR/$MARKER"
+    cluster_fresh_dir stop_members
     for i in "${NODES[@]}"; do write_node "$i"; done
     for i in "${NODES[@]}"; do "$DIR/n$i/start.sh" --no-wait; done
     endpoints=""
@@ -125,8 +85,8 @@ case "${1:-}" in
     done
     ETCDCTL_API=3 "$ETCDCTL" --endpoints="$endpoints" --command-timeout=2s endpoint health >&2 \
       || { log "the members are not all healthy"; for i in "${NODES[@]}"; do tail -n 20 "$DIR/n$i/etcd.log" >&2; done; exit 1; }
-    write_cluster_file
-    log "3 members healthy in $(awk -v a="$began" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; cluster file $DIR/cluster.json"
+    write_nodes_file etcd etcd.pid member_url
+    log "3 members healthy in $(seconds_since "$began") s; cluster file $DIR/cluster.json"
     echo "export POLYSI_ETCD_CLUSTER=$DIR/cluster.json"
     ;;
   stop)

@@ -36,6 +36,7 @@ DB_PASSWORD=polysi-test-pw
 DB_NAME=polysi
 
 log() { echo "galera: $*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 my_user() { if [ "$(id -u)" = 0 ]; then echo mysql; else id -un; fi; }
 sock() { echo "$DIR/n$1/mysqld.sock"; }
 admin() { local i=$1; shift; mariadb --no-defaults --socket="$(sock "$i")" -uroot "$@"; }
@@ -45,28 +46,10 @@ node_state() {
   admin "$1" -N -B -e "SHOW STATUS LIKE 'wsrep_local_state_comment'" 2>/dev/null | cut -f2
 }
 
-stop_node() {
-  local pidfile=$DIR/n$1/mysqld.pid pid
-  [ -f "$pidfile" ] || return 0
-  pid=$(cat "$pidfile")
-  [ -n "$pid" ] || return 0
-  log "stopping n$1 (pid $pid)"
-  kill -CONT "$pid" 2>/dev/null || true   # a paused node cannot act on SIGTERM
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-}
-
-stop_all() {
-  [ -e "$DIR" ] || return 0
-  # Only ever delete a directory this script made (POLYSI_CLUSTER_DIR could name anything).
-  if [ ! -f "$DIR/$MARKER" ]; then
-    log "$DIR exists but was not made by this script: not touching it"; exit 1
-  fi
-  # Stop the later nodes first, so the first one is the last to leave (a clean shutdown).
-  for i in 3 2 1; do stop_node "$i"; done
-  rm -rf "$DIR"
-}
+stop_node() { stop_pid "n$1" "$DIR/n$1/mysqld.pid" 10; }
+# The later nodes first, so that the first one is the last to leave (a clean shutdown).
+stop_nodes() { local i; for i in 3 2 1; do stop_node "$i"; done; }
+stop_all() { cluster_remove stop_nodes; }
 
 write_node() {
   local i=$1 d=$DIR/n$1 cluster="" j
@@ -136,28 +119,7 @@ start_node() {
   log "n$i Synced on 127.0.0.1:$((SQL_BASE + i))"
 }
 
-# JSON string of a shell command (only quotes and backslashes need escaping in these).
-json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
-
-write_cluster_file() {
-  local out=$DIR/cluster.json i sep="" d pid
-  {
-    echo '{'
-    echo '  "name": "galera",'
-    echo '  "nodes": ['
-    for i in "${NODES[@]}"; do
-      d=$DIR/n$i
-      pid="\$(cat $d/mysqld.pid)"
-      printf '%s    {"name": "n%s", "url": "mysql://%s:%s@127.0.0.1:%s/%s",\n' "$sep" "$i" "$DB_USER" "$DB_PASSWORD" "$((SQL_BASE + i))" "$DB_NAME"
-      printf '     "kill": %s, "start": %s,\n' "$(json_str "kill -9 $pid")" "$(json_str "$d/start.sh")"
-      printf '     "pause": %s, "resume": %s}' "$(json_str "kill -STOP $pid")" "$(json_str "kill -CONT $pid")"
-      sep=$',\n'
-    done
-    echo
-    echo '  ]'
-    echo '}'
-  } >"$out"
-}
+node_url() { echo "mysql://$DB_USER:$DB_PASSWORD@127.0.0.1:$((SQL_BASE + $1))/$DB_NAME"; }
 
 case "${1:-}" in
   start)
@@ -165,9 +127,7 @@ case "${1:-}" in
     [ -f "$PROVIDER" ] || { log "no Galera provider at $PROVIDER (apt-get install -y --no-install-recommends galera-4 rsync)"; exit 1; }
     command -v rsync >/dev/null || { log "no rsync (the state transfer needs it: apt-get install -y rsync)"; exit 1; }
     began=$(date +%s.%N)
-    stop_all   # a previous run that died leaves its servers and files: start afresh
-    mkdir -p "$DIR"
-    touch "$DIR/$MARKER"
+    cluster_fresh_dir stop_nodes
     chmod 755 "$DIR"
     for i in "${NODES[@]}"; do write_node "$i"; done
     # A joiner whose data is at the group's position needs no state transfer, and an rsync SST
@@ -197,8 +157,8 @@ SQL
     wait "$j2" && wait "$j3" || { log "a joiner failed to start"; exit 1; }
     size=$(admin 1 -N -B -e "SHOW STATUS LIKE 'wsrep_cluster_size'" | cut -f2)
     [ "$size" = 3 ] || { log "cluster size is $size, expected 3"; exit 1; }
-    write_cluster_file
-    log "3 nodes Synced in $(awk -v a="$began" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; cluster file $DIR/cluster.json"
+    write_nodes_file galera mysqld.pid node_url
+    log "3 nodes Synced in $(seconds_since "$began") s; cluster file $DIR/cluster.json"
     echo "export POLYSI_GALERA_CLUSTER=$DIR/cluster.json"
     ;;
   stop)

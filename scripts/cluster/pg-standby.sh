@@ -29,6 +29,7 @@ DB_PASSWORD=polysi-test-pw
 DB_NAME=polysi
 
 log() { echo "pg-standby: $*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 pg_user() { if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi; }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 pid_of() { head -n 1 "$DIR/$1/postmaster.pid" 2>/dev/null || true; }
@@ -43,16 +44,8 @@ stop_server() {
   kill -9 -- "-$pid" 2>/dev/null || true
 }
 
-stop_all() {
-  [ -e "$DIR" ] || return 0
-  # Only ever delete a directory this script made (POLYSI_CLUSTER_DIR could name anything).
-  if [ ! -f "$DIR/$MARKER" ]; then
-    log "$DIR exists but was not made by this script: not touching it"; exit 1
-  fi
-  stop_server standby
-  stop_server primary
-  rm -rf "$DIR"
-}
+stop_servers() { stop_server standby; stop_server primary; }
+stop_all() { cluster_remove stop_servers; }
 
 # DIR/NAME/start.sh: starts the server on PORT and waits until it accepts connections.
 write_start() {
@@ -79,24 +72,18 @@ start_server() {
   "$DIR/$1.start.sh" || { tail -n 40 "$DIR/$1.log" >&2; exit 1; }
 }
 
-json_str() { local s=${1//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
-
 # One node object of the cluster file: the signals go to the postmaster's process group.
-node_json() {
-  local name=$1 label=$2 port=$3 pid
-  pid="\$(head -n 1 $DIR/$name/postmaster.pid)"
-  printf '    {"name": "%s", "url": "postgres://%s:%s@127.0.0.1:%s/%s",\n' "$label" "$DB_USER" "$DB_PASSWORD" "$port" "$DB_NAME"
-  printf '     "kill": %s, "start": %s,\n' "$(json_str "kill -9 -$pid")" "$(json_str "$DIR/$name.start.sh")"
-  printf '     "pause": %s, "resume": %s}\n' "$(json_str "kill -STOP -$pid")" "$(json_str "kill -CONT -$pid")"
+pg_node_json() {
+  node_json "$2" "postgres://$DB_USER:$DB_PASSWORD@127.0.0.1:$3/$DB_NAME" "-\$(head -n 1 $DIR/$1/postmaster.pid)" "$DIR/$1.start.sh"
+  echo
 }
 
 case "${1:-}" in
   start)
     [ -x "$PG_BIN/initdb" ] || { log "no PostgreSQL at $PG_BIN (set PG_BIN)"; exit 1; }
     began=$(date +%s.%N)
-    stop_all   # a previous run that died leaves its servers and files: start afresh
+    cluster_fresh_dir stop_servers
     mkdir -p "$DIR/primary"
-    touch "$DIR/$MARKER"
     chmod 755 "$DIR"
     chown "$(pg_user)" "$DIR" "$DIR/primary"
     printf '%s\n' "$DB_PASSWORD" >"$DIR/pw"
@@ -137,14 +124,14 @@ SQL
       echo '{'
       echo '  "name": "pg-standby",'
       echo '  "nodes": ['
-      node_json primary primary "$PRIMARY_PORT"
+      pg_node_json primary primary "$PRIMARY_PORT"
       echo '  ],'
       echo '  "replicas": ['
-      node_json standby standby "$STANDBY_PORT"
+      pg_node_json standby standby "$STANDBY_PORT"
       echo '  ]'
       echo '}'
     } >"$DIR/cluster.json"
-    log "primary and standby up in $(awk -v a="$began" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s; cluster file $DIR/cluster.json"
+    log "primary and standby up in $(seconds_since "$began") s; cluster file $DIR/cluster.json"
     echo "export POLYSI_PG_STANDBY_CLUSTER=$DIR/cluster.json"
     ;;
   stop)
