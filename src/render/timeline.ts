@@ -188,7 +188,7 @@ export function renderTimelineSvg(h: History, highlight: ReadonlySet<number> | R
 const hatchId = (fill: string) => `polysi-timeline-hatch-${fill.slice(1)}`;
 
 /**
- * One band per fault across every lane, drawn over the bars (tinted, so the transactions it
+ * One band per fault across every lane, drawn over the bars (hatched, so the transactions it
  * hit stay visible under it), each named above the plot in the first of FAULT_LABEL_ROWS rows
  * where its label clears the previous one, and kept inside the drawing.
  */
