@@ -220,6 +220,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
   }
 
   const nOps = kind.length;
+  const originOf = origin.toArray();
   const history: History = {
     ...h,
     predicates: undefined,
@@ -229,11 +230,12 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
     opKey: key.toArray(),
     opValue: value.toArray(),
     opLoc: loc.toArray(),
+    opStatement: originOf,
     valueCount: values,
     valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
   };
   delete (history as { predicates?: PredicateTable }).predicates;
-  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
+  return { history, origin: originOf, predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
 }
 
 /** The value labels with one label per tombstone: `(deleted by T)`. */
