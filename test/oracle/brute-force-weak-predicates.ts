@@ -364,14 +364,7 @@ function axiomatic(w: World, level: WeakPredLevel): boolean {
 /** The level's axiom over the observations with their chosen versions, under co (`before`). */
 function axiomsHold(w: World, level: WeakPredLevel, chosen: readonly number[], before: (a: number, b: number) => boolean): boolean {
   // The reads: observations that are not a re-read of the version the txn observed last for the key.
-  const reads: { o: Obs; t1: number }[] = [];
-  const last = new Map<string, number>();
-  w.obs.forEach((o, i) => {
-    const id = `${o.reader}\u0000${o.key}`;
-    if (last.get(id) === chosen[i]) return;
-    last.set(id, chosen[i]!);
-    reads.push({ o, t1: chosen[i]! });
-  });
+  const reads = w.obs.map((o, i) => ({ o, t1: chosen[i]! }));
   const writes = (t: number, k: string) => w.final[t]!.has(k);
   const past = level === 'tcc' ? causalPast(w, reads) : null;
   const txns = members(w);
