@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 
 import { checkHistory } from '../../src/check/index.ts';
 import { weakPredLevel, type WeakPredLevel } from '../oracle/brute-force-weak-predicates.ts';
-import type { PredHistory } from '../oracle/predicate-history.ts';
+import type { PredHistory, PredTxn } from '../oracle/predicate-history.ts';
 import { buildPredHistory } from '../support/gen-predicates.ts';
 
 const LEVELS: readonly WeakPredLevel[] = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'];
@@ -59,3 +59,21 @@ test('a select after a read that observed the writer: rc, mav and above forbid i
     ],
   }, ['mav', 'rc', 'ss-rc', 'ra', 'tcc']);
 });
+
+// A count that only a dirty version explains: read uncommitted allows reading an aborted insert
+// (G1a) or an intermediate one (G1b); every level above forbids it. The lowering used to call
+// it predicate-mismatch at every level, counting only committed final versions.
+//   T1 (aborted): insert(1,3)                 T2: count(R, true) -> 1
+//   T1: insert(1,3) delete(1)                 T2: count(R, true) -> 1
+const DIRTY: [string, PredTxn][] = [
+  ['an aborted insert (G1a)', { session: 's1', status: 'aborted', ops: [{ op: 'insert', key: 1, value: 3 }] }],
+  ['an intermediate insert (G1b)', { session: 's1', status: 'committed', ops: [{ op: 'insert', key: 1, value: 3 }, { op: 'delete', key: 1 }] }],
+];
+for (const [what, t1] of DIRTY) {
+  test(`a count that saw ${what}: ru and pl-1 allow it, the levels above do not`, () => {
+    expectLevels({
+      relations: { R: [1] },
+      txns: [t1, { session: 's2', status: 'committed', ops: [{ op: 'count', rel: 'R', pred: 'true', n: 1 }] }],
+    }, ['pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc']);
+  });
+}
