@@ -40,9 +40,9 @@
  *   t3 saw t2 "before", t2 precedes t1 in co (t1 the initial version: violated). "Before": an
  *   earlier op of t3 observed t2 (rc, mav); or t2 precedes t3 in session order (ss-rc, with rc's
  *   premise; ra and tcc); or any observation of t3 (ra); or t2 is in t3's causal past through
- *   session order and observations (tcc). As in the key-value oracle (brute-force-weak.ts), an
- *   observation that returns the same version as the txn's previous observation of the key is
- *   not a new read (docs/levels.md, "Re-reads").
+ *   session order and observations (tcc). Every observation is a read event, one that returns
+ *   the same version as an earlier one of the key included (the axioms quantify over every read;
+ *   docs/levels.md, "Re-reads").
  * Enumerates outcomes × commit orders (or version orders) × versions per observation, cutting a
  * branch as soon as it breaks co: tiny histories only.
  */
