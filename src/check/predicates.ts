@@ -48,6 +48,8 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
   const inserts = constrainedInserts(h);
   const implicit = inserts.size > 0 && IMPLICIT_READS.has(opts.level) ? inserts : null;
   const nec = lowerPredicates(h, rr ? 'item-only' : 'necessary', undefined, implicit);
+  // Counts only aborted or intermediate versions explain: read uncommitted allows them (G1a, G1b).
+  if (opts.level !== 'ru' && opts.level !== 'pl-1') nec.anomalies.push(...nec.dirtyCounts);
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
   if (result.verdict !== 'valid' || (nec.leftOut === 0 && inserts.size === 0)) return result;

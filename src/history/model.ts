@@ -132,6 +132,13 @@ export interface History {
   readonly opValue: Int32Array;
   /** `opLoc[op]`: location of the operation in the source, -1 if unknown. */
   readonly opLoc: Float64Array;
+  /**
+   * Set only on a history lowered from predicate reads (validate/predicate-lower.ts):
+   * `opStatement[op]` is the input op that op comes from. Item reads sharing it are the rows of
+   * one predicate read, observed together by one statement: none of them is earlier than another
+   * (levels/rc.ts). Absent: every op is its own statement.
+   */
+  readonly opStatement?: Int32Array;
 
   /** `keyLabels[k]`: the key as the user wrote it. */
   readonly keyLabels: readonly string[];

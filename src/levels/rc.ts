@@ -47,28 +47,38 @@ export function deriveRc(b: LevelBase, g: SatGraph, sessionPremise: boolean): bo
   const next = new GrowableInt32(), who = new GrowableInt32(), by = new GrowableInt32();
   const obsStamp = new Int32Array(b.n).fill(-1);
   const sw = new SessionWriters(b);
+  // The rows of one predicate read are read by one statement (History.opStatement).
+  const statement = v.history.opStatement;
+  const stmtOf = (i: number): number => (statement === undefined ? i : statement[v.reads.op[b.readIdx[i]!]!]!);
   return forEachSessionTxn(b, (t3) => {
     next.length = 0; who.length = 0; by.length = 0;
+    // Reads readStart[t3] .. pending-1 have been recorded as observed; pending .. i-1 belong to i's statement.
+    let pending = b.readStart[t3]!;
     for (let i = b.readStart[t3]!; i < b.readStart[t3 + 1]!; i++) {
       const r = b.readIdx[i]!, x = v.reads.key[r]!;
+      // What α observed counts for the reads of later statements, not for α nor its statement's other rows.
+      if (i > pending && stmtOf(i) !== stmtOf(i - 1)) for (; pending < i; pending++) record(t3, b.readIdx[pending]!);
       const w = sessionPremise ? sw.last(x) : -1;
       if (w >= 0 && !g.derive(w, r, VIA_SO)) return false;
       if (headStamp[x] === t3) {
         for (let e = head[x]!; e !== -1; e = next.get(e)) if (!g.derive(who.get(e), r, by.get(e))) return false;
       }
-      // What α observed counts for the reads after it, not for α itself.
-      for (let j = b.obsStart[r]!; j < b.obsStart[r + 1]!; j++) {
-        const t2 = b.obs[j]!;
-        if (obsStamp[t2] === t3) continue;
-        obsStamp[t2] = t3;
-        for (let k = b.writeStart[t2]!; k < b.writeStart[t2 + 1]!; k++) {
-          const y = b.writeKey[k]!;
-          if (headStamp[y] !== t3) { headStamp[y] = t3; head[y] = -1; }
-          next.push(head[y]!); who.push(t2); by.push(r); head[y] = next.length - 1;
-        }
-      }
     }
     sw.done(t3);
     return true;
   }, sw);
+
+  /** Records what read r of t3 observed: each observed txn's written keys, for t3's later reads. */
+  function record(t3: number, r: number): void {
+    for (let j = b.obsStart[r]!; j < b.obsStart[r + 1]!; j++) {
+      const t2 = b.obs[j]!;
+      if (obsStamp[t2] === t3) continue;
+      obsStamp[t2] = t3;
+      for (let k = b.writeStart[t2]!; k < b.writeStart[t2 + 1]!; k++) {
+        const y = b.writeKey[k]!;
+        if (headStamp[y] !== t3) { headStamp[y] = t3; head[y] = -1; }
+        next.push(head[y]!); who.push(t2); by.push(r); head[y] = next.length - 1;
+      }
+    }
+  }
 }

@@ -39,15 +39,12 @@ export function resolveLists(
   // Per value and per txn, the last list read (index into ext) that saw it: duplicate elements
   // and split runs are found with one typed-array probe per element, no set per read.
   const stamps = { value: new Int32Array(h.valueCount).fill(-1), txn: new Int32Array(h.txnCount).fill(-1) };
-  const lastRead = new Map<number, { start: number; len: number }>(); // per (txn,key) pair: the latest external list
-  let lastTxn = -1;
 
   for (let i = 0; i < ext.count; i++) {
     const t = ext.txn.get(i);
     if (included[t] !== 1) continue;
     const op = ext.op.get(i);
     if (h.opKind[op] !== OP_READ_LIST) continue;
-    if (t !== lastTxn) { lastRead.clear(); lastTxn = t; }
     const key = h.opKey[op]!;
     const l = h.opValue[op]!;
     const start = h.listStart[l]!, end = h.listStart[l + 1]!;
@@ -64,12 +61,9 @@ export function resolveLists(
         message: `${what()}, which does not end with its own earlier appends [${own.map((v) => valueLabel(h, v)).join(' ')}]` });
       continue;
     }
-    // A re-read showing the same list (past the txn's own appends) reveals nothing new; one that
-    // shows another list is one more external read with its own writer, judged by each level's
-    // definition (a fuzzy read: docs/levels.md "Re-reads"), like any read.
-    const prev = lastRead.get(key);
-    if (prev !== undefined && sameElems(h, prev.start, prev.len, start, extEnd - start)) continue;
-    lastRead.set(key, { start, len: extEnd - start });
+    // A re-read is one more external read with its own writer, judged by each level's definition
+    // (a fuzzy read: docs/levels.md "Re-reads"), like any read; even one showing the same list
+    // counts, as Biswas & Enea's RC forbids it after the txn observed another appender between.
     const usable = checkElements(h, t, op, key, start, extEnd, what, writerOf, { ...appendFacts, stamps, readId: i }, add);
     if (usable === 'split') split.push({ t, op, key, start, len: extEnd - start });
     if (usable !== true) continue;

@@ -66,6 +66,12 @@ export interface Lowered {
   leftOut: number;
   /** predicate-mismatch, duplicate-insert and INT of a predicate read against the txn's own write (input op ids). */
   anomalies: NonCycleAnomaly[];
+  /**
+   * predicate-mismatch of counts that only a dirty version explains (a row some other txn wrote
+   * matching, but aborted or overwrote in the same txn): violations except at read uncommitted,
+   * which allows reading those (G1a, G1b); the caller adds them to `anomalies` at other levels.
+   */
+  dirtyCounts: NonCycleAnomaly[];
   /** Value ids of the tombstones: `tombstoneOf[op]` for each delete op of the input (else -1). */
   tombstoneOf: Int32Array;
 }
@@ -110,6 +116,8 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
   };
   const rows = rowVersions(h, pt, tombstoneOf);
   const anomalies: NonCycleAnomaly[] = duplicateInserts(h, pt);
+  const dirtyCounts: NonCycleAnomaly[] = [];
+  let rowWrites: Map<number, number[]> | undefined;
 
   const kind = new GrowableInt32(h.opCount), key = new GrowableInt32(h.opCount), value = new GrowableInt32(h.opCount);
   const loc = new GrowableFloat64(h.opCount), origin = new GrowableInt32(h.opCount), pred = new GrowableInt32(h.opCount);
@@ -209,7 +217,19 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
       if (ownStamp[k] === t ? matches(P, keyOf(k), valueOf(ownValue[k]!)) : anyMatching(rows, k, t, P, keyOf, valueOf)) possible++;
     }
     if (n > possible) {
-      anomalies.push(mismatch(h, t, op, -1, `counted ${n} rows matching \`${pt!.text[p]}\`, but at most ${possible} rows of ${pt!.relationLabels[r]} ever match it in a version it could see`));
+      // Rows some txn ever wrote matching, whatever its outcome: what a dirty count may see.
+      const written = (rowWrites ??= allRowWrites(h, pt!));
+      const dirtyMatch = (k: number): boolean => {
+        const l = written.get(k) ?? [];
+        for (let i = 0; i < l.length; i += 2) if (l[i] !== t && matches(P, keyOf(k), valueOf(l[i + 1]!))) return true;
+        return false;
+      };
+      let dirty = 0;
+      for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
+        const k = pt!.relKeys[j]!;
+        if (ownStamp[k] === t ? matches(P, keyOf(k), valueOf(ownValue[k]!)) : dirtyMatch(k)) dirty++;
+      }
+      (n <= dirty ? dirtyCounts : anomalies).push(mismatch(h, t, op, -1, `counted ${n} rows matching \`${pt!.text[p]}\`, but at most ${possible} rows of ${pt!.relationLabels[r]} ever match it in a version it could see`));
       return;
     }
     for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
@@ -220,6 +240,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
   }
 
   const nOps = kind.length;
+  const originOf = origin.toArray();
   const history: History = {
     ...h,
     predicates: undefined,
@@ -229,11 +250,12 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
     opKey: key.toArray(),
     opValue: value.toArray(),
     opLoc: loc.toArray(),
+    opStatement: originOf,
     valueCount: values,
     valueLabelTable: values === h.valueCount ? h.valueLabelTable : withTombstones(h, tombstoneOf, values),
   };
   delete (history as { predicates?: PredicateTable }).predicates;
-  return { history, origin: origin.toArray(), predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, tombstoneOf };
+  return { history, origin: originOf, predicate: Uint8Array.from(pred.view()), choices, leftOut, anomalies, dirtyCounts, tombstoneOf };
 }
 
 /** The value labels with one label per tombstone: `(deleted by T)`. */
@@ -298,6 +320,25 @@ function anyMatching(rows: RowVersions, k: number, t: number, p: Predicate, keyO
     if (rows.txn[i] !== t && matches(p, keyOf(k), valueOf(rows.value[i]!))) return true;
   }
   return false;
+}
+
+/**
+ * Every write and insert of a relation row by any txn, whatever its outcome, final or not (the
+ * versions a dirty read may see): row -> [txn, value, txn, value, ...]. Built once, on the first
+ * count that committed versions cannot explain.
+ */
+function allRowWrites(h: History, pt: PredicateTable): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (let u = 0; u < h.txnCount; u++) {
+    for (let op = h.txnOpStart[u]!; op < h.txnOpStart[u + 1]!; op++) {
+      const kind = h.opKind[op], k = h.opKey[op]!;
+      if ((kind !== OP_WRITE && kind !== OP_INSERT) || pt.keyRelation[k]! < 0) continue;
+      let l = out.get(k);
+      if (l === undefined) out.set(k, (l = []));
+      l.push(u, h.opValue[op]!);
+    }
+  }
+  return out;
 }
 
 /**

@@ -14,8 +14,9 @@
  *   read from (transitively); 0 otherwise. Aborted txns are never included. An unknown txn
  *   nobody read from is dropped: treating it as aborted is a legal outcome and the most
  *   permissive one, so dropping it never hides a violation that must exist.
- * - `reads` holds only external reads of included txns (a read of a key before the txn's own
- *   write of it, unless it returns what the txn's previous read of the key returned) that resolve to a final write of an included txn or to the initial
+ * - `reads` holds only external reads of included txns (every read of a key before the txn's own
+ *   write of it, a re-read of the same version included: read committed judges it by what the
+ *   txn observed in between) that resolve to a final write of an included txn or to the initial
  *   state (writer INIT); every other external read produced an anomaly instead.
  * - `writes` holds, for each included txn and each key it writes, its final write of that key.
  */
@@ -254,11 +255,12 @@ function collectExternalReads(h: History, isFinal: Uint8Array): ExternalReads {
         extTxn[n] = t; extOp[n] = op; n++;
         continue;
       }
-      // A read before the txn's own write is external; so is a re-read that returns another
-      // value than the txn's previous read of the key (a fuzzy read: one more external read with
-      // its own writer, judged by each level's definition, docs/levels.md "Re-reads"). Only a
-      // read that disagrees with the txn's own earlier write is INT.
-      if (state[key] === 0 || (state[key] === 1 && stateValue[key] !== value)) {
+      // Every read before the txn's own write is external, a re-read too, whatever it returns
+      // (one more external read with its own writer, judged by each level's definition,
+      // docs/levels.md "Re-reads"): Biswas & Enea's RC forbids even a re-read of the same version
+      // after the txn observed a newer writer of the key in between. Only a read that disagrees
+      // with the txn's own earlier write is INT.
+      if (state[key] === 0 || state[key] === 1) {
         state[key] = 1; stateValue[key] = value;
         extTxn[n] = t; extOp[n] = op; n++;
       } else if (state[key] === 2 && stateValue[key] !== value) {

@@ -92,6 +92,22 @@ test('a repeated read of the same version is no anomaly', () => {
 });
 
 /*
+ * A re-read of the same version after observing a newer writer of the key: RC violated (Biswas &
+ * Enea's axiom holds for every read event: the third read returns x older than T1's, and T1,
+ * which writes x, was observed by the second). It used to be dropped as "the same read again",
+ * which made RC and MAV valid here.
+ *   s1: T1 w(x,1) w(y,1)        s2: T2 r(x,init) r(y,1) r(x,init)
+ */
+test('a re-read of the same version after observing its overwriter violates rc and mav', () => {
+  ladder(tinyHistory([{ s: 1, ops: 'w(x,1) w(y,1)' }, { s: 2, ops: 'r(x,0) r(y,1) r(x,0)' }]), ['pl-1', 'ru', 'pl-2']);
+});
+
+/* The same with a list: s1: T1 append(l,1) w(y,1)        s2: T2 r(l,[]) r(y,1) r(l,[]) */
+test('a list re-read of the same list after observing an appender violates rc and mav', () => {
+  ladder(tinyHistory([{ s: 1, ops: 'a(l,1) w(y,1)' }, { s: 2, ops: 'r(l,[]) r(y,1) r(l,[])' }]), ['pl-1', 'ru', 'pl-2']);
+});
+
+/*
  * List re-read showing a longer list after the txn's own append.
  *   s1: T1 append(l,1)        s2: T2 r(l,[]) append(l,5) r(l,[1 5])
  *   The second read's external part is [1]: T2 saw T1 after having read l without it.

@@ -1,5 +1,6 @@
 // The validation of commit 0813a55, kept as the reference for test/validate/validate-differential.test.ts,
-// with issue 23's re-reads applied (a register re-read of another value is one more external read, not INT).
+// with issue 23's re-reads applied (a register re-read of another value is one more external read, not INT)
+// and issue 22's (a re-read of the same value is one more external read too).
 /**
  * Validation: everything about a history that can be decided before any graph work.
  *
@@ -177,7 +178,7 @@ function collectExternalReads(h: History): ExternalReads {
         txn.push(t); opArr.push(op);
         continue;
       }
-      if (state[key] === 0 || (state[key] === 1 && stateValue[key] !== value)) {
+      if (state[key] === 0 || state[key] === 1) {
         state[key] = 1; stateValue[key] = value;
         txn.push(t); opArr.push(op);
       } else if (state[key] === 2) {
