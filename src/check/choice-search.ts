@@ -25,8 +25,8 @@ import type { CheckOptions, CheckResult, Level } from '../result/types.ts';
 import type { ChoiceSink } from './index.ts';
 import { choiceEncoding, emptyInfo, EncodingGap, type ChoiceEncodingInfo } from './predicate-search.ts';
 
-/** The levels whose choices are searched: decided on the polygraph by acyclicity of one composition (not RR, not PSI). */
-const SEARCHED: ReadonlySet<Level> = new Set<Level>(['pc', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser']);
+/** The levels whose choices are searched: those decided on the polygraph (not RR: PL-2.99 allows some cycles, by the kind of their anti-dependencies). */
+const SEARCHED: ReadonlySet<Level> = new Set<Level>(['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser']);
 
 /** Choices tried alone for a counterexample at most (each costs one check per candidate). */
 const COUNTEREXAMPLE_CHOICES_MAX = 64;
@@ -39,15 +39,19 @@ type WithChoicesFn = (h: History, opts: CheckOptions, sink: ChoiceSink) => Check
 /** The check functions step 3 runs: the whole check, the check with the choices' encoding, and the mapping of a lowered result back to the input. */
 export interface SearchFns { check: CheckFn; withChoices: WithChoicesFn; inInput: InInput }
 
-/** Whether step 3 searches `level` (`constrained`: some insert needs a version order that keeps its precondition). */
-export function searchesLevel(level: Level, constrained: boolean): boolean {
-  // PC does not forbid a lost update, so an insert's implicit read is not exactly its precondition there.
-  return SEARCHED.has(level) && !(level === 'pc' && constrained);
+/** Whether step 3 searches `level`. */
+export function searchesLevel(level: Level): boolean {
+  return SEARCHED.has(level);
 }
 
-/** `implicit`: the inserts given an implicit read of the absent version in `nec` (lowerPredicates), passed again to every lowering here. */
+/**
+ * `implicit`: the inserts given an implicit read of the absent version in `nec` (lowerPredicates),
+ * passed again to every lowering here; `direct`: constrained inserts without one (PC), whose
+ * precondition the encoding states itself.
+ */
 export function searchChoices(
-  h: History, opts: CheckOptions, nec: Lowered, rows: RowVersions, implicit: Map<number, number[]> | null, fns: SearchFns,
+  h: History, opts: CheckOptions, nec: Lowered, rows: RowVersions, implicit: Map<number, number[]> | null, direct: Map<number, number[]> | null,
+  fns: SearchFns,
 ): CheckResult {
   const { check, inInput } = fns;
   const deadlineMs = Math.min(opts.deadlineMs ?? Number.POSITIVE_INFINITY, opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs);
@@ -55,7 +59,7 @@ export function searchChoices(
   delete o.timeoutMs;
   const info = emptyInfo();
   const sink: ChoiceSink = {
-    encode: (pg, included, fixedSide) => choiceEncoding(h, nec.choices, rows, pg, included, fixedSide, info),
+    encode: (pg, included, fixedSide) => choiceEncoding(h, nec.choices, rows, pg, included, fixedSide, info, direct),
     outcome: null,
   };
   let r: CheckResult;

@@ -84,9 +84,9 @@ export class EncodingGap extends Error {}
  */
 export function choiceEncoding(
   h: History, choices: readonly Choice[], rows: RowVersions, pg: Polygraph, included: Uint8Array, fixedSide: (c: number) => number,
-  info: ChoiceEncodingInfo,
+  info: ChoiceEncodingInfo, inserts: Map<number, number[]> | null = null,
 ): ExtraEncoding {
-  return { build: (consLit, firstVar) => buildEncoding(h, choices, rows, pg, included, fixedSide, consLit, firstVar, info) };
+  return { build: (consLit, firstVar) => buildEncoding(h, choices, rows, pg, included, fixedSide, consLit, firstVar, info, inserts) };
 }
 
 export function emptyInfo(): ChoiceEncodingInfo {
@@ -95,7 +95,7 @@ export function emptyInfo(): ChoiceEncodingInfo {
 
 function buildEncoding(
   h: History, choices: readonly Choice[], rows: RowVersions, pg: Polygraph, included: Uint8Array, fixedSide: (c: number) => number,
-  consLit: (c: number) => Lit | null, firstVar: number, info: ChoiceEncodingInfo,
+  consLit: (c: number) => Lit | null, firstVar: number, info: ChoiceEncodingInfo, inserts: Map<number, number[]> | null,
 ): ExtraBuilt {
   const pt = h.predicates!;
   const n = h.txnCount;
@@ -183,10 +183,60 @@ function buildEncoding(
     if (want < 0 || want > m.length) { clauses.push([]); info.impossibleCounts.push(op); continue; }
     exactly(m, want, newVar, clauses);
   }
+  if (inserts !== null) insertPreconditions(h, rows, included, inserts, before, newVar, clauses);
   return {
     variables: vars, clauses,
     from: Int32Array.from(from), to: Int32Array.from(to), kind: Int32Array.from(kind), key: Int32Array.from(key), lit: Int32Array.from(lit),
   };
+}
+
+/**
+ * The precondition of each of `inserts` (constrainedInserts: row -> inserting txns), where no
+ * implicit read of the absent version holds it (PC, which allows a lost update): the version just
+ * before the insert in its row's order is absent, i.e. every present version P before it has a
+ * delete d between: before(P, I) implies some a(P, d), and a(P, d) implies before(P, d) and
+ * before(d, I).
+ */
+function insertPreconditions(
+  h: History, rows: RowVersions, included: Uint8Array, inserts: Map<number, number[]>, before: (a: number, b: number) => Lit | boolean,
+  newVar: () => number, clauses: Lit[][],
+): void {
+  const asLit = (b: Lit | boolean, T: Lit): Lit => (b === true ? T : b === false ? negate(T) : b);
+  let T: Lit | null = null;
+  for (const [k, ins] of inserts) {
+    const present: number[] = [], dead: number[] = [];
+    for (let j = rows.start[k]!; j < rows.start[k + 1]!; j++) {
+      const w = rows.txn[j]!;
+      if (included[w] !== 1) continue;
+      (rows.value[j]! >= h.valueCount ? dead : present).push(w);
+    }
+    for (const I of ins) {
+      if (included[I] !== 1) continue;
+      for (const P of present) {
+        if (P === I) continue;
+        const pi = before(P, I);
+        if (pi === false) continue;
+        const clause: Lit[] = pi === true ? [] : [negate(pi)];
+        for (const d of dead) {
+          if (d === I || d === P) continue;
+          const pd = before(P, d), di = before(d, I);
+          if (pd === false || di === false) continue;
+          T ??= trueLit(newVar, clauses);
+          const a = mkLit(newVar());
+          clauses.push([negate(a), asLit(pd, T)], [negate(a), asLit(di, T)]);
+          clause.push(a);
+        }
+        clauses.push(clause);
+      }
+    }
+  }
+}
+
+/** A literal fixed true (a variable with a unit clause). */
+function trueLit(newVar: () => number, clauses: Lit[][]): Lit {
+  const t = mkLit(newVar());
+  clauses.push([t]);
+  return t;
 }
 
 /** Whether a version of value `v` (null: absent) is of the class choice c observed. */

@@ -106,8 +106,9 @@ export function checkPredicateHistory(
     tried.push(why);
   }
   // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
-  if (searchesLevel(opts.level, inserts.size > 0)) {
-    const searched = searchChoices(h, opts, nec, rows, implicit, { check, withChoices, inInput });
+  if (searchesLevel(opts.level)) {
+    const direct = implicit === null && inserts.size > 0 ? inserts : null;
+    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check, withChoices, inInput });
     searched.timesMs = sumTimes(result, searched);
     return searched;
   }

@@ -59,9 +59,9 @@ export interface SolveOptions {
    */
   phaseShortcut?: boolean;
   /**
-   * Variables, clauses and conditional dependency edges beyond the constraints' (not for PSI,
-   * whose RW clauses are made from the constraints' edges alone). Disables the contraction, the
-   * phase shortcut and the descent.
+   * Variables, clauses and conditional dependency edges beyond the constraints'. Disables the
+   * contraction, the phase shortcut and the descent. At PSI the extra RW edges whose literal
+   * holds join the lazy clauses' check like the constraints' (a clause negates their literals).
    */
   extra?: ExtraEncoding;
 }
@@ -154,7 +154,6 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // graph as the fixed edges (pruning's, when it hands it over: not copied) and `order` as the
   // theory's first order.
   const extra = opts.extra ?? null;
-  if (extra !== null && checksRwApart(opts.level)) throw new Error('internal error: extra clauses are not supported at PSI');
   const tableless = extra !== null || opts.reach === undefined || opts.reach === null || opts.contract === false;
   const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs, act);
   const cons = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, known.length);
@@ -278,7 +277,9 @@ function searchModel(
   // model and ruled out by a clause over the choices that made it (lazy clause generation).
   // Each clause removes at least the current model, so the loop ends.
   while (result === 'sat' && checksRwApart(opts.level)) {
-    const edges = chosenEdges(pg, active, varOf(), (x) => solver.modelValue(x));
+    const base = chosenEdges(pg, active, varOf(), (x) => solver.modelValue(x));
+    // The extra edges whose literal holds, after the chosen ones: `extraLit[i - base count]`.
+    const { edges, extraLit } = built === null ? { edges: base, extraLit: null } : withTrueExtraEdges(base, built, (l) => solver.modelValue(l >> 1) !== ((l & 1) === 1));
     const g = buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, opts.level);
     const order = topoOrder(g);
     if (order === null) throw new Error('internal error: the solver returned a model whose graph is cyclic');
@@ -290,6 +291,12 @@ function searchModel(
       const clause: number[] = [];
       const seen = new Set<number>();
       for (const i of cycle) {
+        if (extraLit !== null && i >= base.from.length) {
+          // An extra edge's literal holds: the clause says not all of them again.
+          const l = extraLit[i - base.from.length]!;
+          if (!seen.has(-1 - l)) { seen.add(-1 - l); clause.push(l ^ 1); }
+          continue;
+        }
         const c = edges.constraint[i]!;
         if (c < 0 || seen.has(c)) continue;
         seen.add(c);
@@ -713,6 +720,27 @@ export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array
 /** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */
 export function witnessCycle(n: number, edges: ChosenEdges, level: Level): Int32Array | null {
   return forbiddenCycle(n, edges.from.length, edges.from, edges.to, edges.kind, level);
+}
+
+/**
+ * PSI's lazy check with extra edges: the chosen edges `base` followed by the extra edges whose
+ * literal holds (`holds`), as one table (constraint -1, ce -1), and those edges' literals in order.
+ */
+function withTrueExtraEdges(base: ChosenEdges, built: ExtraBuilt, holds: (l: Lit) => boolean): { edges: ChosenEdges; extraLit: Int32Array } {
+  const take: number[] = [];
+  for (let i = 0; i < built.lit.length; i++) if (holds(built.lit[i]!)) take.push(i);
+  const m = base.from.length, n = m + take.length;
+  const grow = (a: Int32Array, f: (i: number) => number): Int32Array => {
+    const out = new Int32Array(n);
+    out.set(a);
+    take.forEach((i, j) => { out[m + j] = f(i); });
+    return out;
+  };
+  const edges: ChosenEdges = {
+    from: grow(base.from, (i) => built.from[i]!), to: grow(base.to, (i) => built.to[i]!), kind: grow(base.kind, (i) => built.kind[i]!),
+    key: grow(base.key, (i) => built.key[i]!), constraint: grow(base.constraint, () => -1), ce: grow(base.ce, () => -1),
+  };
+  return { edges, extraLit: Int32Array.from(take, (i) => built.lit[i]!) };
 }
 
 /** The caller's encoding (SolveOptions.extra), its variables numbered after the active constraints'. */

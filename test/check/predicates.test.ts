@@ -160,9 +160,8 @@ test('a choice among three non-matching versions is decided by the serial order'
  * t2 -pRW-> t0 -WR-> t2) or t0's 10 (then t2 -pRW-> m -WR-> t2, so m must precede t0 on row 1,
  * and t0 -WR(w)-> m closes a cycle): a violation at SER, SI, PL-3 and strict SER, found by the
  * search over the choices (step 3), with one certified cycle per candidate. RR (PL-2.99) allows
- * it (the absent candidate's cycle has a predicate anti-dependency only). PC, PSI and the levels
- * decided by saturation keep the witness path (row 1's insert needs a version order there; PSI
- * is not searched): `unknown`.
+ * it (the absent candidate's cycle has a predicate anti-dependency only). The levels decided by
+ * saturation keep the witness path (row 1's insert needs a version order there): `unknown`.
  *
  *   t0: insert 1=10  w(x,1) w(w,1)
  *   m:  r(w,1) w(1,60) w(y,1)
@@ -174,7 +173,7 @@ test('a choice whose every candidate closes a cycle: a violation found by the se
     s1: [{ id: 'm', ops: [['r', 'w', 1], ['w', 1, 60], ['w', 'y', 1]] }],
     s2: [{ id: 't2', ops: [['r', 'x', 1], ['r', 'y', 1], ['select', 'R', 'value > 50', []]] }],
   });
-  for (const level of ['ser', 'si', 'pl-3', 'pl-si', 'strict-ser', 'strict-si'] as const) {
+  for (const level of ['pc', 'psi', 'ser', 'si', 'pl-3', 'pl-si', 'strict-ser', 'strict-si'] as const) {
     const r = checkHistory(h, { level, pruning: true, explain: true });
     assert.equal(r.verdict, 'violation', level);
     assert.equal(r.decidedBy, 'choice-search', level);
@@ -185,7 +184,7 @@ test('a choice whose every candidate closes a cycle: a violation found by the se
     assert.equal(checkHistory(h, { level, pruning: false }).verdict, 'violation', `${level} pruning off`);
   }
   // The levels decided by saturation keep their witness path too (their inserts use SER's witness).
-  expectLevels(h, ['pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'], ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc', 'pc', 'psi']);
+  expectLevels(h, ['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'], ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc']);
 });
 
 /** Reads of an absent row, and a select after the txn's own insert, resolve like item reads. */
