@@ -85,13 +85,13 @@ export function searchChoices(
     return unknownResult(r, 'every choice of versions the search considered closes a cycle, but a predicate read that did not return a row its own ' +
       'transaction writes later was read as an item read, which is stricter than Adya\'s version sets there (docs/levels.md, "Predicates", Limits)');
   }
-  return counterexample(h, opts, deadlineMs, nec, implicit, info, r, check, inInput);
+  return counterexample(h, opts, deadlineMs, nec, implicit, direct, info, r, check, inInput);
 }
 
 /** The violation found by the search, with its certified counterexample (see the module header). */
 function counterexample(
-  h: History, opts: CheckOptions, deadlineMs: number, nec: Lowered, implicit: Map<number, number[]> | null, info: ChoiceEncodingInfo, r: CheckResult,
-  check: CheckFn, inInput: InInput,
+  h: History, opts: CheckOptions, deadlineMs: number, nec: Lowered, implicit: Map<number, number[]> | null, direct: Map<number, number[]> | null,
+  info: ChoiceEncodingInfo, r: CheckResult, check: CheckFn, inInput: InInput,
 ): CheckResult {
   const o: CheckOptions = { ...opts, explain: opts.explain === true, deadlineMs };
   delete o.timeoutMs;
@@ -130,8 +130,10 @@ function counterexample(
       `choice (each such read given its first candidate version); that every other choice fails too is the SAT search's proof, not certified independently`);
     return r;
   }
-  return unknownResult(r, 'the search over the predicate reads\' choices found no good choice, but no certified counterexample was found ' +
-    `within the limits (${one.verdict === 'unknown' ? one.unknownReason ?? 'a limit' : 'a count\'s concrete choice was not consistent'})`);
+  const why = one.verdict === 'unknown' ? one.unknownReason ?? 'a limit'
+    : direct !== null ? 'the violation may rest on an insert\'s precondition (the row absent just before it), which the search encodes at this level but a cycle of the lowered history cannot show'
+    : 'the concrete choice tried closes no cycle';
+  return unknownResult(r, `the search over the predicate reads' choices found no good choice, but no certified counterexample was found (${why})`);
 }
 
 /**
