@@ -86,7 +86,7 @@ export function choiceEncoding(
   h: History, choices: readonly Choice[], rows: RowVersions, pg: Polygraph, included: Uint8Array, fixedSide: (c: number) => number,
   info: ChoiceEncodingInfo, inserts: Map<number, number[]> | null = null,
 ): ExtraEncoding {
-  return { build: (consLit, firstVar) => buildEncoding(h, choices, rows, pg, included, fixedSide, consLit, firstVar, info, inserts) };
+  return { build: (consLit, firstVar, rank) => buildEncoding(h, choices, rows, pg, included, fixedSide, consLit, firstVar, info, inserts, rank) };
 }
 
 export function emptyInfo(): ChoiceEncodingInfo {
@@ -95,7 +95,7 @@ export function emptyInfo(): ChoiceEncodingInfo {
 
 function buildEncoding(
   h: History, choices: readonly Choice[], rows: RowVersions, pg: Polygraph, included: Uint8Array, fixedSide: (c: number) => number,
-  consLit: (c: number) => Lit | null, firstVar: number, info: ChoiceEncodingInfo, inserts: Map<number, number[]> | null,
+  consLit: (c: number) => Lit | null, firstVar: number, info: ChoiceEncodingInfo, inserts: Map<number, number[]> | null, rank: Int32Array,
 ): ExtraBuilt {
   const pt = h.predicates!;
   const n = h.txnCount;
@@ -108,6 +108,9 @@ function buildEncoding(
   let vars = 0;
   const newVar = (): number => firstVar + vars++;
   const clauses: Lit[][] = [];
+  // Phases: each choice's selector of the candidate the known graph's order puts last before the
+  // reader (as the witness of step 2 would pick), the rest false.
+  const phaseTrue: number[] = [];
   const from: number[] = [], to: number[] = [], kind: number[] = [], key: number[] = [], lit: number[] = [];
   const edge = (a: number, b: number, k: number, kk: number, l: Lit) => { from.push(a); to.push(b); kind.push(k); key.push(kk); lit.push(l); };
   // True: a before w in every version order left; false: never; else the literal that says so.
@@ -145,6 +148,12 @@ function buildEncoding(
     }
     if (ownRow && cands.length > 1) info.inexact = true;
     const sels = cands.map(() => newVar());
+    let best = 0;
+    for (let j = 1; j < cands.length; j++) {
+      const at = rank[2 * cands[j]!.txn]!;
+      if (at < rank[2 * r]! && (best === 0 || at > rank[2 * cands[best]!.txn]!)) best = j;
+    }
+    phaseTrue.push(sels[best]!);
     info.candidates.push(cands);
     info.selectors.push(sels);
     info.matching.push(c.count >= 0 ? cands.map((x) => matches(p!, keyOf(k), valueOf(x.value))) : null);
@@ -185,7 +194,7 @@ function buildEncoding(
   }
   if (inserts !== null) insertPreconditions(h, rows, included, inserts, before, newVar, clauses);
   return {
-    variables: vars, clauses,
+    variables: vars, clauses, phaseTrue,
     from: Int32Array.from(from), to: Int32Array.from(to), kind: Int32Array.from(kind), key: Int32Array.from(key), lit: Int32Array.from(lit),
   };
 }

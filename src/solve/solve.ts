@@ -72,7 +72,8 @@ export interface SolveOptions {
  * for an inactive one; the caller's variables are numbered from `firstVar` on.
  */
 export interface ExtraEncoding {
-  build(consLit: (c: number) => Lit | null, firstVar: number): ExtraBuilt;
+  /** `rank[u]`: split node u's place in a topological order of the known split graph (for phases). */
+  build(consLit: (c: number) => Lit | null, firstVar: number, rank: Int32Array): ExtraBuilt;
 }
 
 /** Extra variables `firstVar .. firstVar + variables - 1`; clauses; edge i is from[i] -kind[i]-> to[i] on key[i], present when lit[i] is true. */
@@ -84,6 +85,8 @@ export interface ExtraBuilt {
   kind: Int32Array;
   key: Int32Array;
   lit: Int32Array;
+  /** The extra variables set to true first (phases; the rest start false). Any choice is sound: phases only steer. */
+  phaseTrue?: readonly number[];
 }
 
 /** The solve stage's statistics (CheckResult.solver). */
@@ -157,7 +160,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   const tableless = extra !== null || opts.reach === undefined || opts.reach === null || opts.contract === false;
   const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs, act);
   const cons = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, known.length);
-  const built = extra === null ? null : buildExtra(extra, pg, act);
+  const built = extra === null ? null : buildExtra(extra, pg, act, rank);
   const cond = built === null ? cons : withExtraEdges(cons, built, act.length, pairs, known.length + pg.ceFrom.length);
   const variables = act.length;
   // Start every variable on the side that agrees with the known graph's order (initialPhases).
@@ -266,6 +269,10 @@ function searchModel(
   const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
   solver.newVars(variables);
   for (let x = 0; x < act.length; x++) solver.setPhase(x, phase[x] === 1);
+  if (built !== null) {
+    for (let x = act.length; x < variables; x++) solver.setPhase(x, false);
+    for (const x of built.phaseTrue ?? []) solver.setPhase(x, true);
+  }
   const stats = (): SolveStats => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations, flips });
   const model = new Uint8Array(variables);
   solver.setTheory(theory);
@@ -744,9 +751,9 @@ function withTrueExtraEdges(base: ChosenEdges, built: ExtraBuilt, holds: (l: Lit
 }
 
 /** The caller's encoding (SolveOptions.extra), its variables numbered after the active constraints'. */
-function buildExtra(extra: ExtraEncoding, pg: Polygraph, act: Int32Array): ExtraBuilt {
+function buildExtra(extra: ExtraEncoding, pg: Polygraph, act: Int32Array, rank: Int32Array): ExtraBuilt {
   const varOf = variableOf(act, pg.consCount);
-  const built = extra.build((c) => (varOf[c]! < 0 ? null : mkLit(varOf[c]!)), act.length);
+  const built = extra.build((c) => (varOf[c]! < 0 ? null : mkLit(varOf[c]!)), act.length, rank);
   const lits = 2 * (act.length + built.variables);
   for (let i = 0; i < built.lit.length; i++) {
     if (built.lit[i]! < 0 || built.lit[i]! >= lits) throw new Error(`internal error: an extra edge's literal ${built.lit[i]} is not a variable's`);
