@@ -146,7 +146,9 @@ function buildEncoding(
       others.push(w);
       if (fits(c, p, keyOf(k), valueOf(v))) cands.push({ txn: w, value: v });
     }
-    if (ownRow && cands.length > 1) info.inexact = true;
+    // Only a candidate that may follow the reader's own write in the version order is read
+    // more strictly than Adya's version sets (see `inexact`).
+    if (ownRow && cands.some((x) => x.txn !== INIT_TXN && before(r, x.txn) !== false)) info.inexact = true;
     const sels = cands.map(() => newVar());
     let best = 0;
     for (let j = 1; j < cands.length; j++) {
