@@ -21,7 +21,7 @@ import {
   CONTRACT_MIN_TXNS, pruneConstraints, PRUNE_STOP_AT_ACTIVE, PRUNE_STOP_AT_MIN_CONSTRAINTS, PRUNE_STOP_BELOW_FRACTION, type PruneProvenance,
 } from '../prune/prune.ts';
 import { REACH_CELLS_MAX, type ReachTable } from '../prune/reach.ts';
-import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges } from '../solve/solve.ts';
+import { solveConstraints, witnessCycle, chosenEdges, type ChosenEdges, type ExtraEncoding } from '../solve/solve.ts';
 import {
   EXPLAIN_TIMEOUT_MS_DEFAULT, explainCycles, explainNonCycle, knownDep, MAX_ANOMALIES_DEFAULT, unsatCycle, type Dep,
 } from '../explain/index.ts';
@@ -73,7 +73,7 @@ export function checkHistory(h: History, opts: CheckOptions, parseMs = 0): Check
   // A level this pipeline does not decide must never fall through to another level's check.
   if (!isImplementedLevel(opts.level)) throw new RangeError(`level must be one of ${IMPLEMENTED_LEVELS.join(', ')}, got ${String(opts.level)}`);
   // Predicate reads, inserts and deletes: decided on key-value histories they are lowered to.
-  if (h.predicates !== undefined) return checkPredicateHistory(h, opts, parseMs, checkHistory, checkWithWitness);
+  if (h.predicates !== undefined) return checkPredicateHistory(h, opts, parseMs, checkHistory, checkWithWitness, checkWithChoices);
   const strong = STRONG_SESSION_FIRST[opts.level];
   if (strong !== undefined) return checkStrongSessionFirst(h, opts, strong, parseMs);
   return checkLevel(h, opts, parseMs);
@@ -147,7 +147,30 @@ export function checkWithWitness(h: History, opts: CheckOptions): { result: Chec
 /** Where polygraphStages leaves a valid verdict's witness order (checkWithWitness). */
 interface WitnessSink { position: Int32Array | null }
 
-function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false, witness: WitnessSink | null = null): CheckResult {
+/**
+ * The caller's own variables, clauses and conditional edges over the polygraph of `h` (a
+ * predicate history's choices: check/predicate-search.ts), solved with its constraints.
+ * `encode` gets the polygraph after pruning, which txns take part (validation's `included`),
+ * and `fixedSide(c)` for a constraint pruning decided (0 either, 1 or; -1 while active).
+ */
+export interface ChoiceSink {
+  encode(pg: Polygraph, included: Uint8Array, fixedSide: (c: number) => number): ExtraEncoding;
+  /** Set by the check: 'sat' with the extra variables' values, 'unsat', or null (decided before the search: a cycle, a limit). */
+  outcome: { result: 'sat'; extraModel: Uint8Array } | { result: 'unsat' } | null;
+}
+
+/**
+ * `opts.level` (a polygraph level but PSI) decided on `h` plus the caller's encoding (ChoiceSink).
+ * Internal: check/predicates.ts's search over the predicate reads' choices. A violation decided
+ * before the search (validation, a cycle among known edges) is `h`'s own; after it the result's
+ * verdict is 'valid' ('sat') or 'violation' with no anomaly ('unsat': the caller gives its own
+ * certified counterexample), `decidedBy` 'choice-search'.
+ */
+export function checkWithChoices(h: History, opts: CheckOptions, sink: ChoiceSink): CheckResult {
+  return checkLevel(h, opts, 0, false, null, sink);
+}
+
+function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles = false, witness: WitnessSink | null = null, choices: ChoiceSink | null = null): CheckResult {
   if (opts.pruneRoundsMax !== undefined && !(Number.isInteger(opts.pruneRoundsMax) && opts.pruneRoundsMax >= 0)) {
     throw new RangeError(`pruneRoundsMax must be a non-negative integer, got ${opts.pruneRoundsMax}`);
   }
@@ -159,7 +182,7 @@ function checkLevel(h: History, opts: CheckOptions, parseMs: number, skipCycles 
   const result = emptyResult(h, opts, times);
   const found: NonCycleFound = { shown: [], notShown: 0, complete: true };
   try {
-    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles, witness), found);
+    return withNonCycle(runStages(h, opts, deadlineMs, result, found, skipCycles, witness, choices), found);
   } catch (err) {
     if (err instanceof TimeLimitError || err instanceof MemoryLimitError) return withNonCycle(unknown(result, err.message), found);
     throw err;
@@ -251,13 +274,14 @@ const VALIDATED_DROP_OPS = 1 << 20;
 
 function runStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, found: NonCycleFound, skipCycles: boolean, witness: WitnessSink | null,
+  choices: ChoiceSink | null,
 ): CheckResult {
   const progress = opts.onProgress ?? (() => {});
   // Before each stage: the resident set plus what the stage will allocate must fit the budget.
   const budget = opts.maxMemoryMb === undefined ? null : new MemoryBudget(opts.maxMemoryMb);
   // Validation's own frame is gone when it returns: only `held` keeps the Validated alive.
   const held = validationStages(h, opts, deadlineMs, result, budget, progress, found, skipCycles && opts.level !== 'ru');
-  return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held, witness);
+  return held === null ? result : polygraphStages(h, opts, deadlineMs, result, budget, progress, held, witness, choices);
 }
 
 /**
@@ -312,7 +336,7 @@ function validationStages(
 /** Construction, pruning and solving: the levels decided on the polygraph. */
 function polygraphStages(
   h: History, opts: CheckOptions, deadlineMs: number, result: CheckResult, budget: MemoryBudget | null, progress: (p: ProgressEvent) => void,
-  held: HeldValidation, witness: WitnessSink | null,
+  held: HeldValidation, witness: WitnessSink | null, choices: ChoiceSink | null = null,
 ): CheckResult {
   const times = result.timesMs;
   let t1 = now();
@@ -385,7 +409,7 @@ function polygraphStages(
     if (p.timedOut) return unknown(result, 'the time limit was reached while pruning');
     // Pruning returns with nothing left only after a topological sort of the final known graph
     // succeeded: that graph is a witness that the history satisfies the level.
-    if (p.activeCount === 0) {
+    if (p.activeCount === 0 && choices === null) {
       if (witness !== null) witness.position = witnessPosition(pg, active, null, opts.level);
       return result;
     }
@@ -398,6 +422,7 @@ function polygraphStages(
     budget.reserve('solve', STAGE_BYTES.solve(pg.known.length, activeEdges, result.constraints.after, h.txnCount));
   }
   progress({ stage: 'solve', constraintsLeft: result.constraints.after });
+  if (choices !== null) return solveWithChoices(pg, active, provenance, held, opts, deadlineMs, result, choices, t2);
   const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, knownOrder, reach, knownGraph, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
   times.solve = now() - t2;
   result.solver = s.stats;
@@ -411,6 +436,38 @@ function polygraphStages(
     if (opts.explain === true) {
       explainInto(result, opts, deadlineMs, { pg, level: opts.level, provenance, active, validated: held.get() }, unsatCycle(pg, active, s, opts.level));
     }
+  }
+  return result;
+}
+
+/**
+ * The solve stage with the caller's encoding (checkWithChoices): on the whole known graph (built
+ * and sorted by the solve stage itself: no contraction, no shortcut), the constraints pruning
+ * left and the caller's variables together.
+ */
+function solveWithChoices(
+  pg: Polygraph, active: Uint8Array, provenance: PruneProvenance | null, held: HeldValidation, opts: CheckOptions, deadlineMs: number,
+  result: CheckResult, choices: ChoiceSink, t0: number,
+): CheckResult {
+  // A constraint pruning decided: its side is the one without the edge that closed a cycle.
+  const fixedSide = (c: number): number => {
+    if (active[c] === 1) return -1;
+    const b = provenance === null ? -1 : provenance.blockingCe[c]!;
+    if (b < 0) throw new Error('internal error: a constraint decided without a reason');
+    return b < pg.edgeStart[2 * c + 1]! ? 1 : 0;
+  };
+  const extra = choices.encode(pg, held.get().included, fixedSide);
+  const s = solveConstraints(pg, active, { level: opts.level, deadlineMs, extra, contract: false, phaseShortcut: false, ...(opts.conflictsMax === undefined ? {} : { conflictsMax: opts.conflictsMax }) });
+  result.timesMs.solve = now() - t0;
+  result.solver = s.stats;
+  if (s.result === 'unknown') return unknown(result, 'the solver reached its time or conflict limit in the search over the predicate reads\' choices');
+  result.decidedBy = 'choice-search';
+  if (s.result === 'sat') {
+    choices.outcome = { result: 'sat', extraModel: s.extraModel! };
+  } else {
+    choices.outcome = { result: 'unsat' };
+    result.verdict = 'violation';
+    result.anomalySearchComplete = false;
   }
   return result;
 }

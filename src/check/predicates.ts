@@ -22,26 +22,35 @@
  */
 
 import type { History } from '../history/model.ts';
-import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, TXN_COMMITTED, txnLabel } from '../history/model.ts';
+import { INITIAL_VALUE, OP_COUNT, OP_SELECT, TXN_COMMITTED, txnLabel } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
 import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import type { Scalar } from '../history/predicate.ts';
-import { txnOfOp, validate } from '../validate/validate.ts';
+import { validate } from '../validate/validate.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycleAnomaly } from '../result/types.ts';
 import { explainNonCycle } from '../explain/index.ts';
 import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
+import { ownMatches } from './predicate-search.ts';
+import { searchChoices, searchesLevel } from './choice-search.ts';
+import type { ChoiceSink } from './index.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
 const IMPLICIT_READS: ReadonlySet<Level> = new Set<Level>(['ser', 'strict-ser', 'si', 'strict-si', 'psi', 'rr', 'pl-3', 'pl-si']);
 
 type CheckFn = (h: History, opts: CheckOptions, parseMs?: number) => CheckResult;
 type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; position: Int32Array | null };
+type WithChoicesFn = (h: History, opts: CheckOptions, sink: ChoiceSink) => CheckResult;
 
-/** `check` is checkHistory and `withWitness` checkWithWitness (passed in: check/index.ts imports this module). */
-export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn): CheckResult {
+/**
+ * `check` is checkHistory, `withWitness` checkWithWitness and `withChoices` checkWithChoices
+ * (passed in: check/index.ts imports this module).
+ */
+export function checkPredicateHistory(
+  h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn, withChoices: WithChoicesFn,
+): CheckResult {
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
   // that is exact (IMPLICIT_READS), and a witness must show an order that keeps it.
@@ -97,6 +106,13 @@ export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: n
       : insertWhy(h, rows, inserts, w.position);
     if (why === null) return withNote({ ...result, timesMs: sumTimes(result, w.result) }, witnessNote(nec.leftOut));
     tried.push(why);
+  }
+  // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
+  if (searchesLevel(opts.level)) {
+    const direct = implicit === null && inserts.size > 0 ? inserts : null;
+    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check, withChoices, inInput });
+    searched.timesMs = sumTimes(result, searched);
+    return searched;
   }
   result.verdict = 'unknown';
   result.decidedBy = 'limit';
@@ -199,26 +215,11 @@ function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<numbe
   const picked = lowerPredicates(h, 'picked', pick, inserts);
   for (const c of picked.choices) {
     if (c.count < 0 || counted.get(c.op) === -1) continue;
-    const own = ownMatches(h, c.op, keyOf, valueOf);
+    const own = ownMatches(h, c.op);
     if ((counted.get(c.op) ?? 0) + own !== pt.count[c.count]) return null;
     counted.set(c.op, -1); // checked
   }
   return picked;
-}
-
-/** The rows of count op's relation that its own txn wrote before it, in a version matching its predicate. */
-function ownMatches(h: History, op: number, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): number {
-  const pt = h.predicates!, p = pt.parsed[h.opValue[op]!]!;
-  const t0 = h.txnOpStart[txnOfOp(h, op)]!;
-  const own = new Map<number, number | null>();
-  for (let o = t0; o < op; o++) {
-    const kind = h.opKind[o]!, k = h.opKey[o]!;
-    if (pt.keyRelation[k] !== h.opKey[op]) continue;
-    if (kind === OP_DELETE) own.set(k, null); else if (kind === OP_WRITE || kind === OP_INSERT) own.set(k, h.opValue[o]!);
-  }
-  let n = 0;
-  for (const [k, v] of own) if (v !== null && matches(p, keyOf(k), valueOf(v))) n++;
-  return n;
 }
 
 /** Where versions and readers stand in an order (see checkPredicateHistory's sources). */

@@ -132,11 +132,14 @@ export interface StageTimesMs {
  * - 'solver-sat' / 'solver-unsat': the SAT solver, on the constraints pruning left (all of them
  *   without pruning); `solver.conflicts` (the CDCL search's) and `solver.flips` (the greedy
  *   descent's, docs/solver.md) say how hard it had to work;
+ * - 'choice-search': a predicate history whose undecided observations (rows a predicate read did
+ *   not return, seen in one of several versions) the SAT solver searched together with the
+ *   version order (check/predicate-search.ts; docs/levels.md, "Predicates");
  * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
  *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'choice-search' | 'saturation' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;

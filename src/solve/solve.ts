@@ -11,6 +11,11 @@
  * Invariant: a 'sat' answer is re-checked here by building the chosen graph and confirming it is
  * acyclic (a model checker at the stage boundary); an 'unsat' answer comes with a cycle in the
  * graph of one concrete choice (every choice has one).
+ * With `extra` (SolveOptions: variables, clauses and conditional edges of the caller's, e.g. the
+ * predicate reads' choices, check/predicate-search.ts) the same search runs over both, on the
+ * whole known graph (no contraction, no phase shortcut, no descent); a 'sat' model is checked on
+ * the extra edges and clauses too, and an 'unsat' answer has no cycle (no single choice of
+ * constraints need carry one: the caller certifies its own counterexample).
  */
 
 import type { Level } from '../result/types.ts';
@@ -23,6 +28,7 @@ import type { ReachTable } from '../prune/reach.ts';
 import { contract } from './contract.ts';
 import { kahnCount, type EdgeList } from './kahn.ts';
 import { mkLit, Solver } from '../sat/cdcl.ts';
+import type { Lit } from '../sat/types.ts';
 import { GrowableInt32 } from '../util/growable.ts';
 import { IntMinHeap } from '../sat/heap.ts';
 import { greedyDescent } from './descent.ts';
@@ -52,6 +58,35 @@ export interface SolveOptions {
    * uncontracted, the greedy descent (descent.ts) before the CDCL solver.
    */
   phaseShortcut?: boolean;
+  /**
+   * Variables, clauses and conditional dependency edges beyond the constraints'. Disables the
+   * contraction, the phase shortcut and the descent. At PSI the extra RW edges whose literal
+   * holds join the lazy clauses' check like the constraints' (a clause negates their literals).
+   */
+  extra?: ExtraEncoding;
+}
+
+/**
+ * A caller's own encoding, made once the active constraints are numbered: `consLit(c)` is the
+ * literal true when active constraint c takes its either side (consA[c] before consB[c]), null
+ * for an inactive one; the caller's variables are numbered from `firstVar` on.
+ */
+export interface ExtraEncoding {
+  /** `rank[u]`: split node u's place in a topological order of the known split graph (for phases). */
+  build(consLit: (c: number) => Lit | null, firstVar: number, rank: Int32Array): ExtraBuilt;
+}
+
+/** Extra variables `firstVar .. firstVar + variables - 1`; clauses; edge i is from[i] -kind[i]-> to[i] on key[i], present when lit[i] is true. */
+export interface ExtraBuilt {
+  variables: number;
+  clauses: Lit[][];
+  from: Int32Array;
+  to: Int32Array;
+  kind: Int32Array;
+  key: Int32Array;
+  lit: Int32Array;
+  /** The extra variables set to true first (phases; the rest start false). Any choice is sound: phases only steer. */
+  phaseTrue?: readonly number[];
 }
 
 /** The solve stage's statistics (CheckResult.solver). */
@@ -79,6 +114,8 @@ export interface SolveOutcome {
   stats: SolveStats;
   /** The theory's graph: its node and fixed-edge counts, and whether it was contracted. */
   theoryGraph?: { nodes: number; edges: number; contracted: boolean };
+  /** With `extra`, for 'sat': the value of each extra variable (index i: variable firstVar + i), 1 true. */
+  extraModel?: Uint8Array;
 }
 
 export interface ChosenEdges {
@@ -119,9 +156,12 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // topological order of its fixed edges), else the split nodes themselves, with the known split
   // graph as the fixed edges (pruning's, when it hands it over: not copied) and `order` as the
   // theory's first order.
-  const tableless = opts.reach === undefined || opts.reach === null || opts.contract === false;
+  const extra = opts.extra ?? null;
+  const tableless = extra !== null || opts.reach === undefined || opts.reach === null || opts.contract === false;
   const h = tableless ? null : contract(pg, active, opts.level, order, opts.reach!, opts.deadlineMs, act);
-  const cond = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, known.length);
+  const cons = conditionalSplitEdges(pg, act, pairs, h === null ? rank : h.nodeOf, known.length);
+  const built = extra === null ? null : buildExtra(extra, pg, act, rank);
+  const cond = built === null ? cons : withExtraEdges(cons, built, act.length, pairs, known.length + pg.ceFrom.length);
   const variables = act.length;
   // Start every variable on the side that agrees with the known graph's order (initialPhases).
   const phase = new Uint8Array(variables);
@@ -133,7 +173,7 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   // below tries the phases on the theory.
   // With a table the contracted search is cheap and a try is not (fig8 30 %, 125k, 250k: their
   // phases are not a model).
-  const descend = opts.phaseShortcut !== false && tableless && !checksRwApart(opts.level);
+  const descend = extra === null && opts.phaseShortcut !== false && tableless && !checksRwApart(opts.level);
   if (descend && phasesForwards && modelForwards(pg, act, phase, pairs, rank)) {
     // The solver's stats for a conflict-free run: the theory propagates nothing, so one
     // decision and one propagation per variable (test/solve/phase-shortcut.test.ts).
@@ -167,8 +207,9 @@ export function solveConstraints(pg: Polygraph, active: Uint8Array, opts: SolveO
   if (d.result === 'timeout') return { result: 'unknown', cycle: null, edges: null, stats: { variables, conflicts: 0, decisions: 0, propagations: 0, flips }, theoryGraph };
   const s = d.result === 'model'
     ? { result: 'sat' as const, model: phase, stats: { variables, conflicts: 0, decisions: variables, propagations: variables, flips }, psiCycle: null }
-    : searchModel(pg, active, act, phase, theory, opts, flips);
+    : searchModel(pg, active, act, phase, theory, opts, flips, built);
   if (s.result === 'unknown') return { result: 'unknown', cycle: null, edges: null, stats: s.stats, theoryGraph };
+  if (built !== null) return extraOutcome(pg, act, s, built, pairs, theory, theoryGraph);
   if (s.psiCycle !== null) return { result: 'unsat', cycle: s.psiCycle.cycle, edges: s.psiCycle.edges, stats: s.stats, theoryGraph };
   if (s.result === 'sat') {
     // Model check, on the whole graph and with edges re-derived from `pg` (not the arrays the
@@ -214,29 +255,38 @@ interface SearchOutcome {
  * The CDCL search over the variables of `act` (phases `phase`) with the initialized `theory`;
  * PSI's RW clauses are added lazily on each model.
  */
-function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: Uint8Array, theory: AcyclicityTheory, opts: SolveOptions, flips: number): SearchOutcome {
+function searchModel(
+  pg: Polygraph, active: Uint8Array, act: Int32Array, phase: Uint8Array, theory: AcyclicityTheory, opts: SolveOptions, flips: number, built: ExtraBuilt | null = null,
+): SearchOutcome {
   // No start-up probing: the known graph is already pruned to a fixpoint, so probing each
   // polarity mostly re-discovers nothing at the price of two graph insertions per variable
   // (measured: 3.6 s instead of 0.3 s on a write-only fig7 history with 42,264 variables).
   const solver = new Solver({ probeWithTheory: false });
-  const variables = act.length;
+  const variables = act.length + (built?.variables ?? 0);
   // Variable x is constraint act[x]; `varOf()` is the inverse, made when first needed (PSI's
   // clauses, an unsat witness: not for a 'sat' at the other levels).
   let varOfMemo: Int32Array | null = null;
   const varOf = (): Int32Array => (varOfMemo ??= variableOf(act, pg.consCount));
   solver.newVars(variables);
-  for (let x = 0; x < variables; x++) solver.setPhase(x, phase[x] === 1);
+  for (let x = 0; x < act.length; x++) solver.setPhase(x, phase[x] === 1);
+  if (built !== null) {
+    for (let x = act.length; x < variables; x++) solver.setPhase(x, false);
+    for (const x of built.phaseTrue ?? []) solver.setPhase(x, true);
+  }
   const stats = (): SolveStats => ({ variables, conflicts: solver.stats.conflicts, decisions: solver.stats.decisions, propagations: solver.stats.propagations, flips });
   const model = new Uint8Array(variables);
   solver.setTheory(theory);
   const limits: { deadlineMs: number; conflictsMax?: number } = { deadlineMs: opts.deadlineMs };
   if (opts.conflictsMax !== undefined) limits.conflictsMax = opts.conflictsMax;
-  let result = solver.solve(limits);
+  // The caller's clauses (extra): one that cannot hold makes the formula unsat at once.
+  let result = built !== null && !built.clauses.every((c) => solver.addClause(c)) ? 'unsat' : solver.solve(limits);
   // PSI: the theory keeps the Dep graph acyclic; an RW edge closing a Dep path is found on each
   // model and ruled out by a clause over the choices that made it (lazy clause generation).
   // Each clause removes at least the current model, so the loop ends.
   while (result === 'sat' && checksRwApart(opts.level)) {
-    const edges = chosenEdges(pg, active, varOf(), (x) => solver.modelValue(x));
+    const base = chosenEdges(pg, active, varOf(), (x) => solver.modelValue(x));
+    // The extra edges whose literal holds, after the chosen ones: `extraLit[i - base count]`.
+    const { edges, extraLit } = built === null ? { edges: base, extraLit: null } : withTrueExtraEdges(base, built, (l) => solver.modelValue(l >> 1) !== ((l & 1) === 1));
     const g = buildSplitGraph(pg.nodeCount, edges.from.length, edges.from, edges.to, edges.kind, opts.level);
     const order = topoOrder(g);
     if (order === null) throw new Error('internal error: the solver returned a model whose graph is cyclic');
@@ -248,6 +298,12 @@ function searchModel(pg: Polygraph, active: Uint8Array, act: Int32Array, phase: 
       const clause: number[] = [];
       const seen = new Set<number>();
       for (const i of cycle) {
+        if (extraLit !== null && i >= base.from.length) {
+          // An extra edge's literal holds: the clause says not all of them again.
+          const l = extraLit[i - base.from.length]!;
+          if (!seen.has(-1 - l)) { seen.add(-1 - l); clause.push(l ^ 1); }
+          continue;
+        }
         const c = edges.constraint[i]!;
         if (c < 0 || seen.has(c)) continue;
         seen.add(c);
@@ -671,4 +727,95 @@ export function chosenEdges(pg: Polygraph, active: Uint8Array, varOf: Int32Array
 /** A short cycle of the split graph of `edges`, as indices into `edges`; null if acyclic. */
 export function witnessCycle(n: number, edges: ChosenEdges, level: Level): Int32Array | null {
   return forbiddenCycle(n, edges.from.length, edges.from, edges.to, edges.kind, level);
+}
+
+/**
+ * PSI's lazy check with extra edges: the chosen edges `base` followed by the extra edges whose
+ * literal holds (`holds`), as one table (constraint -1, ce -1), and those edges' literals in order.
+ */
+function withTrueExtraEdges(base: ChosenEdges, built: ExtraBuilt, holds: (l: Lit) => boolean): { edges: ChosenEdges; extraLit: Int32Array } {
+  const take: number[] = [];
+  for (let i = 0; i < built.lit.length; i++) if (holds(built.lit[i]!)) take.push(i);
+  const m = base.from.length, n = m + take.length;
+  const grow = (a: Int32Array, f: (i: number) => number): Int32Array => {
+    const out = new Int32Array(n);
+    out.set(a);
+    take.forEach((i, j) => { out[m + j] = f(i); });
+    return out;
+  };
+  const edges: ChosenEdges = {
+    from: grow(base.from, (i) => built.from[i]!), to: grow(base.to, (i) => built.to[i]!), kind: grow(base.kind, (i) => built.kind[i]!),
+    key: grow(base.key, (i) => built.key[i]!), constraint: grow(base.constraint, () => -1), ce: grow(base.ce, () => -1),
+  };
+  return { edges, extraLit: Int32Array.from(take, (i) => built.lit[i]!) };
+}
+
+/** The caller's encoding (SolveOptions.extra), its variables numbered after the active constraints'. */
+function buildExtra(extra: ExtraEncoding, pg: Polygraph, act: Int32Array, rank: Int32Array): ExtraBuilt {
+  const varOf = variableOf(act, pg.consCount);
+  const built = extra.build((c) => (varOf[c]! < 0 ? null : mkLit(varOf[c]!)), act.length, rank);
+  const lits = 2 * (act.length + built.variables);
+  for (let i = 0; i < built.lit.length; i++) {
+    if (built.lit[i]! < 0 || built.lit[i]! >= lits) throw new Error(`internal error: an extra edge's literal ${built.lit[i]} is not a variable's`);
+  }
+  return built;
+}
+
+/**
+ * The constraints' conditional split edges (a CSR by literal over their 2A literals) merged with
+ * the extra edges' split edges (`pairs`: the level's), in one CSR by literal over all 2(A + E)
+ * literals; ids of extra edges from `idBase` on (the theory only reports them).
+ */
+function withExtraEdges(
+  cons: ReturnType<typeof conditionalSplitEdges>, built: ExtraBuilt, a: number, pairs: FlatPairs, idBase: number,
+): ReturnType<typeof conditionalSplitEdges> {
+  const { count: cnt, x: X, y: Y } = pairs;
+  const lits = 2 * (a + built.variables);
+  const litStart = new Int32Array(lits + 1);
+  for (let l = 0; l < 2 * a; l++) litStart[l + 1] = cons.litStart[l + 1]! - cons.litStart[l]!;
+  for (let i = 0; i < built.lit.length; i++) litStart[built.lit[i]! + 1]! += cnt[built.kind[i]!]!;
+  for (let l = 0; l < lits; l++) litStart[l + 1]! += litStart[l]!;
+  const m = litStart[lits]!;
+  const from = new Int32Array(m), to = new Int32Array(m), id = new Int32Array(m);
+  const fill = litStart.slice(0, lits);
+  for (let l = 0; l < 2 * a; l++) {
+    for (let e = cons.litStart[l]!; e < cons.litStart[l + 1]!; e++) { const j = fill[l]!++; from[j] = cons.from[e]!; to[j] = cons.to[e]!; id[j] = cons.id[e]!; }
+  }
+  for (let i = 0; i < built.lit.length; i++) {
+    const k = built.kind[i]!, l = built.lit[i]!;
+    for (let p = 0; p < cnt[k]!; p++) {
+      const j = fill[l]!++;
+      from[j] = 2 * built.from[i]! + X[2 * k + p]!; to[j] = 2 * built.to[i]! + Y[2 * k + p]!; id[j] = idBase + i;
+    }
+  }
+  return { from, to, id, litStart, backward: cons.backward, stuck: cons.stuck };
+}
+
+/**
+ * The answer of a search with extra variables: for 'sat', the model checked here (every known,
+ * chosen and extra split edge whose literal holds goes forwards in the theory's order; every
+ * extra clause holds) and the extra variables' values; for 'unsat', no cycle.
+ */
+function extraOutcome(
+  pg: Polygraph, act: Int32Array, s: SearchOutcome, built: ExtraBuilt, pairs: FlatPairs, theory: AcyclicityTheory,
+  theoryGraph: NonNullable<SolveOutcome['theoryGraph']>,
+): SolveOutcome {
+  if (s.result === 'unsat') return { result: 'unsat', cycle: null, edges: null, stats: s.stats, theoryGraph };
+  const model = s.model;
+  const holds = (l: Lit): boolean => (model[l >> 1]! ^ (l & 1)) === 1;
+  const at = theory.topologicalOrder();
+  if (!modelForwards(pg, act, model, pairs, at)) throw new Error('internal error: the solver returned a model whose graph is cyclic (extra)');
+  const { count: cnt, x: X, y: Y } = pairs;
+  for (let i = 0; i < built.lit.length; i++) {
+    if (!holds(built.lit[i]!)) continue;
+    const k = built.kind[i]!;
+    for (let p = 0; p < cnt[k]!; p++) {
+      if (at[2 * built.from[i]! + X[2 * k + p]!]! >= at[2 * built.to[i]! + Y[2 * k + p]!]!) throw new Error('internal error: the solver returned a model with an extra edge backwards');
+    }
+  }
+  for (const c of built.clauses) if (!c.some(holds)) throw new Error('internal error: the solver returned a model that breaks an extra clause');
+  return {
+    result: 'sat', cycle: null, edges: null, stats: s.stats, theoryGraph,
+    choice: choiceOf(pg.consCount, act, model), extraModel: model.slice(act.length),
+  };
 }

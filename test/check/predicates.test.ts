@@ -157,24 +157,92 @@ test('a choice among three non-matching versions is decided by the serial order'
 /**
  * A choice every candidate of which closes a cycle: row 1 went absent -> 10 (t0) -> 60 (m); t2
  * read x from t0 and y from m and its select `value > 50` returned nothing. It saw absent (then
- * t2 -pRW-> t0 -WR-> t2) or t0's 10 (then t2 -pRW-> m -WR-> t2): a violation at SER, which the
- * check does not prove (it would need a search over the choices): `unknown`, never `valid`.
+ * t2 -pRW-> t0 -WR-> t2) or t0's 10 (then t2 -pRW-> m -WR-> t2, so m must precede t0 on row 1,
+ * and t0 -WR(w)-> m closes a cycle): a violation at SER, SI, PL-3 and strict SER, found by the
+ * search over the choices (step 3), with one certified cycle per candidate. RR (PL-2.99) allows
+ * it (the absent candidate's cycle has a predicate anti-dependency only). The levels decided by
+ * saturation keep the witness path (row 1's insert needs a version order there): `unknown`.
  *
  *   t0: insert 1=10  w(x,1) w(w,1)
  *   m:  r(w,1) w(1,60) w(y,1)
  *   t2: r(x,1) r(y,1) select R where value > 50 -> []
  */
-test('a choice whose every candidate closes a cycle is unknown (not decided), never valid', () => {
+test('a choice whose every candidate closes a cycle: a violation found by the search, one certified cycle per candidate', () => {
   const h = predicateHistory({ R: [1] }, {
     s0: [{ id: 't0', ops: [['insert', 1, 10], ['w', 'x', 1], ['w', 'w', 1]] }],
     s1: [{ id: 'm', ops: [['r', 'w', 1], ['w', 1, 60], ['w', 'y', 1]] }],
     s2: [{ id: 't2', ops: [['r', 'x', 1], ['r', 'y', 1], ['select', 'R', 'value > 50', []]] }],
   });
-  for (const level of ['ser', 'si', 'pl-3'] as const) {
-    const r = checkHistory(h, { level, pruning: true });
-    assert.equal(r.verdict, 'unknown', level);
-    assert.match(r.unknownReason ?? '', /may have been seen in more than one version/);
+  for (const level of ['pc', 'psi', 'ser', 'si', 'pl-3', 'pl-si', 'strict-ser', 'strict-si'] as const) {
+    const r = checkHistory(h, { level, pruning: true, explain: true });
+    assert.equal(r.verdict, 'violation', level);
+    assert.equal(r.decidedBy, 'choice-search', level);
+    assert.equal(r.anomalies.length, 2, `${level}: one cycle per candidate`);
+    for (const a of r.anomalies) assert.equal(a.explanation?.certificate?.status, 'certified', level);
+    assert.match(r.notes?.join(' ') ?? '', /t2's predicate read did not return row 1, so it saw one of 2 versions/, level);
+    // Without pruning the search decides alone.
+    assert.equal(checkHistory(h, { level, pruning: false }).verdict, 'violation', `${level} pruning off`);
   }
+  // The levels decided by saturation keep their witness path too (their inserts use SER's witness).
+  expectLevels(h, ['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'], ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc']);
+});
+
+/**
+ * A count n > 0 decided by the search (the witness fails: its orders put t1 before t2, so the
+ * picked versions count 0). t1's count saw row 2 matching `value % 2 = 1 or key = 1`: t2's 1
+ * (row 1 is never written: absent, no match), so t2 -WR-> t1; its select of even values missed
+ * row 2 as absent (then t1 -pRW-> t2: a cycle) or as t2's odd 1 (fine). The search picks t2's
+ * version for both and orders t2 before t1: valid at every level it searches. With t1 -WR(x)->
+ * t2 as well (t2 read t1's x), every choice that makes the count 1 closes a G1c cycle
+ * t1 -WR-> t2 -WR-> t1: a violation, whose counterexample is certified for one concrete choice
+ * (no single read's choice closes a cycle alone: the count's row is a cycle only with the
+ * count's constraint), which a note says plainly.
+ *
+ *   t1: [w(x,1)]  select R where value % 2 = 0 -> []   count R where value % 2 = 1 or key = 1 -> 1
+ *   t2: [r(x,1)]  insert 2=1
+ */
+test('count n > 0: decided by the search (valid where the witness fails; a violation with a marked counterexample)', () => {
+  const h = (x: boolean) => predicateHistory({ R: [1, 2] }, {
+    s1: [{ id: 't1', ops: [...(x ? [['w', 'x', 1] as const] : []), ['select', 'R', 'value % 2 = 0', []], ['count', 'R', 'value % 2 = 1 or key = 1', 1]] }],
+    s2: [{ id: 't2', ops: [...(x ? [['r', 'x', 1] as const] : []), ['insert', 2, 1]] }],
+  });
+  const searched: Level[] = ['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'];
+  const notSearched = ALL.filter((l) => !searched.includes(l));
+  expectLevels(h(false), [], notSearched);
+  expectLevels(h(true), searched, notSearched);
+  for (const level of searched) {
+    const ok = checkHistory(h(false), { level, pruning: true });
+    assert.equal(ok.decidedBy, 'choice-search', level);
+    assert.match(ok.notes?.join(' ') ?? '', /a search over 3 choices/, level);
+    const bad = checkHistory(h(true), { level, pruning: true, explain: true });
+    assert.equal(bad.decidedBy, 'choice-search', level);
+    assert.ok(bad.anomalies.length > 0 && bad.anomalies.every((a) => a.explanation?.certificate?.status === 'certified'), level);
+    assert.match(bad.notes?.join(' ') ?? '', /certified for ONE choice/, level);
+  }
+});
+
+/**
+ * An insert's precondition at PC, which allows a lost update (so no implicit read of the absent
+ * version holds it there): the search states it directly (every present version before the
+ * insert has a delete between). t1 inserted row 2 and t3 wrote it blind, so t1's insert comes
+ * first (t1 -WW-> t3); t3's select saw row 2 absent (forced: t1's 1 matches `true`), so
+ * t3 -pRW-> t1. PC allows that (its anti-dependency follows no WR or SO edge into t3); SER, SI and
+ * PSI do not. Before the search, PC took SER's witness for its inserts, which fails: `unknown`.
+ *
+ *   t1: insert 2=1
+ *   t2: select R where true -> [(2,1)]   insert 1=2
+ *   t3: select R where true -> []        w(2,3)
+ */
+test('an insert precondition at PC decided by the search', () => {
+  const h = predicateHistory({ R: [1, 2] }, {
+    s0: [{ id: 't1', ops: [['insert', 2, 1]] }],
+    s1: [{ id: 't2', ops: [['select', 'R', 'true', [[2, 1]]], ['insert', 1, 2]] }],
+    s2: [{ id: 't3', ops: [['select', 'R', 'true', []], ['w', 2, 3]] }],
+  });
+  const r = checkHistory(h, { level: 'pc', pruning: true });
+  assert.equal(r.verdict, 'valid');
+  assert.equal(r.decidedBy, 'choice-search');
+  expectLevels(h, ['psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser'], ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc', 'rr']);
 });
 
 /** Reads of an absent row, and a select after the txn's own insert, resolve like item reads. */
