@@ -32,6 +32,7 @@ import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycl
 import { explainNonCycle } from '../explain/index.ts';
 import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
+import { serialOrderResult } from './serial-order.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
@@ -42,6 +43,10 @@ type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; posi
 
 /** `check` is checkHistory and `withWitness` checkWithWitness (passed in: check/index.ts imports this module). */
 export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn): CheckResult {
+  // The recorded completion order, when it is a serial execution, proves every level in linear
+  // time (check/serial-order.ts); otherwise the steps below decide.
+  const serial = serialOrderResult(h, opts, parseMs);
+  if (serial !== null) return serial;
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
   // that is exact (IMPLICIT_READS), and a witness must show an order that keeps it.

@@ -134,9 +134,11 @@ export interface StageTimesMs {
  *   descent's, docs/solver.md) say how hard it had to work;
  * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
  *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
+ * - 'serial-order': valid because the recorded completion order is a serial execution of the
+ *   history (predicate histories only: check/serial-order.ts, tried before the polygraph);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'serial-order' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;
