@@ -24,7 +24,7 @@
 import type { History } from '../history/model.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_SELECT, OP_WRITE, TXN_COMMITTED, txnLabel } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
-import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
+import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, VersionsByOrder, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import type { Scalar } from '../history/predicate.ts';
 import { txnOfOp, validate } from '../validate/validate.ts';
@@ -181,21 +181,19 @@ function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<numbe
   const position = order.writer;
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
+  const byOrder = new VersionsByOrder(rows, position);
   const keyOf = (k: number): Scalar => rowKey(h, k);
   const valueOf = (v: number): Scalar | null => (v >= h.valueCount ? null : rowValue(h, v));
   // Per count op with n > 0: rows picked matching so far.
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
     const p = h.opKind[c.op] === OP_SELECT || h.opKind[c.op] === OP_COUNT ? pt.parsed[h.opValue[c.op]!]! : null;
-    const at = order.reader[c.txn]!;
-    let best = INITIAL_VALUE, bestAt = -1;
-    for (let i = rows.start[c.key]!; i < rows.start[c.key + 1]!; i++) {
-      const w = rows.txn[i]!, v = rows.value[i]!;
-      if (w === c.txn || position[w]! >= at || position[w]! <= bestAt) continue;
-      const s = valueOf(v);
-      const ok = c.want === 'any' || (s === null || (c.want === 'nomatch' && !matches(p!, keyOf(c.key), s)));
-      if (ok) { best = v; bestAt = position[w]!; }
-    }
+    const i = byOrder.lastBefore(c.key, order.reader[c.txn]!, (i) => {
+      if (rows.txn[i] === c.txn) return false;
+      const s = valueOf(rows.value[i]!);
+      return c.want === 'any' || s === null || (c.want === 'nomatch' && !matches(p!, keyOf(c.key), s));
+    });
+    const best = i < 0 ? INITIAL_VALUE : rows.value[i]!;
     if (c.count >= 0 && p !== null && matches(p, keyOf(c.key), valueOf(best))) counted.set(c.op, (counted.get(c.op) ?? 0) + 1);
     return best;
   };
