@@ -298,6 +298,8 @@ class VersionClasses {
   private readonly keyPos: Int32Array;
   /** Per "relation id, predicate text": [non-matching count, first, matching count, first], 4 cells per row by keyPos. */
   private readonly byPredicate = new Map<string, Int32Array>();
+  /** `byRead[pr]`: predicate read pr's entry of byPredicate (a string key per observation cost more than the pass it saves). */
+  private readonly byRead: (Int32Array | undefined)[] = [];
 
   constructor(
     h: History, private readonly pt: PredicateTable, private readonly rows: RowVersions,
@@ -332,10 +334,12 @@ class VersionClasses {
   }
 
   private cells(k: number, pr: number): Int32Array {
+    const known = this.byRead[pr];
+    if (known !== undefined) return known;
     const pt = this.pt, r = pt.keyRelation[k]!;
     const id = `${r} ${pt.text[pr]!}`;
     let c = this.byPredicate.get(id);
-    if (c !== undefined) return c;
+    if (c !== undefined) return (this.byRead[pr] = c);
     const P = pt.parsed[pr]!, rows = this.rows, j0 = pt.relStart[r]!, j1 = pt.relStart[r + 1]!;
     c = new Int32Array(4 * (j1 - j0));
     for (let j = j0; j < j1; j++) {
@@ -348,7 +352,7 @@ class VersionClasses {
       }
     }
     this.byPredicate.set(id, c);
-    return c;
+    return (this.byRead[pr] = c);
   }
 }
 
