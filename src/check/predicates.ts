@@ -33,6 +33,7 @@ import { explainNonCycle } from '../explain/index.ts';
 import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { serialOrderResult } from './serial-order.ts';
+import { snapshotOrderResult } from './snapshot-order.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
@@ -44,8 +45,9 @@ type WitnessFn = (h: History, opts: CheckOptions) => { result: CheckResult; posi
 /** `check` is checkHistory and `withWitness` checkWithWitness (passed in: check/index.ts imports this module). */
 export function checkPredicateHistory(h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn): CheckResult {
   // The recorded completion order, when it is a serial execution, proves every level in linear
-  // time (check/serial-order.ts); otherwise the steps below decide.
-  const serial = serialOrderResult(h, opts, parseMs);
+  // time (check/serial-order.ts), and snapshots at the recorded invocations strict SI and below
+  // (check/snapshot-order.ts); otherwise the steps below decide.
+  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs);
   if (serial !== null) return serial;
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where

@@ -96,7 +96,7 @@ function realTimeBreak(h: History, order: readonly number[]): string | null {
 }
 
 /** Validation rejects a value written twice to one key (or the initial value written): left to it. */
-function uniqueWritesBreak(h: History): string | null {
+export function uniqueWritesBreak(h: History): string | null {
   const seen = new Set<number>();
   for (let op = 0; op < h.opCount; op++) {
     const kind = h.opKind[op]!;
@@ -186,23 +186,27 @@ export function serialOrderResult(h: History, opts: CheckOptions, parseMs: numbe
   if (!implies(strict ? 'strict-ser' : 'ser', opts.level)) return null;
   const position = completionOrder(h);
   if (position === null || serialOrderBreaks(h, position, strict) !== null) return null;
+  return validResult(h, opts, parseMs, now() - t0,
+    `the committed transactions, run one at a time in the order of their recorded completion times, return what the history says: ` +
+    `a serial execution${strict ? ' that keeps real-time order' : ''}, which satisfies every level (docs/levels.md, "Predicates")`);
+}
+
+/** A `valid` result decided by a recorded order (this module, snapshot-order.ts), with `note` saying which. */
+export function validResult(h: History, opts: CheckOptions, parseMs: number, ms: number, note: string): CheckResult {
   let checked = 0;
   for (let t = 0; t < h.txnCount; t++) if (h.txnStatus[t] === TXN_COMMITTED) checked++;
   return {
     verdict: 'valid',
     level: opts.level,
-    decidedBy: 'serial-order',
+    decidedBy: 'recorded-order',
     counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: checked, operations: h.opCount, keys: h.keyLabels.length },
-    timesMs: { parse: parseMs, validate: now() - t0, construct: 0, prune: 0, solve: 0 },
+    timesMs: { parse: parseMs, validate: ms, construct: 0, prune: 0, solve: 0 },
     constraints: { before: 0, after: 0, pruneRounds: 0 },
     solver: null,
     anomalies: [],
     truncated: false,
     anomaliesNotShown: 0,
     anomalySearchComplete: true,
-    notes: [
-      `the committed transactions, run one at a time in the order of their recorded completion times, return what the history says: ` +
-      `a serial execution${strict ? ' that keeps real-time order' : ''}, which satisfies every level (docs/levels.md, "Predicates")`,
-    ],
+    notes: [note],
   };
 }

@@ -134,11 +134,12 @@ export interface StageTimesMs {
  *   descent's, docs/solver.md) say how hard it had to work;
  * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
  *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
- * - 'serial-order': valid because the recorded completion order is a serial execution of the
- *   history (predicate histories only: check/serial-order.ts, tried before the polygraph);
+ * - 'recorded-order': valid because the recorded times give a witness (predicate histories
+ *   only, tried before the polygraph): the completion order is a serial execution
+ *   (check/serial-order.ts), or snapshots at the invocations satisfy SI (check/snapshot-order.ts);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'serial-order' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'saturation' | 'recorded-order' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;

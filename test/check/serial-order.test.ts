@@ -8,7 +8,7 @@
  *    has an unknown outcome, the oracle's SER must be matched by some order that passes (a serial
  *    order exists iff the history is serializable), so a check that rejects good orders fails too.
  * 2. Through checkHistory: with recorded times in an order that passes, every level is `valid`,
- *    decided by 'serial-order', and the oracle agrees; with times in an order that fails, the
+ *    decided by 'recorded-order', and the oracle agrees; with times in an order that fails, the
  *    full check decides and agrees with the oracle.
  * 3. Real time: an order against the recorded real-time order does not prove strict SER.
  */
@@ -83,7 +83,7 @@ test(`serial order: ${CASES} tiny predicate histories, every order of their comm
         const r = checkHistory(timed, { level, pruning: true, timeoutMs: 20_000 });
         const expected = (ORACLE_LEVELS as readonly string[]).includes(level) ? graphPredLevel(p, level as PredLevel) : proves ? 'valid' : null;
         if (proves) viaCheck++;
-        const bad = (proves && (r.decidedBy !== 'serial-order' || r.verdict !== 'valid')) || (!proves && r.decidedBy === 'serial-order') ||
+        const bad = (proves && (r.decidedBy !== 'recorded-order' || r.verdict !== 'valid')) || (!proves && r.decidedBy === 'recorded-order') ||
           (expected !== null && r.verdict !== 'unknown' && r.verdict !== expected);
         if (bad && failures.length < 5) failures.push(`case ${i} (${generator}) ${level}, times in order ${order.join(',')}: ${r.verdict} by ${r.decidedBy}, oracle ${expected}\n${predHistoryText(p)}`);
       }
@@ -116,6 +116,6 @@ test('serial order: an order against real time does not prove strict SER, and th
   // With T2 first in real time, the completion order proves every level.
   const swapped: History = { ...h, txnStart: Float64Array.of(10, 0), txnEnd: Float64Array.of(15, 5) };
   const ok = checkHistory(swapped, { level: 'strict-ser', pruning: true });
-  assert.equal(ok.decidedBy, 'serial-order');
+  assert.equal(ok.decidedBy, 'recorded-order');
   assert.equal(ok.verdict, 'valid');
 });
