@@ -119,3 +119,18 @@ test('serial order: an order against real time does not prove strict SER, and th
   assert.equal(ok.decidedBy, 'recorded-order');
   assert.equal(ok.verdict, 'valid');
 });
+
+test('serial order: the witness order of step 1, as a serial execution, decides histories without times (and agrees with the oracle)', () => {
+  // Without this step these are `unknown` whenever the versions picked from that order close a cycle.
+  let decided = 0;
+  const failures: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const { history: p } = tinyPredicateHistory(mulberry32(caseSeed(6262, i)));
+    const r = checkHistory(buildPredHistory(p), { level: 'ser', pruning: true, timeoutMs: 20_000 });
+    if (!(r.notes ?? []).some((n) => n.startsWith('the witness order of step 1 is a serial execution'))) continue;
+    decided++;
+    if ((r.verdict !== 'valid' || axiomaticPredLevel(p, 'ser') !== 'valid') && failures.length < 5) failures.push(`case ${i}: ${r.verdict}\n${predHistoryText(p)}`);
+  }
+  assert.deepEqual(failures, []);
+  assert.ok(decided >= 30, `only ${decided} histories decided by step 1's order`);
+});
