@@ -4,7 +4,8 @@
  *
  * Takes: a History with relations and CheckOptions. Gives: a CheckResult about that history
  * (its op ids), decided by the key-value pipeline on lowered histories
- * (validate/predicate-lower.ts), in two steps:
+ * (validate/predicate-lower.ts), in two steps, after a linear try of the recorded times as a
+ * serial or snapshot execution (check/serial-order.ts, check/snapshot-order.ts: valid only):
  * 1. **necessary**: the history with every undecided observation (a row a predicate read did not
  *    return, whose non-matching version it saw is not determined) left out. Leaving reads out
  *    only removes dependencies, so a violation found here is one of the history itself. For
