@@ -112,20 +112,10 @@ export function uniqueWritesBreak(h: History): string | null {
 
 /** Runs the txns of `order` one at a time (see serialOrderBreaks); the first op that returned something else, as a reason. */
 function run(h: History, order: readonly number[]): string | null {
-  const pt = h.predicates;
   // state[k]: the value id of key k's latest version (INITIAL_VALUE: the initial state, an absent row).
   const state = new Int32Array(h.keyLabels.length);
-  const keyScalar: (Scalar | undefined)[] = new Array(h.keyLabels.length);
-  const valueScalar: (Scalar | null | undefined)[] = new Array(h.valueCount);
-  const keyOf = (k: number): Scalar => (keyScalar[k] ??= rowKey(h, k));
-  const valueOf = (v: number): Scalar | null => {
-    if (v === INITIAL_VALUE) return null;
-    let s = valueScalar[v];
-    if (s === undefined) s = valueScalar[v] = rowValue(h, v);
-    return s;
-  };
-  // A select's returned rows: retStamp[k] === op while row k is in op's result, with value retValue[k].
-  const retStamp = new Int32Array(h.keyLabels.length).fill(-1), retValue = new Int32Array(h.keyLabels.length);
+  const seen = (k: number): number => state[k]!;
+  const results = new PredicateResults(h);
   for (const t of order) {
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
       const k = h.opKey[op]!, v = h.opValue[op]!;
@@ -144,25 +134,8 @@ function run(h: History, order: readonly number[]): string | null {
           state[k] = INITIAL_VALUE;
           break;
         case OP_SELECT: case OP_COUNT: {
-          if (pt === undefined) return 'a predicate read without relations';
-          const P = pt.parsed[v]!;
-          const select = h.opKind[op] === OP_SELECT;
-          let returned = 0;
-          if (select) {
-            for (let i = pt.resultStart[v]!; i < pt.resultStart[v + 1]!; i++) {
-              const rk = pt.resultKeys[i]!;
-              retStamp[rk] = op; retValue[rk] = pt.resultValues[i]!;
-              returned++;
-            }
-          }
-          let matching = 0;
-          for (let j = pt.relStart[k]!; j < pt.relStart[k + 1]!; j++) {
-            const rk = pt.relKeys[j]!, sv = state[rk]!;
-            const m = sv !== INITIAL_VALUE && matches(P, keyOf(rk), valueOf(sv));
-            if (m) matching++;
-            if (select && m !== (retStamp[rk] === op && retValue[rk] === sv)) return `a select's result differs from its predicate on row ${h.keyLabels[rk]} there`;
-          }
-          if (select ? matching !== returned : matching !== pt.count[v]) return 'a predicate read returns something else there';
+          const why = results.breaks(op, seen);
+          if (why !== null) return `${why} there`;
           break;
         }
         default:
@@ -171,6 +144,57 @@ function run(h: History, order: readonly number[]): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Whether a select or count returned exactly what the versions it is given of its relation's
+ * rows say: a select the present rows matching its predicate, with their values; a count their
+ * number. Holds the scalars the predicate language evaluates (made once per key and value) and a
+ * stamp per row for a select's result. Shared by the serial and the snapshot runs.
+ */
+export class PredicateResults {
+  private readonly keyScalar: (Scalar | undefined)[];
+  private readonly valueScalar: (Scalar | null | undefined)[];
+  /** `retStamp[k] === op` while row k is in select op's result, with value `retValue[k]`. */
+  private readonly retStamp: Int32Array;
+  private readonly retValue: Int32Array;
+
+  constructor(private readonly h: History) {
+    this.keyScalar = new Array(h.keyLabels.length);
+    this.valueScalar = new Array(h.valueCount);
+    this.retStamp = new Int32Array(h.keyLabels.length).fill(-1);
+    this.retValue = new Int32Array(h.keyLabels.length);
+  }
+
+  /** Null when select or count `op` returned what `seen(row)` (a value id, INITIAL_VALUE: absent) gives; else why not. */
+  breaks(op: number, seen: (k: number) => number): string | null {
+    const h = this.h, pt = h.predicates;
+    if (pt === undefined) return 'a predicate read without relations';
+    const r = h.opKey[op]!, p = h.opValue[op]!, P = pt.parsed[p]!, select = h.opKind[op] === OP_SELECT;
+    const retStamp = this.retStamp, retValue = this.retValue;
+    let returned = 0, matching = 0;
+    if (select) {
+      for (let i = pt.resultStart[p]!; i < pt.resultStart[p + 1]!; i++) { retStamp[pt.resultKeys[i]!] = op; retValue[pt.resultKeys[i]!] = pt.resultValues[i]!; returned++; }
+    }
+    for (let j = pt.relStart[r]!; j < pt.relStart[r + 1]!; j++) {
+      const rk = pt.relKeys[j]!, sv = seen(rk);
+      const m = sv !== INITIAL_VALUE && matches(P, this.keyOf(rk), this.valueOf(sv));
+      if (m) matching++;
+      if (select && m !== (retStamp[rk] === op && retValue[rk] === sv)) return `a select's result differs from its predicate on row ${h.keyLabels[rk]}`;
+    }
+    return (select ? matching !== returned : matching !== pt.count[p]) ? 'a predicate read returns something else' : null;
+  }
+
+  private keyOf(k: number): Scalar {
+    return (this.keyScalar[k] ??= rowKey(this.h, k));
+  }
+
+  private valueOf(v: number): Scalar | null {
+    if (v === INITIAL_VALUE) return null;
+    let s = this.valueScalar[v];
+    if (s === undefined) s = this.valueScalar[v] = rowValue(this.h, v);
+    return s;
+  }
 }
 
 /**

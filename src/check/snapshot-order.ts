@@ -24,12 +24,10 @@
 import {
   INITIAL_VALUE, OP_COUNT, OP_DELETE, OP_INSERT, OP_READ, OP_SELECT, OP_WRITE, TXN_COMMITTED, type History,
 } from '../history/model.ts';
-import { matches, type Scalar } from '../history/predicate.ts';
-import { rowKey, rowValue } from '../history/predicate-table.ts';
 import { implies } from '../result/lattice.ts';
 import type { CheckOptions, CheckResult } from '../result/types.ts';
 import { now } from '../util/clock.ts';
-import { completionOrder, uniqueWritesBreak, validResult } from './serial-order.ts';
+import { completionOrder, PredicateResults, uniqueWritesBreak, validResult } from './serial-order.ts';
 
 /** Null when the recorded times give a CO and VIS that satisfy SI's axioms (module comment); else why not. */
 export function snapshotOrderBreaks(h: History): string | null {
@@ -114,20 +112,10 @@ function valueAt(versions: Versions, idx: Int32Array, k: number, n: number): num
 
 /** INT, EXT and the inserts' precondition, txn by txn (module comment); the first op that breaks them, as a reason. */
 function run(h: History, order: readonly number[], idx: Int32Array, vis: Int32Array, versions: Versions): string | null {
-  const pt = h.predicates;
   const nKeys = h.keyLabels.length;
-  const keyScalar: (Scalar | undefined)[] = new Array(nKeys);
-  const valueScalar: (Scalar | null | undefined)[] = new Array(h.valueCount);
-  const keyOf = (k: number): Scalar => (keyScalar[k] ??= rowKey(h, k));
-  const valueOf = (v: number): Scalar | null => {
-    if (v === INITIAL_VALUE) return null;
-    let s = valueScalar[v];
-    if (s === undefined) s = valueScalar[v] = rowValue(h, v);
-    return s;
-  };
-  // The txn's own latest write of each key (valid while ownStamp[k] === t); a select's returned rows (retStamp[k] === op).
+  const results = new PredicateResults(h);
+  // The txn's own latest write of each key (valid while ownStamp[k] === t).
   const ownStamp = new Int32Array(nKeys).fill(-1), ownValue = new Int32Array(nKeys);
-  const retStamp = new Int32Array(nKeys).fill(-1), retValue = new Int32Array(nKeys);
   for (const t of order) {
     const seen = (k: number): number => (ownStamp[k] === t ? ownValue[k]! : valueAt(versions, idx, k, vis[t]!));
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
@@ -147,19 +135,8 @@ function run(h: History, order: readonly number[], idx: Int32Array, vis: Int32Ar
           ownStamp[k] = t; ownValue[k] = INITIAL_VALUE;
           break;
         case OP_SELECT: case OP_COUNT: {
-          if (pt === undefined) return 'a predicate read without relations';
-          const P = pt.parsed[v]!, select = h.opKind[op] === OP_SELECT;
-          let returned = 0, matching = 0;
-          if (select) {
-            for (let i = pt.resultStart[v]!; i < pt.resultStart[v + 1]!; i++) { retStamp[pt.resultKeys[i]!] = op; retValue[pt.resultKeys[i]!] = pt.resultValues[i]!; returned++; }
-          }
-          for (let j = pt.relStart[k]!; j < pt.relStart[k + 1]!; j++) {
-            const rk = pt.relKeys[j]!, sv = seen(rk);
-            const m = sv !== INITIAL_VALUE && matches(P, keyOf(rk), valueOf(sv));
-            if (m) matching++;
-            if (select && m !== (retStamp[rk] === op && retValue[rk] === sv)) return `a select's result differs from its predicate on row ${h.keyLabels[rk]} in its snapshot`;
-          }
-          if (select ? matching !== returned : matching !== pt.count[v]) return 'a predicate read returns something else in its snapshot';
+          const why = results.breaks(op, seen);
+          if (why !== null) return `${why} in its snapshot`;
           break;
         }
         default:
