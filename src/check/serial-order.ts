@@ -9,7 +9,8 @@
  * keeps session order (and, with `realTime`, the recorded real-time order); else the first
  * reason it does not. `completionOrder(h)` is the order the recorded completion times give.
  * `serialOrderResult` wraps the two into a `valid` CheckResult for the levels a serial order
- * proves.
+ * proves (`validResult`); `PredicateResults` evaluates a select or count on given versions (the
+ * snapshot run, snapshot-order.ts, uses it too).
  *
  * Why it is exact: such an order *is* a serial execution with the history's results, which is
  * the definition of serializability (Papadimitriou; Cerone et al.'s SER: a commit order in which
