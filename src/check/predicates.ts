@@ -4,7 +4,8 @@
  *
  * Takes: a History with relations and CheckOptions. Gives: a CheckResult about that history
  * (its op ids), decided by the key-value pipeline on lowered histories
- * (validate/predicate-lower.ts), in two steps:
+ * (validate/predicate-lower.ts), in two steps, after a linear try of the recorded times as a
+ * serial or snapshot execution (check/serial-order.ts, check/snapshot-order.ts: valid only):
  * 1. **necessary**: the history with every undecided observation (a row a predicate read did not
  *    return, whose non-matching version it saw is not determined) left out. Leaving reads out
  *    only removes dependencies, so a violation found here is one of the history itself. For
@@ -24,7 +25,7 @@
 import type { History } from '../history/model.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_SELECT, TXN_COMMITTED, txnLabel } from '../history/model.ts';
 import { matches } from '../history/predicate.ts';
-import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
+import { constrainedInserts, insertOverPresent, lowerPredicates, rowVersions, VersionsByOrder, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import type { Scalar } from '../history/predicate.ts';
 import { validate } from '../validate/validate.ts';
@@ -32,6 +33,8 @@ import { INIT_TXN, type CheckOptions, type CheckResult, type Level, type NonCycl
 import { explainNonCycle } from '../explain/index.ts';
 import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
+import { serialOrderBreaks, serialOrderResult } from './serial-order.ts';
+import { snapshotOrderResult } from './snapshot-order.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
@@ -51,6 +54,11 @@ type WithChoicesFn = (h: History, opts: CheckOptions, sink: ChoiceSink) => Check
 export function checkPredicateHistory(
   h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn, withChoices: WithChoicesFn,
 ): CheckResult {
+  // The recorded completion order, when it is a serial execution, proves every level in linear
+  // time (check/serial-order.ts), and snapshots at the recorded invocations strict SI and below
+  // (check/snapshot-order.ts); otherwise the steps below decide.
+  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs);
+  if (serial !== null) return serial;
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
   // that is exact (IMPLICIT_READS), and a witness must show an order that keeps it.
@@ -86,6 +94,11 @@ export function checkPredicateHistory(
     const order = source();
     if (order === null) { tried.push('no order'); continue; }
     const position = order.writer;
+    // A total order (SER's witness of step 1, the causal one) may be a serial execution of the
+    // whole history: linear to check, and it proves every level (check/serial-order.ts).
+    if (order.writer === order.reader && serialOrderBreaks(h, position, serLevel === 'strict-ser') === null) {
+      return withNote(result, `the witness order of step 1 is a serial execution of the history, which satisfies every level (docs/levels.md, "Predicates")`);
+    }
     const picked = pickVersions(h, nec, order, inserts.size > 0 ? inserts : null);
     if (picked === null) { tried.push('a count the picked versions contradict'); continue; }
     if (rr) {
@@ -194,21 +207,19 @@ function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<numbe
   const position = order.writer;
   const pt = h.predicates!;
   const rows = rowVersions(h, pt, nec.tombstoneOf);
+  const byOrder = new VersionsByOrder(rows, position);
   const keyOf = (k: number): Scalar => rowKey(h, k);
   const valueOf = (v: number): Scalar | null => (v >= h.valueCount ? null : rowValue(h, v));
   // Per count op with n > 0: rows picked matching so far.
   const counted = new Map<number, number>();
   const pick = (_: number, c: Choice): number => {
     const p = h.opKind[c.op] === OP_SELECT || h.opKind[c.op] === OP_COUNT ? pt.parsed[h.opValue[c.op]!]! : null;
-    const at = order.reader[c.txn]!;
-    let best = INITIAL_VALUE, bestAt = -1;
-    for (let i = rows.start[c.key]!; i < rows.start[c.key + 1]!; i++) {
-      const w = rows.txn[i]!, v = rows.value[i]!;
-      if (w === c.txn || position[w]! >= at || position[w]! <= bestAt) continue;
-      const s = valueOf(v);
-      const ok = c.want === 'any' || (s === null || (c.want === 'nomatch' && !matches(p!, keyOf(c.key), s)));
-      if (ok) { best = v; bestAt = position[w]!; }
-    }
+    const i = byOrder.lastBefore(c.key, order.reader[c.txn]!, (i) => {
+      if (rows.txn[i] === c.txn) return false;
+      const s = valueOf(rows.value[i]!);
+      return c.want === 'any' || s === null || (c.want === 'nomatch' && !matches(p!, keyOf(c.key), s));
+    });
+    const best = i < 0 ? INITIAL_VALUE : rows.value[i]!;
     if (c.count >= 0 && p !== null && matches(p, keyOf(c.key), valueOf(best))) counted.set(c.op, (counted.get(c.op) ?? 0) + 1);
     return best;
   };

@@ -137,9 +137,12 @@ export interface StageTimesMs {
  *   version order (check/predicate-search.ts; docs/levels.md, "Predicates");
  * - 'saturation': the levels checked in polynomial time (ru, rc, ra, tcc; src/levels/): the
  *   commit-order graph their axiom saturates is acyclic (valid) or has a cycle (violation);
+ * - 'recorded-order': valid because the recorded times give a witness (predicate histories
+ *   only, tried before the polygraph): the completion order is a serial execution
+ *   (check/serial-order.ts), or snapshots at the invocations satisfy SI (check/snapshot-order.ts);
  * - 'limit': the verdict is 'unknown' (a time or conflict limit was hit).
  */
-export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'choice-search' | 'saturation' | 'limit';
+export type DecidedBy = 'validation' | 'pruning' | 'solver-sat' | 'solver-unsat' | 'choice-search' | 'saturation' | 'recorded-order' | 'limit';
 
 export interface CheckResult {
   verdict: Verdict;

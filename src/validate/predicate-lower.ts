@@ -33,7 +33,7 @@ import {
   INITIAL_VALUE, OP_APPEND, OP_COUNT, OP_DELETE, OP_INSERT, OP_READ, OP_READ_LIST, OP_SELECT, OP_WRITE,
   TXN_ABORTED, TXN_COMMITTED, opWhere, txnLabel, valueLabel, type History, type PredicateTable,
 } from '../history/model.ts';
-import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
+import { matches, type Scalar } from '../history/predicate.ts';
 import { LabelTable } from '../history/labels.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import { GrowableFloat64, GrowableInt32 } from '../util/growable.ts';
@@ -132,15 +132,18 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
   // The rows a select returned (valid while retStamp[key] === op).
   const retStamp = new Int32Array(nKeys).fill(-1), retValue = new Int32Array(nKeys);
 
-  /** A row `k` that op (of txn t) saw in some version of class `want`: forced, own, or a choice. */
-  const observe = (t: number, op: number, k: number, want: ChoiceWant, p: Predicate | null, count: number, isPred: number) => {
+  const classes = new VersionClasses(h, pt, rows, keyOf, valueOf);
+
+  /** A row `k` that op (of txn t) saw in some version of class `want` (`pr`: its predicate read, or -1): forced, own, or a choice. */
+  const observe = (t: number, op: number, k: number, want: ChoiceWant, pr: number, count: number, isPred: number) => {
+    const p = pr < 0 ? null : pt.parsed[pr]!;
     if (ownStamp[k] === t) {
       const own = ownValue[k]!;
       const ok = want === 'any' || (want === 'absent' ? valueOf(own) === null : p === null || !matches(p, keyOf(k), valueOf(own)));
       if (!ok) anomalies.push(ownMissed(h, t, op, k, own));
       return;
     }
-    if (want !== 'any' && onlyInitial(rows, k, t, want, p, keyOf, valueOf)) {
+    if (want !== 'any' && classes.onlyInitial(k, t, want, pr)) {
       if (mode !== 'item-only' || isPred === 0) emit(OP_READ, k, INITIAL_VALUE, op, isPred);
       else leftOut++;
       return;
@@ -161,11 +164,11 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
       const k = h.opKey[op]!, v = h.opValue[op]!;
       switch (h.opKind[op]) {
         case OP_READ:
-          if (v === INITIAL_VALUE && pt.keyRelation[k]! >= 0) observe(t, op, k, 'absent', null, -1, 0);
+          if (v === INITIAL_VALUE && pt.keyRelation[k]! >= 0) observe(t, op, k, 'absent', -1, -1, 0);
           else emit(OP_READ, k, v, op, 0);
           break;
         case OP_WRITE: case OP_INSERT:
-          if (inserts !== null && h.opKind[op] === OP_INSERT && ownStamp[k] !== t && inserts.get(k)?.includes(t) === true) observe(t, op, k, 'absent', null, -1, 0);
+          if (inserts !== null && h.opKind[op] === OP_INSERT && ownStamp[k] !== t && inserts.get(k)?.includes(t) === true) observe(t, op, k, 'absent', -1, -1, 0);
           emit(OP_WRITE, k, v, op, 0);
           ownStamp[k] = t; ownValue[k] = v;
           break;
@@ -204,7 +207,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
         // Read from the txn's own write or another's: validation resolves it (INT if it contradicts).
         emit(OP_READ, k, v, op, 0);
       } else {
-        observe(t, op, k, 'nomatch', P, -1, 1);
+        observe(t, op, k, 'nomatch', p, -1, 1);
       }
     }
   }
@@ -214,7 +217,7 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
     let possible = 0;
     for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
       const k = pt!.relKeys[j]!;
-      if (ownStamp[k] === t ? matches(P, keyOf(k), valueOf(ownValue[k]!)) : anyMatching(rows, k, t, P, keyOf, valueOf)) possible++;
+      if (ownStamp[k] === t ? matches(P, keyOf(k), valueOf(ownValue[k]!)) : classes.anyMatching(k, t, p)) possible++;
     }
     if (n > possible) {
       // Rows some txn ever wrote matching, whatever its outcome: what a dirty count may see.
@@ -234,8 +237,8 @@ export function lowerPredicates(h: History, mode: LowerMode, pick?: Pick, insert
     }
     for (let j = pt!.relStart[r]!; j < pt!.relStart[r + 1]!; j++) {
       const k = pt!.relKeys[j]!;
-      if (n === 0) observe(t, op, k, 'nomatch', P, -1, 1);
-      else if (ownStamp[k] !== t) observe(t, op, k, 'any', P, p, 1);
+      if (n === 0) observe(t, op, k, 'nomatch', p, -1, 1);
+      else if (ownStamp[k] !== t) observe(t, op, k, 'any', p, p, 1);
     }
   }
 
@@ -300,26 +303,84 @@ export function rowVersions(h: History, pt: PredicateTable, tombstoneOf: Int32Ar
   return { start, txn: outTxn, value: outValue };
 }
 
-/** Whether the initial version is the only version of row k, of class `want`, that a txn other than t installed. */
-function onlyInitial(
-  rows: RowVersions, k: number, t: number, want: ChoiceWant, p: Predicate | null,
-  keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null,
-): boolean {
-  for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) {
-    if (rows.txn[i] === t) continue;
-    const v = valueOf(rows.value[i]!);
-    if (v === null) return false; // a tombstone: absent, of every class but 'any'
-    if (want === 'nomatch' && !matches(p!, keyOf(k), v)) return false;
+/**
+ * Per row of a relation, how many versions other txns installed are of each class, and the txn
+ * of the first: absent (a delete), not matching a predicate (absent included), matching it. Each
+ * txn installs at most one version per row (RowVersions), so "the versions of txns other than t"
+ * is empty exactly when the count is 0, or 1 and the first is t's: O(1) per observation, where
+ * a pass over the row's versions per observation was quadratic (every select observes every row
+ * of its relation, and a row's versions grow with the history). Per predicate text and relation,
+ * computed when first asked: at most the rows the lowering visits anyway.
+ */
+class VersionClasses {
+  /** `absentCount[k]` / `absentFirst[k]`: row k's tombstones, and the txn of the first. */
+  private readonly absentCount: Int32Array;
+  private readonly absentFirst: Int32Array;
+  /** `keyPos[k]`: row k's place in its relation (relKeys index minus the relation's start). */
+  private readonly keyPos: Int32Array;
+  /** Per "relation id, predicate text": [non-matching count, first, matching count, first], 4 cells per row by keyPos. */
+  private readonly byPredicate = new Map<string, Int32Array>();
+  /** `byRead[pr]`: predicate read pr's entry of byPredicate (a string key per observation cost more than the pass it saves). */
+  private readonly byRead: (Int32Array | undefined)[] = [];
+
+  constructor(
+    h: History, private readonly pt: PredicateTable, private readonly rows: RowVersions,
+    private readonly keyOf: (k: number) => Scalar, private readonly valueOf: (v: number) => Scalar | null,
+  ) {
+    const nKeys = h.keyLabels.length;
+    this.absentCount = new Int32Array(nKeys);
+    this.absentFirst = new Int32Array(nKeys).fill(-1);
+    this.keyPos = new Int32Array(nKeys).fill(-1);
+    for (let r = 0; r < pt.relationLabels.length; r++) {
+      for (let j = pt.relStart[r]!; j < pt.relStart[r + 1]!; j++) this.keyPos[pt.relKeys[j]!] = j - pt.relStart[r]!;
+    }
+    for (let k = 0; k < nKeys; k++) {
+      for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) {
+        if (rows.value[i]! < h.valueCount) continue;
+        if (this.absentCount[k]!++ === 0) this.absentFirst[k] = rows.txn[i]!;
+      }
+    }
   }
-  return true;
+
+  /** Whether the initial version is the only version of row k, of class `want` ('absent', or 'nomatch' of predicate read pr), that a txn other than t installed. */
+  onlyInitial(k: number, t: number, want: 'absent' | 'nomatch', pr: number): boolean {
+    if (want === 'absent') return only(this.absentCount[k]!, this.absentFirst[k]!, t);
+    const c = this.cells(k, pr), at = 4 * this.keyPos[k]!;
+    return only(c[at]!, c[at + 1]!, t);
+  }
+
+  /** Whether some txn other than t installed a version of row k that matches predicate read pr's predicate. */
+  anyMatching(k: number, t: number, pr: number): boolean {
+    const c = this.cells(k, pr), at = 4 * this.keyPos[k]!;
+    return !only(c[at + 2]!, c[at + 3]!, t);
+  }
+
+  private cells(k: number, pr: number): Int32Array {
+    const known = this.byRead[pr];
+    if (known !== undefined) return known;
+    const pt = this.pt, r = pt.keyRelation[k]!;
+    const id = `${r} ${pt.text[pr]!}`;
+    let c = this.byPredicate.get(id);
+    if (c !== undefined) return (this.byRead[pr] = c);
+    const P = pt.parsed[pr]!, rows = this.rows, j0 = pt.relStart[r]!, j1 = pt.relStart[r + 1]!;
+    c = new Int32Array(4 * (j1 - j0));
+    for (let j = j0; j < j1; j++) {
+      const row = pt.relKeys[j]!, at = 4 * (j - j0);
+      c[at + 1] = -1; c[at + 3] = -1;
+      for (let i = rows.start[row]!; i < rows.start[row + 1]!; i++) {
+        const v = this.valueOf(rows.value[i]!);
+        const side = v !== null && matches(P, this.keyOf(row), v) ? at + 2 : at;
+        if (c[side]!++ === 0) c[side + 1] = rows.txn[i]!;
+      }
+    }
+    this.byPredicate.set(id, c);
+    return (this.byRead[pr] = c);
+  }
 }
 
-/** Whether some txn other than t installed a version of row k that matches p. */
-function anyMatching(rows: RowVersions, k: number, t: number, p: Predicate, keyOf: (k: number) => Scalar, valueOf: (v: number) => Scalar | null): boolean {
-  for (let i = rows.start[k]!; i < rows.start[k + 1]!; i++) {
-    if (rows.txn[i] !== t && matches(p, keyOf(k), valueOf(rows.value[i]!))) return true;
-  }
-  return false;
+/** No version of a class but t's own: none (count 0), or one, t's. */
+function only(count: number, first: number, t: number): boolean {
+  return count === 0 || (count === 1 && first === t);
 }
 
 /**
@@ -454,4 +515,36 @@ export function insertOverPresent(h: History, rows: RowVersions, constrained: Ma
     }
   }
   return null;
+}
+
+/**
+ * A row's versions (RowVersions) sorted by their txns' places in an order (`position`), for
+ * picking the latest version before a reader in O(log versions) plus the versions skipped,
+ * instead of a pass over all of the row's versions per observation (quadratic at scale).
+ */
+export class VersionsByOrder {
+  /** RowVersions indices per row (same CSR starts as `rows`), ascending by position of their txn. */
+  private readonly sorted: Int32Array;
+
+  constructor(private readonly rows: RowVersions, private readonly position: Int32Array) {
+    this.sorted = new Int32Array(rows.txn.length);
+    for (let i = 0; i < this.sorted.length; i++) this.sorted[i] = i;
+    for (let k = 0; k + 1 < rows.start.length; k++) {
+      const a = rows.start[k]!, b = rows.start[k + 1]!;
+      if (b - a > 1) this.sorted.subarray(a, b).sort((x, y) => position[rows.txn[x]!]! - position[rows.txn[y]!]!);
+    }
+  }
+
+  /**
+   * The RowVersions index of row k's version whose txn's position is the largest below `at`
+   * among those `accept` takes, or -1 when there is none.
+   */
+  lastBefore(k: number, at: number, accept: (i: number) => boolean): number {
+    const s = this.sorted, position = this.position, txn = this.rows.txn;
+    let lo = this.rows.start[k]!, hi = this.rows.start[k + 1]!;
+    const first = lo;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (position[txn[s[mid]!]!]! < at) lo = mid + 1; else hi = mid; }
+    for (let x = lo - 1; x >= first; x--) if (accept(s[x]!)) return s[x]!;
+    return -1;
+  }
 }
