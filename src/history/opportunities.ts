@@ -22,16 +22,22 @@
  * pairs found (at most the number of sessions per transaction).
  */
 
-import { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History } from './model.ts';
+import { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type History } from './model.ts';
+import { emptyOpportunities, tallyFailed, type PairOpportunities } from './opportunity-outcome.ts';
+import { writeSkewOpportunities } from './write-skew-opportunities.ts';
 
-export interface LostUpdateOpportunities {
-  pairs: number;
-  allowed: number;
-  blocked: number;
-  aborted: number;
-  abortCodes: Record<string, number>;
-  unknown: number;
-  other: number;
+export type LostUpdateOpportunities = PairOpportunities;
+export type { PairOpportunities } from './opportunity-outcome.ts';
+export type { WriteSkewOpportunities } from './write-skew-opportunities.ts';
+
+/** Every kind of opportunity the recording shows (null each without transaction times). */
+export interface Opportunities {
+  lostUpdate: LostUpdateOpportunities | null;
+  writeSkew: PairOpportunities | null;
+}
+
+export function historyOpportunities(h: History): Opportunities {
+  return { lostUpdate: lostUpdateOpportunities(h), writeSkew: writeSkewOpportunities(h) };
 }
 
 /** One read-modify-write: its txn, what its first read of the key returned, what it wrote last. */
@@ -69,7 +75,7 @@ export function lostUpdateOpportunities(h: History): LostUpdateOpportunities | n
       list.push({ txn: t, readVersion, readOp: r, wrote: h.opValue[w]! });
     }
   }
-  const out: LostUpdateOpportunities = { pairs: 0, allowed: 0, blocked: 0, aborted: 0, abortCodes: {}, unknown: 0, other: 0 };
+  const out = emptyOpportunities();
   for (const list of byKey.values()) {
     list.sort((a, b) => start[a.txn]! - start[b.txn]!);
     let active: Rmw[] = [];
@@ -83,18 +89,7 @@ export function lostUpdateOpportunities(h: History): LostUpdateOpportunities | n
 }
 
 function classify(h: History, a: Rmw, b: Rmw, out: LostUpdateOpportunities): void {
-  out.pairs++;
-  const sa = h.txnStatus[a.txn]!, sb = h.txnStatus[b.txn]!;
-  if (sa === TXN_ABORTED || sb === TXN_ABORTED) {
-    out.aborted++;
-    for (const x of [a, b]) {
-      if (h.txnStatus[x.txn] !== TXN_ABORTED) continue;
-      const code = h.txnError?.[x.txn] || 'none';
-      out.abortCodes[code] = (out.abortCodes[code] ?? 0) + 1;
-    }
-    return;
-  }
-  if (sa !== TXN_COMMITTED || sb !== TXN_COMMITTED) { out.unknown++; return; }
+  if (!tallyFailed(h, a.txn, b.txn, out)) return;
   if (a.readVersion === b.readVersion) { out.allowed++; return; }
   const [first, later] = h.txnEnd![a.txn]! <= h.txnEnd![b.txn]! ? [a, b] : [b, a];
   out[readsWrite(h, later, first) ? 'blocked' : 'other']++;
