@@ -28,7 +28,7 @@ import { writeSkewOpportunities } from './write-skew-opportunities.ts';
 
 export type LostUpdateOpportunities = PairOpportunities;
 export type { PairOpportunities } from './opportunity-outcome.ts';
-export type { WriteSkewOpportunities } from './write-skew-opportunities.ts';
+export { writeSkewOpportunities, type WriteSkewOpportunities } from './write-skew-opportunities.ts';
 
 /** Every kind of opportunity the recording shows (null each without transaction times). */
 export interface Opportunities {
