@@ -76,14 +76,59 @@ function accessOf(h: History, timed: (t: number) => boolean): Access {
   };
 }
 
-/** CSR over keys of transactions (in the given order), from per-txn key lists. */
-function byKey(order: Int32Array, start: Int32Array, keys: Int32Array, keyCount: number): { at: Int32Array; txns: Int32Array } {
+/**
+ * CSR over keys of transactions, each key's in start order: entries `at[k] .. at[k+1]-1` of
+ * `txns`, with their start and end times beside them (`ts`, `te`) so that the sweep reads
+ * memory in order instead of jumping through the per-transaction columns.
+ */
+interface KeyLists { at: Int32Array; txns: Int32Array; ts: Float64Array; te: Float64Array }
+
+function byKey(h: History, order: Int32Array, start: Int32Array, keys: Int32Array, keyCount: number): KeyLists {
   const at = new Int32Array(keyCount + 1);
   for (let i = 0; i < keys.length; i++) at[keys[i]! + 1]!++;
   for (let k = 0; k < keyCount; k++) at[k + 1]! += at[k]!;
   const fill = at.slice(0, keyCount), txns = new Int32Array(keys.length);
-  for (const t of order) for (let i = start[t]!; i < start[t + 1]!; i++) txns[fill[keys[i]!]!++] = t;
-  return { at, txns };
+  const ts = new Float64Array(keys.length), te = new Float64Array(keys.length);
+  for (const t of order) {
+    const s = h.txnStart![t]!, e = h.txnEnd![t]!;
+    for (let i = start[t]!; i < start[t + 1]!; i++) {
+      const at = fill[keys[i]!]!++;
+      txns[at] = t; ts[at] = s; te[at] = e;
+    }
+  }
+  return { at, txns, ts, te };
+}
+
+/** The entries (indices into one KeyLists) of transactions still running; a growable stack. */
+class Running {
+  items = new Int32Array(64);
+  n = 0;
+
+  push(i: number): void {
+    if (this.n === this.items.length) {
+      const grown = new Int32Array(2 * this.n);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.n++] = i;
+  }
+
+  /** Keeps the entries that end at or after time s. */
+  keepRunningAt(l: KeyLists, s: number): void {
+    let j = 0;
+    for (let i = 0; i < this.n; i++) if (l.te[this.items[i]!]! >= s) this.items[j++] = this.items[i]!;
+    this.n = j;
+  }
+}
+
+/** The transactions with both times, by start (ties by index). */
+function byStart(h: History, timed: (t: number) => boolean): Int32Array {
+  const start = h.txnStart!;
+  const ids: number[] = [];
+  for (let t = 0; t < h.txnCount; t++) if (timed(t)) ids.push(t);
+  // A recording lists transactions as they end, nearly in start order: the merge sort is near linear.
+  ids.sort((a, b) => start[a]! - start[b]! || a - b);
+  return Int32Array.from(ids);
 }
 
 export function writeSkewOpportunities(h: History): WriteSkewOpportunities | null {
@@ -92,29 +137,38 @@ export function writeSkewOpportunities(h: History): WriteSkewOpportunities | nul
   const timed = (t: number) => !Number.isNaN(start[t]!) && !Number.isNaN(end[t]!);
   const acc = accessOf(h, timed);
   const keyCount = h.keyLabels.length;
-  const order = Int32Array.from({ length: h.txnCount }, (_, t) => t).filter(timed).sort((a, b) => start[a]! - start[b]!);
-  const writers = byKey(order, acc.wStart, acc.wKey, keyCount);
-  const readers = byKey(order, acc.rStart, acc.rKey, keyCount);
+  const order = byStart(h, timed);
+  const W = byKey(h, order, acc.wStart, acc.wKey, keyCount);
+  const R = byKey(h, order, acc.rStart, acc.rKey, keyCount);
   const pair = new PairJudge(h, acc);
   const out = emptyOpportunities();
+  const activeW = new Running(), activeR = new Running();
   for (let k = 0; k < keyCount; k++) {
     // Merge the key's writers and readers by start; a pair is looked at when its later-starting
     // member arrives and the other is still running (ends no earlier than this start).
-    let wi = writers.at[k]!, ri = readers.at[k]!;
-    const wEnd = writers.at[k + 1]!, rEnd = readers.at[k + 1]!;
-    let activeW: number[] = [], activeR: number[] = [];
+    let wi = W.at[k]!, ri = R.at[k]!;
+    const wEnd = W.at[k + 1]!, rEnd = R.at[k + 1]!;
+    activeW.n = 0;
+    activeR.n = 0;
     while (wi < wEnd || ri < rEnd) {
-      const takeW = ri >= rEnd || (wi < wEnd && start[writers.txns[wi]!]! <= start[readers.txns[ri]!]!);
-      const t = takeW ? writers.txns[wi++]! : readers.txns[ri++]!;
-      const s = start[t]!;
-      activeW = activeW.filter((a) => end[a]! >= s);
-      activeR = activeR.filter((b) => end[b]! >= s);
+      const takeW = ri >= rEnd || (wi < wEnd && W.ts[wi]! <= R.ts[ri]!);
+      const s = takeW ? W.ts[wi]! : R.ts[ri]!;
+      activeW.keepRunningAt(W, s);
+      activeR.keepRunningAt(R, s);
       if (takeW) {
-        for (const b of activeR) if (b !== t) pair.judge(t, b, k, out);
-        activeW.push(t);
+        const t = W.txns[wi]!;
+        for (let i = 0; i < activeR.n; i++) {
+          const b = R.txns[activeR.items[i]!]!;
+          if (b !== t) pair.judge(t, b, k, out);
+        }
+        activeW.push(wi++);
       } else {
-        for (const a of activeW) if (a !== t) pair.judge(a, t, k, out);
-        activeR.push(t);
+        const t = R.txns[ri]!;
+        for (let i = 0; i < activeW.n; i++) {
+          const a = W.txns[activeW.items[i]!]!;
+          if (a !== t) pair.judge(a, t, k, out);
+        }
+        activeR.push(ri++);
       }
     }
   }
