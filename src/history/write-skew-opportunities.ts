@@ -31,6 +31,7 @@
 
 import { INITIAL_VALUE, OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type History } from './model.ts';
 import { emptyOpportunities, tallyFailed, type PairOpportunities } from './opportunity-outcome.ts';
+import { byKey, byStart, Running, timed } from './overlap-sweep.ts';
 
 export type WriteSkewOpportunities = PairOpportunities;
 
@@ -44,100 +45,46 @@ interface Access {
   wStart: Int32Array; wKey: Int32Array; wOp: Int32Array;
 }
 
-function accessOf(h: History, timed: (t: number) => boolean): Access {
+function accessOf(h: History): Access {
   const n = h.txnCount, keyCount = h.keyLabels.length;
   const rStart = new Int32Array(n + 1), wStart = new Int32Array(n + 1);
-  const rKey: number[] = [], rOp: number[] = [], rBefore: number[] = [], wKey: number[] = [], wOp: number[] = [];
+  // At most one entry per operation: sized so, handed out as views of what was filled.
+  const rKey = new Int32Array(h.opCount), rOp = new Int32Array(h.opCount), rBefore = new Uint8Array(h.opCount);
+  const wKey = new Int32Array(h.opCount), wOp = new Int32Array(h.opCount);
+  let nr = 0, nw = 0;
   // seenR[k] / seenW[k] = t + 1 when txn t has read / written k; posW[k]: its entry in wOp.
   const seenR = new Int32Array(keyCount), seenW = new Int32Array(keyCount), posW = new Int32Array(keyCount);
   for (let t = 0; t < n; t++) {
-    rStart[t] = rKey.length;
-    wStart[t] = wKey.length;
-    if (!timed(t)) continue;
+    rStart[t] = nr;
+    wStart[t] = nw;
+    if (!timed(h, t)) continue;
     for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
       const k = h.opKey[op]!, kind = h.opKind[op]!;
       if (kind === OP_READ || kind === OP_READ_LIST) {
         if (seenR[k] === t + 1) continue;
         seenR[k] = t + 1;
-        rKey.push(k); rOp.push(op); rBefore.push(seenW[k] === t + 1 ? 0 : 1);
+        rKey[nr] = k; rOp[nr] = op; rBefore[nr++] = seenW[k] === t + 1 ? 0 : 1;
       } else if (kind === OP_WRITE || kind === OP_APPEND) {
         if (seenW[k] === t + 1) { wOp[posW[k]!] = op; continue; }
         seenW[k] = t + 1;
-        posW[k] = wKey.length;
-        wKey.push(k); wOp.push(op);
+        posW[k] = nw;
+        wKey[nw] = k; wOp[nw++] = op;
       }
     }
   }
-  rStart[n] = rKey.length;
-  wStart[n] = wKey.length;
+  rStart[n] = nr;
+  wStart[n] = nw;
   return {
-    rStart, rKey: Int32Array.from(rKey), rOp: Int32Array.from(rOp), rBefore: Uint8Array.from(rBefore),
-    wStart, wKey: Int32Array.from(wKey), wOp: Int32Array.from(wOp),
+    rStart, rKey: rKey.subarray(0, nr), rOp: rOp.subarray(0, nr), rBefore: rBefore.subarray(0, nr),
+    wStart, wKey: wKey.subarray(0, nw), wOp: wOp.subarray(0, nw),
   };
 }
 
-/**
- * CSR over keys of transactions, each key's in start order: entries `at[k] .. at[k+1]-1` of
- * `txns`, with their start and end times beside them (`ts`, `te`) so that the sweep reads
- * memory in order instead of jumping through the per-transaction columns.
- */
-interface KeyLists { at: Int32Array; txns: Int32Array; ts: Float64Array; te: Float64Array }
-
-function byKey(h: History, order: Int32Array, start: Int32Array, keys: Int32Array, keyCount: number): KeyLists {
-  const at = new Int32Array(keyCount + 1);
-  for (let i = 0; i < keys.length; i++) at[keys[i]! + 1]!++;
-  for (let k = 0; k < keyCount; k++) at[k + 1]! += at[k]!;
-  const fill = at.slice(0, keyCount), txns = new Int32Array(keys.length);
-  const ts = new Float64Array(keys.length), te = new Float64Array(keys.length);
-  for (const t of order) {
-    const s = h.txnStart![t]!, e = h.txnEnd![t]!;
-    for (let i = start[t]!; i < start[t + 1]!; i++) {
-      const at = fill[keys[i]!]!++;
-      txns[at] = t; ts[at] = s; te[at] = e;
-    }
-  }
-  return { at, txns, ts, te };
-}
-
-/** The entries (indices into one KeyLists) of transactions still running; a growable stack. */
-class Running {
-  items = new Int32Array(64);
-  n = 0;
-
-  push(i: number): void {
-    if (this.n === this.items.length) {
-      const grown = new Int32Array(2 * this.n);
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.n++] = i;
-  }
-
-  /** Keeps the entries that end at or after time s. */
-  keepRunningAt(l: KeyLists, s: number): void {
-    let j = 0;
-    for (let i = 0; i < this.n; i++) if (l.te[this.items[i]!]! >= s) this.items[j++] = this.items[i]!;
-    this.n = j;
-  }
-}
-
-/** The transactions with both times, by start (ties by index). */
-function byStart(h: History, timed: (t: number) => boolean): Int32Array {
-  const start = h.txnStart!;
-  const ids: number[] = [];
-  for (let t = 0; t < h.txnCount; t++) if (timed(t)) ids.push(t);
-  // A recording lists transactions as they end, nearly in start order: the merge sort is near linear.
-  ids.sort((a, b) => start[a]! - start[b]! || a - b);
-  return Int32Array.from(ids);
-}
-
 export function writeSkewOpportunities(h: History): WriteSkewOpportunities | null {
-  const start = h.txnStart, end = h.txnEnd;
-  if (start === undefined || end === undefined) return null;
-  const timed = (t: number) => !Number.isNaN(start[t]!) && !Number.isNaN(end[t]!);
-  const acc = accessOf(h, timed);
+  if (h.txnStart === undefined || h.txnEnd === undefined) return null;
+  const acc = accessOf(h);
   const keyCount = h.keyLabels.length;
-  const order = byStart(h, timed);
+  const order = byStart(h);
   const W = byKey(h, order, acc.wStart, acc.wKey, keyCount);
   const R = byKey(h, order, acc.rStart, acc.rKey, keyCount);
   const pair = new PairJudge(h, acc);
@@ -159,14 +106,14 @@ export function writeSkewOpportunities(h: History): WriteSkewOpportunities | nul
         const t = W.txns[wi]!;
         for (let i = 0; i < activeR.n; i++) {
           const b = R.txns[activeR.items[i]!]!;
-          if (b !== t) pair.judge(t, b, k, out);
+          if (b !== t) pair.judge(t, b, k, 'a', out);
         }
         activeW.push(wi++);
       } else {
         const t = R.txns[ri]!;
         for (let i = 0; i < activeW.n; i++) {
           const a = W.txns[activeW.items[i]!]!;
-          if (a !== t) pair.judge(a, t, k, out);
+          if (a !== t) pair.judge(a, t, k, 'b', out);
         }
         activeR.push(ri++);
       }
@@ -175,21 +122,45 @@ export function writeSkewOpportunities(h: History): WriteSkewOpportunities | nul
   return out;
 }
 
-/** Decides one candidate pair; mark arrays (stamped per pair) stand in for per-pair key sets. */
+/**
+ * One transaction's keys as mark arrays: `w[k] === stamp` when it writes k (`opW[k]`: its last
+ * write of it), `r[k] === stamp` when it reads k (`opR[k]`: that read if it came before the
+ * transaction's own write of k, else -1). Re-marked only when asked for another transaction.
+ */
+class Marks {
+  txn = -1;
+  stamp = 0;
+  readonly w: Int32Array; readonly opW: Int32Array; readonly r: Int32Array; readonly opR: Int32Array;
+
+  constructor(keyCount: number) {
+    [this.w, this.opW, this.r, this.opR] = Array.from({ length: 4 }, () => new Int32Array(keyCount));
+  }
+
+  of(acc: Access, t: number): this {
+    if (this.txn === t) return this;
+    this.txn = t;
+    const s = ++this.stamp;
+    for (let i = acc.wStart[t]!; i < acc.wStart[t + 1]!; i++) { this.w[acc.wKey[i]!] = s; this.opW[acc.wKey[i]!] = acc.wOp[i]!; }
+    for (let i = acc.rStart[t]!; i < acc.rStart[t + 1]!; i++) { this.r[acc.rKey[i]!] = s; this.opR[acc.rKey[i]!] = acc.rBefore[i] ? acc.rOp[i]! : -1; }
+    return this;
+  }
+}
+
+/**
+ * Decides one candidate pair. The sweep offers pairs with one side fixed (the transaction that
+ * just started, against each one running), so the side already marked is kept and only the other
+ * side's key lists are scanned; both are marked only for a pair that counts.
+ */
 class PairJudge {
-  private stamp = 0;
-  /** markWA[k] = stamp when A writes k (opWA[k]: A's last write of it); likewise for B and reads. */
-  private readonly markWA: Int32Array; private readonly opWA: Int32Array;
-  private readonly markWB: Int32Array; private readonly opWB: Int32Array;
-  private readonly markRA: Int32Array; private readonly opRA: Int32Array;
-  private readonly markRB: Int32Array; private readonly opRB: Int32Array;
+  private readonly A: Marks;
+  private readonly B: Marks;
   /** writerOf[v]: the txn that wrote register value v, -1 none, -2 written more than once. */
   private readonly writerOf: Int32Array; private readonly writerKey: Int32Array;
 
   constructor(private readonly h: History, private readonly acc: Access) {
     const kc = h.keyLabels.length;
-    [this.markWA, this.opWA, this.markWB, this.opWB, this.markRA, this.opRA, this.markRB, this.opRB] =
-      Array.from({ length: 8 }, () => new Int32Array(kc));
+    this.A = new Marks(kc);
+    this.B = new Marks(kc);
     this.writerOf = new Int32Array(h.valueCount).fill(-1);
     this.writerKey = new Int32Array(h.valueCount);
     for (let t = 0; t < h.txnCount; t++) {
@@ -202,48 +173,65 @@ class PairJudge {
     }
   }
 
-  private mark(t: number, markW: Int32Array, opW: Int32Array, markR: Int32Array, opR: Int32Array): void {
-    const a = this.acc;
-    for (let i = a.wStart[t]!; i < a.wStart[t + 1]!; i++) { markW[a.wKey[i]!] = this.stamp; opW[a.wKey[i]!] = a.wOp[i]!; }
-    // opR: the read before the txn's own write of the key, -1 when it wrote first.
-    for (let i = a.rStart[t]!; i < a.rStart[t + 1]!; i++) { markR[a.rKey[i]!] = this.stamp; opR[a.rKey[i]!] = a.rBefore[i] ? a.rOp[i]! : -1; }
-  }
-
-  /** A writes key x, B reads it, and they overlap in time: count {A, B} if it is a write-skew pair, once (at its least shared key). */
-  judge(a: number, b: number, x: number, out: PairOpportunities): void {
-    const acc = this.acc;
-    this.stamp++;
-    this.mark(a, this.markWA, this.opWA, this.markRA, this.opRA);
-    this.mark(b, this.markWB, this.opWB, this.markRB, this.opRB);
-    let least = x, aReadsB = false;
-    for (let i = acc.wStart[b]!; i < acc.wStart[b + 1]!; i++) {
-      const k = acc.wKey[i]!;
-      if (this.markWA[k] === this.stamp) return; // a common written key: not write skew's shape
-      if (this.markRA[k] === this.stamp) { aReadsB = true; if (k < least) least = k; }
-    }
-    if (!aReadsB) return;
-    for (let i = acc.rStart[b]!; i < acc.rStart[b + 1]!; i++) {
-      const k = acc.rKey[i]!;
-      if (this.markWA[k] === this.stamp && k < least) least = k;
-    }
-    if (least !== x) return; // counted when the sweep of its least shared key meets it
+  /**
+   * A writes key x, B reads it, and they overlap in time: count {A, B} if it is a write-skew pair,
+   * once (at its least shared key). `fixed`: which of the two the sweep holds across its calls.
+   */
+  judge(a: number, b: number, x: number, fixed: 'a' | 'b', out: PairOpportunities): void {
+    if (!(fixed === 'b' ? this.shapeSeenFromB(a, b, x) : this.shapeSeenFromA(a, b, x))) return;
     if (!tallyFailed(this.h, a, b, out)) return;
-    const ab = this.seen(a, b, this.markWB, this.opWB, this.markRB, this.opRB);
-    const ba = this.seen(b, a, this.markWA, this.opWA, this.markRA, this.opRA);
+    const A = this.A.of(this.acc, a), B = this.B.of(this.acc, b);
+    const ab = this.seen(a, b, B), ba = this.seen(b, a, A);
     if (ab.missed && ba.missed) { out.allowed++; return; }
     const ea = this.h.txnEnd![a]!, eb = this.h.txnEnd![b]!;
     const laterSaw = ea > eb ? ab.saw : eb > ea ? ba.saw : ab.saw || ba.saw;
     out[laterSaw ? 'blocked' : 'other']++;
   }
 
+  /**
+   * Is {A, B} of write skew's shape (no common written key, A reads a key B writes) and is x
+   * its least shared key (a key one writes and the other reads)? With A's marks, B's lists scanned.
+   */
+  private shapeSeenFromA(a: number, b: number, x: number): boolean {
+    const acc = this.acc, A = this.A.of(acc, a), s = A.stamp;
+    let least = x, aReadsB = false;
+    for (let i = acc.wStart[b]!; i < acc.wStart[b + 1]!; i++) {
+      const k = acc.wKey[i]!;
+      if (A.w[k] === s) return false;
+      if (A.r[k] === s) { aReadsB = true; if (k < least) least = k; }
+    }
+    if (!aReadsB) return false;
+    for (let i = acc.rStart[b]!; i < acc.rStart[b + 1]!; i++) {
+      const k = acc.rKey[i]!;
+      if (A.w[k] === s && k < least) least = k;
+    }
+    return least === x;
+  }
+
+  /** The same question with B's marks, A's lists scanned. */
+  private shapeSeenFromB(a: number, b: number, x: number): boolean {
+    const acc = this.acc, B = this.B.of(acc, b), s = B.stamp;
+    let least = x, aReadsB = false;
+    for (let i = acc.wStart[a]!; i < acc.wStart[a + 1]!; i++) {
+      const k = acc.wKey[i]!;
+      if (B.w[k] === s) return false;
+      if (B.r[k] === s && k < least) least = k;
+    }
+    for (let i = acc.rStart[a]!; i < acc.rStart[a + 1]!; i++) {
+      const k = acc.rKey[i]!;
+      if (B.w[k] === s) { aReadsB = true; if (k < least) least = k; }
+    }
+    return aReadsB && least === x;
+  }
+
   /** Did `reader` miss (read an older version than) and did it see `writer`'s write of some key it reads? */
-  private seen(reader: number, writer: number, markW: Int32Array, opW: Int32Array, markR: Int32Array, opR: Int32Array): { missed: boolean; saw: boolean } {
+  private seen(reader: number, writer: number, W: Marks): { missed: boolean; saw: boolean } {
     const h = this.h, acc = this.acc;
     let missed = false, saw = false;
     for (let i = acc.rStart[reader]!; i < acc.rStart[reader + 1]!; i++) {
       const k = acc.rKey[i]!;
-      if (markW[k] !== this.stamp) continue;
-      const r = acc.rOp[i]!, w = opW[k]!;
+      if (W.w[k] !== W.stamp) continue;
+      const r = acc.rOp[i]!, w = W.opW[k]!;
       if (h.opKind[r] === OP_READ_LIST) {
         if (h.opKind[w] !== OP_APPEND) continue;
         const l = h.opValue[r]!, elem = h.opValue[w]!;
@@ -254,7 +242,7 @@ class PairJudge {
       }
       const v = h.opValue[r]!;
       if (v === h.opValue[w]!) { saw = true; continue; }
-      const writerRead = markR[k] === this.stamp ? opR[k]! : -1;
+      const writerRead = W.r[k] === W.stamp ? W.opR[k]! : -1;
       if (v === INITIAL_VALUE || (writerRead >= 0 && h.opKind[writerRead] === OP_READ && h.opValue[writerRead] === v)) { missed = true; continue; }
       const src = this.writerOf[v]!;
       if (src >= 0 && this.writerKey[v] === k && h.txnEnd![src]! < h.txnStart![writer]!) missed = true;

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { HistoryBuilder } from '../../src/history/builder.ts';
 import { TXN_ABORTED, TXN_COMMITTED, TXN_UNKNOWN, type TxnStatus } from '../../src/history/model.ts';
 import { writeSkewOpportunities } from '../../src/history/write-skew-opportunities.ts';
+import { byStart } from '../../src/history/overlap-sweep.ts';
 import { mulberry32 } from '../support/prng.ts';
 
 /** r: register read (null = initial), w: write, a: append, l: list read. */
@@ -188,4 +189,23 @@ test('random small histories: the sweep counts what an all-pairs count from the 
   }
   // The generator reaches the interesting cases (measured: 408 pairs, 75 allowed).
   assert.ok(pairs > 300 && allowed > 50, `${pairs} pairs, ${allowed} allowed`);
+});
+
+test('byStart: start order, ties by index, from a nearly sorted recording and from a shuffled file', () => {
+  for (const shuffled of [false, true]) {
+    const rnd = mulberry32(shuffled ? 7 : 8);
+    const b = new HistoryBuilder();
+    const starts: number[] = [];
+    for (let t = 0; t < 3000; t++) {
+      // Nearly sorted: each start a little before its index; shuffled: anywhere (past the insertion sort's budget).
+      const s = shuffled ? Math.floor(rnd() * 500) : t - Math.floor(rnd() * 20);
+      starts.push(s);
+      const id = b.beginTxn(b.session(0)); // one session: txn ids in insertion order
+      b.write(id, 'x', t + 1);
+      b.setTimes(id, s, s + 1);
+    }
+    const order = [...byStart(b.build())];
+    const want = starts.map((s, t) => [s, t] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, t]) => t);
+    assert.deepEqual(order, want, shuffled ? 'shuffled' : 'nearly sorted');
+  }
 });
