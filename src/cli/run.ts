@@ -17,8 +17,8 @@ import { checkHistory, isImplementedLevel, IMPLEMENTED_LEVELS, type Level } from
 import { checkLevels } from '../check/ladder.ts';
 import { renderLevelsText } from './levels.ts';
 import { readHistory } from '../formats/index.ts';
-import { lostUpdateOpportunities } from '../history/opportunities.ts';
-import { renderLostUpdateOpportunities } from '../render/opportunities.ts';
+import { historyOpportunities } from '../history/opportunities.ts';
+import { renderOpportunities } from '../render/opportunities.ts';
 import { DEFAULT_WORKLOAD, generateWorkload, type KeyDistribution, type WorkloadName, type WorkloadOptions } from '../workload/index.ts';
 import { JsonlRecorder, planNames } from '../run/recorder.ts';
 import { connectAll, runWorkload, type RunSummary, type TxnRecord } from '../run/runner.ts';
@@ -303,13 +303,13 @@ async function runRunInner(args: string[], out: Out): Promise<number> {
   // Counted from the recording, as `polysi stat` would from any file (src/history/opportunities.ts).
   const t1 = performance.now();
   const { history, format, notes } = await readHistory(outPath, 'jsonl');
-  const lostUpdate = lostUpdateOpportunities(history);
-  if (lostUpdate !== null) log(`polysi run: ${renderLostUpdateOpportunities(lostUpdate)}`);
+  const opportunities = historyOpportunities(history);
+  for (const line of renderOpportunities(opportunities)) log(`polysi run: ${line}`);
   const runJson = {
     target: target.name, isolation, workload: wo, out: outPath, ...(nemesis === null ? {} : { faultsInjected: nemesis.injected }), interrupted: stop.signal.aborted, ...sum,
     ...(multi === null ? {} : { nodes: multiJson(multi), barrierMs, failovers: multi.failovers }), throughput: rate, recordingMs: recorder.busyMs,
     complete: incomplete === null, ...(incomplete === null ? {} : { incompleteReason: incomplete }),
-    opportunities: { lostUpdate },
+    opportunities,
   };
   const incompleteExit = (code: number) => (incomplete !== null && (code === 0 || code === 3) ? 3 : code);
   if (level === 'none') {

@@ -2,16 +2,19 @@
  * `polysi stat PATH [--format auto|NAME] [--json] [--top N]`: what a history holds.
  *
  * Takes: command-line arguments (after `stat`) and an output sink. Gives: an exit code, 0 when
- * the history was read, 2 for invalid input or usage; the statistics (history/stats.ts) on
- * stdout as aligned text or as one JSON object, the parser's notes included.
+ * the history was read, 2 for invalid input or usage; the statistics (history/stats.ts) and the
+ * anomalies' opportunities (history/opportunities.ts: lost update, write skew; null without
+ * transaction times) on stdout as aligned text or as one JSON object, the parser's notes included.
  * Invariant: the only output goes through `out`; anything but an InputError or a usage error
  * propagates (it is a bug, and main.ts reports it as one).
  */
 
 import { InputError } from '../history/errors.ts';
+import { historyOpportunities, type Opportunities } from '../history/opportunities.ts';
 import { historyStats, type HistoryStats } from '../history/stats.ts';
 import { readHistory } from '../formats/index.ts';
 import { SCHEMA_VERSION } from '../render/json.ts';
+import { renderOpportunities } from '../render/opportunities.ts';
 import { parseCommandArgs, UsageError, usageLine } from './args.ts';
 import { injectedFault } from './fault.ts';
 import { progressOnStderr, progressTo } from './progress.ts';
@@ -56,8 +59,9 @@ async function runStatInner(args: string[], out: Out): Promise<number> {
     const { history, format, notes } = await readHistory(path, values.format, pr.on ? { onProgress: pr.reading(path) } : {});
     pr.line(`read ${path} (${format}): ${history.txnCount} transactions, ${history.opCount} operations; counting`);
     const stats = historyStats(history, top);
-    if (values.json) out.stdout(JSON.stringify({ schemaVersion: SCHEMA_VERSION, file: path, format, notes, ...stats }));
-    else out.stdout(renderStats(path, format, notes, stats));
+    const opportunities = historyOpportunities(history);
+    if (values.json) out.stdout(JSON.stringify({ schemaVersion: SCHEMA_VERSION, file: path, format, notes, ...stats, opportunities }));
+    else out.stdout(renderStats(path, format, notes, stats, opportunities));
     return 0;
   } catch (err) {
     if (err instanceof InputError) {
@@ -72,8 +76,8 @@ function pct(n: number, total: number): string {
   return total === 0 ? '' : ` (${((100 * n) / total).toFixed(1)}%)`;
 }
 
-/** The statistics as aligned text, one fact per line. */
-export function renderStats(path: string, format: string, notes: readonly string[], s: HistoryStats): string {
+/** The statistics as aligned text, one fact per line; the opportunities when given. */
+export function renderStats(path: string, format: string, notes: readonly string[], s: HistoryStats, opportunities?: Opportunities): string {
   const t = s.transactions;
   const o = s.operations;
   const rows: [string, string][] = [
@@ -100,6 +104,10 @@ export function renderStats(path: string, format: string, notes: readonly string
     for (const h of s.hottestKeys) {
       lines.push(`  ${h.key.padEnd(kw)}  ${String(h.ops).padStart(nw)} ops (${h.reads} reads, ${h.writes} writes)`);
     }
+  }
+  if (opportunities !== undefined) {
+    const o = renderOpportunities(opportunities);
+    lines.push(...(o.length > 0 ? o : ['opportunities: not counted (the history has no transaction times: docs/workloads.md, "Opportunities")']));
   }
   if (notes.length > 0) {
     lines.push('notes:');

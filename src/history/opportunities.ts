@@ -18,93 +18,103 @@
  * - `unknown`: neither aborted, at least one of unknown outcome;
  * - `other`: both committed, neither of the above (e.g. read committed re-read a newer version).
  * Invariant: pairs = allowed + blocked + aborted + unknown + other. A pure function of the History.
- * Cost: per key, a sweep over its read-modify-writes sorted by start: linear in them plus the
- * pairs found (at most the number of sessions per transaction).
+ * Cost: one sort of the transactions by start, then per key a sweep over its read-modify-writes
+ * in that order (src/history/overlap-sweep.ts): linear in them plus the pairs found (at most the
+ * number of sessions per transaction).
  */
 
-import { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, TXN_ABORTED, TXN_COMMITTED, type History } from './model.ts';
+import { OP_APPEND, OP_READ, OP_READ_LIST, OP_WRITE, type History } from './model.ts';
+import { emptyOpportunities, tallyFailed, type PairOpportunities } from './opportunity-outcome.ts';
+import { byKey, byStart, Running, timed, type KeyLists } from './overlap-sweep.ts';
+import { writeSkewOpportunities } from './write-skew-opportunities.ts';
 
-export interface LostUpdateOpportunities {
-  pairs: number;
-  allowed: number;
-  blocked: number;
-  aborted: number;
-  abortCodes: Record<string, number>;
-  unknown: number;
-  other: number;
+export type LostUpdateOpportunities = PairOpportunities;
+export type { PairOpportunities } from './opportunity-outcome.ts';
+export { writeSkewOpportunities, type WriteSkewOpportunities } from './write-skew-opportunities.ts';
+
+/** Every kind of opportunity the recording shows (null each without transaction times). */
+export interface Opportunities {
+  lostUpdate: LostUpdateOpportunities | null;
+  writeSkew: PairOpportunities | null;
 }
 
-/** One read-modify-write: its txn, what its first read of the key returned, what it wrote last. */
-interface Rmw {
-  txn: number;
-  /** Register: the value id read; list: the length of the list read. */
-  readVersion: number;
-  readOp: number;
-  /** Register: the value id of its last write; list: the element of its last append. */
-  wrote: number;
+export function historyOpportunities(h: History): Opportunities {
+  return { lostUpdate: lostUpdateOpportunities(h), writeSkew: writeSkewOpportunities(h) };
+}
+
+/**
+ * The read-modify-writes, per transaction (CSR: txn t's are entries `first[t] .. first[t+1]-1`):
+ * the key, the op of the first read of it, the version read (register: the value id; list: the
+ * length of the list read) and what was written last (register: the value id; list: the element
+ * of the last append).
+ */
+interface Rmws { first: Int32Array; key: Int32Array; readOp: Int32Array; readVersion: Int32Array; wrote: Int32Array }
+
+function rmwsOf(h: History): Rmws {
+  const n = h.txnCount, keyCount = h.keyLabels.length;
+  const first = new Int32Array(n + 1);
+  // At most one entry per operation: sized so, handed out as views of what was filled.
+  const key = new Int32Array(h.opCount), readOp = new Int32Array(h.opCount), readVersion = new Int32Array(h.opCount), wrote = new Int32Array(h.opCount);
+  let m = 0;
+  // seen[k] = t + 1 once txn t touched k (firstOp[k]: its first op on k); lastW[k]: its last write, when wroteAt[k] = t + 1.
+  const seen = new Int32Array(keyCount), firstOp = new Int32Array(keyCount), wroteAt = new Int32Array(keyCount), lastW = new Int32Array(keyCount);
+  const touched: number[] = [];
+  for (let t = 0; t < n; t++) {
+    first[t] = m;
+    if (!timed(h, t)) continue;
+    touched.length = 0;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      const k = h.opKey[op]!, kind = h.opKind[op]!;
+      if (seen[k] !== t + 1) { seen[k] = t + 1; firstOp[k] = op; touched.push(k); }
+      if (kind === OP_WRITE || kind === OP_APPEND) { wroteAt[k] = t + 1; lastW[k] = op; }
+    }
+    for (const k of touched) {
+      if (wroteAt[k] !== t + 1) continue;
+      const r = firstOp[k]!, kind = h.opKind[r]!;
+      if (kind !== OP_READ && kind !== OP_READ_LIST) continue;
+      const v = h.opValue[r]!;
+      key[m] = k; readOp[m] = r; wrote[m] = h.opValue[lastW[k]!]!;
+      readVersion[m++] = kind === OP_READ ? v : h.listStart[v + 1]! - h.listStart[v]!;
+    }
+  }
+  first[n] = m;
+  return { first, key: key.subarray(0, m), readOp: readOp.subarray(0, m), readVersion: readVersion.subarray(0, m), wrote: wrote.subarray(0, m) };
 }
 
 export function lostUpdateOpportunities(h: History): LostUpdateOpportunities | null {
-  const start = h.txnStart, end = h.txnEnd;
-  if (start === undefined || end === undefined) return null;
-  const byKey = new Map<number, Rmw[]>();
-  const firstOp = new Map<number, number>(); // key -> first op of the current txn on it
-  for (let t = 0; t < h.txnCount; t++) {
-    if (Number.isNaN(start[t]!) || Number.isNaN(end[t]!)) continue;
-    firstOp.clear();
-    const last = new Map<number, number>(); // key -> last write/append op
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
-      const k = h.opKey[op]!, kind = h.opKind[op]!;
-      if (!firstOp.has(k)) firstOp.set(k, op);
-      if (kind === OP_WRITE || kind === OP_APPEND) last.set(k, op);
-    }
-    for (const [k, w] of last) {
-      const r = firstOp.get(k)!;
-      const kind = h.opKind[r]!;
-      if (kind !== OP_READ && kind !== OP_READ_LIST) continue;
-      const v = h.opValue[r]!;
-      const readVersion = kind === OP_READ ? v : h.listStart[v + 1]! - h.listStart[v]!;
-      let list = byKey.get(k);
-      if (list === undefined) byKey.set(k, (list = []));
-      list.push({ txn: t, readVersion, readOp: r, wrote: h.opValue[w]! });
-    }
-  }
-  const out: LostUpdateOpportunities = { pairs: 0, allowed: 0, blocked: 0, aborted: 0, abortCodes: {}, unknown: 0, other: 0 };
-  for (const list of byKey.values()) {
-    list.sort((a, b) => start[a.txn]! - start[b.txn]!);
-    let active: Rmw[] = [];
-    for (const b of list) {
-      active = active.filter((a) => end[a.txn]! >= start[b.txn]!);
-      for (const a of active) if (a.txn !== b.txn) classify(h, a, b, out);
-      active.push(b);
+  if (h.txnStart === undefined || h.txnEnd === undefined) return null;
+  const rmw = rmwsOf(h);
+  const keyCount = h.keyLabels.length;
+  const lists = byKey(h, byStart(h), rmw.first, rmw.key, keyCount);
+  const out = emptyOpportunities();
+  const running = new Running();
+  for (let k = 0; k < keyCount; k++) {
+    running.n = 0;
+    for (let b = lists.at[k]!; b < lists.at[k + 1]!; b++) {
+      running.keepRunningAt(lists, lists.ts[b]!);
+      for (let i = 0; i < running.n; i++) {
+        const a = running.items[i]!;
+        if (lists.txns[a] !== lists.txns[b]) classify(h, rmw, lists, a, b, out);
+      }
+      running.push(b);
     }
   }
   return out;
 }
 
-function classify(h: History, a: Rmw, b: Rmw, out: LostUpdateOpportunities): void {
-  out.pairs++;
-  const sa = h.txnStatus[a.txn]!, sb = h.txnStatus[b.txn]!;
-  if (sa === TXN_ABORTED || sb === TXN_ABORTED) {
-    out.aborted++;
-    for (const x of [a, b]) {
-      if (h.txnStatus[x.txn] !== TXN_ABORTED) continue;
-      const code = h.txnError?.[x.txn] || 'none';
-      out.abortCodes[code] = (out.abortCodes[code] ?? 0) + 1;
-    }
-    return;
-  }
-  if (sa !== TXN_COMMITTED || sb !== TXN_COMMITTED) { out.unknown++; return; }
-  if (a.readVersion === b.readVersion) { out.allowed++; return; }
-  const [first, later] = h.txnEnd![a.txn]! <= h.txnEnd![b.txn]! ? [a, b] : [b, a];
-  out[readsWrite(h, later, first) ? 'blocked' : 'other']++;
+/** Slots a and b of `lists`: two overlapping read-modify-writes of one key. */
+function classify(h: History, rmw: Rmws, lists: KeyLists, a: number, b: number, out: LostUpdateOpportunities): void {
+  if (!tallyFailed(h, lists.txns[a]!, lists.txns[b]!, out)) return;
+  const ea = lists.entry[a]!, eb = lists.entry[b]!;
+  if (rmw.readVersion[ea] === rmw.readVersion[eb]) { out.allowed++; return; }
+  const [first, later] = lists.te[a]! <= lists.te[b]! ? [ea, eb] : [eb, ea];
+  out[readsWrite(h, rmw.readOp[later]!, rmw.wrote[first]!) ? 'blocked' : 'other']++;
 }
 
-/** Did `reader`'s first read of the key see `writer`'s last write (or append) to it? */
-function readsWrite(h: History, reader: Rmw, writer: Rmw): boolean {
-  const op = reader.readOp;
-  if (h.opKind[op] === OP_READ) return h.opValue[op] === writer.wrote;
+/** Did the read `op` (a register read, or a list read) see the write of value (or element) `wrote`? */
+function readsWrite(h: History, op: number, wrote: number): boolean {
+  if (h.opKind[op] === OP_READ) return h.opValue[op] === wrote;
   const l = h.opValue[op]!;
-  for (let i = h.listStart[l]!; i < h.listStart[l + 1]!; i++) if (h.listElems[i] === writer.wrote) return true;
+  for (let i = h.listStart[l]!; i < h.listStart[l + 1]!; i++) if (h.listElems[i] === wrote) return true;
   return false;
 }

@@ -28,6 +28,16 @@ import type { Counterexample, CxCycle, CxEdge, CxStep } from '../../src/result/c
 
 const INIT = -1;
 
+/**
+ * The levels whose forbidden cycles are not "every cycle", written out again from docs/levels.md
+ * ("The NP-complete levels"): SI and its variants forbid cycles without two adjacent RW edges
+ * (Cerone & Gotsman: (Dep ; RW?) acyclic; PL-SI and strict SI differ from SI only in the edges
+ * the history gives, not in the rule); PSI forbids cycles with at most one RW edge (Bernardi &
+ * Gotsman: (Dep+ ; RW?) irreflexive, which allows two RW edges anywhere: a long fork, a write
+ * skew). Every other level is checked here as "every cycle is forbidden".
+ */
+const SI_RULE: ReadonlySet<Level> = new Set<Level>(['si', 'pl-si', 'strict-si']);
+
 function finalWrite(h: History, t: number, key: number): number | undefined {
   if (t === INIT) return INITIAL_VALUE;
   let v: number | undefined;
@@ -123,9 +133,10 @@ function cycleProblem(cx: Counterexample, level: Level, c: CxCycle, allowed: Rea
   es.forEach((e, i) => {
     const next = es[(i + 1) % es.length]!;
     if (e.to !== next.from) out.push(`${where}: edge ${e.id} does not lead to edge ${next.id}`);
-    if (level === 'si' && e.kind === 'RW' && next.kind === 'RW') out.push(`${where}: adjacent RW edges (SI allows that)`);
+    if (SI_RULE.has(level) && e.kind === 'RW' && next.kind === 'RW') out.push(`${where}: adjacent RW edges (SI allows that)`);
     if (!allowed.has(e.id)) out.push(`${where}: edge ${e.id} used before it is established`);
   });
+  if (level === 'psi' && es.filter((e) => e.kind === 'RW').length > 1) out.push(`${where}: more than one RW edge (PSI allows that)`);
   const expect = shapeClass(es);
   if (c.class !== expect) out.push(`${where}: class ${c.class}, expected ${expect}`);
   return out;
@@ -228,15 +239,29 @@ export function forbiddenCycle(edges: readonly { from: number; to: number; kind:
   const ix = new Map(nodes.map((t, i) => [t, i]));
   const n = nodes.length;
   const mat = () => Array.from({ length: n }, () => new Array<boolean>(n).fill(false));
+  const closure = (m: boolean[][]) => {
+    for (let k = 0; k < n; k++) for (let a = 0; a < n; a++) if (m[a]![k]) for (let b = 0; b < n; b++) if (m[k]![b]) m[a]![b] = true;
+    return m;
+  };
+  const splitRw = SI_RULE.has(level) || level === 'psi';
   const dep = mat(), rw = mat();
-  for (const e of edges) (level === 'si' && e.kind === 'RW' ? rw : dep)[ix.get(e.from)!]![ix.get(e.to)!] = true;
-  // R = Dep ∪ (Dep ; RW): under SI every RW step must follow a Dep step.
+  for (const e of edges) (splitRw && e.kind === 'RW' ? rw : dep)[ix.get(e.from)!]![ix.get(e.to)!] = true;
+  if (level === 'psi') {
+    // Dep+ ; RW? reflexive: a Dep cycle, or an RW edge a -> b with b reaching a by Dep edges.
+    const reach = closure(dep);
+    for (let a = 0; a < n; a++) {
+      if (reach[a]![a]) return true;
+      for (let b = 0; b < n; b++) if (rw[a]![b] && reach[b]![a]) return true;
+    }
+    return false;
+  }
+  // R = Dep ∪ (Dep ; RW): under SI every RW step must follow a Dep step (rw is empty otherwise).
   const r = mat();
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
     if (dep[a]![b]) r[a]![b] = true;
     if (dep[a]![b]) for (let c = 0; c < n; c++) if (rw[b]![c]) r[a]![c] = true;
   }
-  for (let k = 0; k < n; k++) for (let a = 0; a < n; a++) if (r[a]![k]) for (let b = 0; b < n; b++) if (r[k]![b]) r[a]![b] = true;
+  closure(r);
   for (let a = 0; a < n; a++) if (r[a]![a]) return true;
   return false;
 }
