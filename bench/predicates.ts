@@ -61,4 +61,4 @@ const h = b.build();
 const t0 = performance.now();
 const r = checkHistory(h, { level, pruning: true });
 const stages = Object.fromEntries(Object.entries(r.timesMs).map(([k, v]) => [k, Math.round(v ?? 0)]));
-console.log(JSON.stringify({ txns: nTxn, rows: nKeys, level, recordedTimes: times, concurrent, verdict: r.verdict, ms: Math.round(performance.now() - t0), times: stages, decidedBy: r.decidedBy, unknownReason: r.unknownReason }));
+console.log(JSON.stringify({ txns: nTxn, rows: nKeys, level, recordedTimes: times, concurrent, verdict: r.verdict, ms: Math.round(performance.now() - t0), times: stages, decidedBy: r.decidedBy, unknownReason: r.unknownReason, solver: r.solver }));

@@ -39,6 +39,14 @@ type WithChoicesFn = (h: History, opts: CheckOptions, sink: ChoiceSink) => Check
 /** The check functions step 3 runs: the whole check, the check with the choices' encoding, and the mapping of a lowered result back to the input. */
 export interface SearchFns { check: CheckFn; withChoices: WithChoicesFn; inInput: InInput }
 
+/**
+ * Conflicts the search may take when the caller set no time limit. Measured on bench/predicates.ts
+ * without times (TIMES=0) at SER: 100 txns x 100 rows decided in 1.1 k conflicts, 200 in 4.8 k,
+ * 300 in 17.6 k (54 s on the shared machine); a 4,000-txn `--workload predicate --shapes mixed` run
+ * on memory:snapshot at SI spends about 2.5 ms a conflict (1 M variables).
+ */
+export const CHOICE_CONFLICTS_DEFAULT = 5_000;
+
 /** Whether step 3 searches `level`. */
 export function searchesLevel(level: Level): boolean {
   return SEARCHED.has(level);
@@ -55,7 +63,11 @@ export function searchChoices(
 ): CheckResult {
   const { check, inInput } = fns;
   const deadlineMs = Math.min(opts.deadlineMs ?? Number.POSITIVE_INFINITY, opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs);
-  const o: CheckOptions = { ...opts, explain: false, deadlineMs };
+  // Without a time limit from the caller, the search stops after CHOICE_CONFLICTS_DEFAULT
+  // conflicts (then `unknown`, saying so): its size grows with readers x candidates x writers per
+  // row, and a check that was asked for no deadline should still answer in minutes, not hours.
+  const unbounded = deadlineMs === Number.POSITIVE_INFINITY && opts.conflictsMax === undefined;
+  const o: CheckOptions = { ...opts, explain: false, deadlineMs, ...(unbounded ? { conflictsMax: CHOICE_CONFLICTS_DEFAULT } : {}) };
   delete o.timeoutMs;
   const info = emptyInfo();
   const sink: ChoiceSink = {
@@ -71,7 +83,13 @@ export function searchChoices(
   }
   r.level = opts.level;
   r.counts = { ...r.counts, operations: h.opCount };
-  if (sink.outcome === null) return inInput(h, nec, r, opts); // decided before the search: a limit (step 1 found no violation)
+  if (sink.outcome === null) {
+    // Decided before the search: a limit (step 1 found no violation).
+    if (unbounded && r.verdict === 'unknown') {
+      r.unknownReason = `${r.unknownReason ?? 'a limit'} (${CHOICE_CONFLICTS_DEFAULT.toLocaleString('en')} conflicts, the default without a time limit: give one, e.g. --timeout 600, to search longer)`;
+    }
+    return inInput(h, nec, r, opts);
+  }
   if (sink.outcome.result === 'sat') {
     (r.notes ??= []).push(`a search over ${info.searched} choices (rows that predicate reads did not return, each possibly seen in several versions) ` +
       `found a version of each and a version order under which the history satisfies ${opts.level} (docs/levels.md, "Predicates")`);

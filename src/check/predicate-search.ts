@@ -75,8 +75,18 @@ export interface ChoiceEncodingInfo {
   countWant: Map<number, number>;
 }
 
-/** Thrown when the polygraph has no constraint for two writers of a row (then the encoding would miss edges). */
+/**
+ * Thrown when the polygraph has no constraint for two writers of a row (then the encoding would
+ * miss edges), or when the encoding outgrows CHOICE_VARIABLES_MAX.
+ */
 export class EncodingGap extends Error {}
+
+/**
+ * Most variables the encoding may make. Past it the search is not run (`unknown`, saying so): a
+ * 4,000-txn `--workload predicate --shapes mixed` history made 1.06 M at SI (1.8 GB) and more at
+ * PL-SI (6.9 GB, then out of memory in `--levels`), and searched none of them to an answer.
+ */
+export const CHOICE_VARIABLES_MAX = 500_000;
 
 /**
  * The encoding of `choices` over the polygraph `pg` of the necessary lowering; `info` is filled
@@ -106,7 +116,10 @@ function buildEncoding(
     pairOf.set(a < b ? a * n + b : b * n + a, c);
   }
   let vars = 0;
-  const newVar = (): number => firstVar + vars++;
+  const newVar = (): number => {
+    if (vars === CHOICE_VARIABLES_MAX) throw new EncodingGap(`it would need more than ${CHOICE_VARIABLES_MAX.toLocaleString('en')} variables`);
+    return firstVar + vars++;
+  };
   const clauses: Lit[][] = [];
   // Phases: each choice's selector of the candidate the known graph's order puts last before the
   // reader (as the witness of step 2 would pick), the rest false.
