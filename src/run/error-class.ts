@@ -22,7 +22,7 @@ import type { Phase } from './sql-connection.ts';
 export const ERROR_CLASSES = [
   'deadlock', 'certification-failure', 'galera-conflict', 'serialization-failure', 'snapshot-conflict',
   'lock-timeout', 'node-not-ready', 'read-only', 'admin-shutdown', 'commit-error', 'interrupted',
-  'connection-lost', 'timeout', 'other',
+  'connection-lost', 'timeout', 'duplicate-key', 'other',
 ] as const;
 export type ErrorClassName = (typeof ERROR_CLASSES)[number];
 
@@ -43,6 +43,8 @@ export function mysqlErrorClass(err: unknown, phase: Phase): ErrorClassName {
     case 1180: return 'commit-error';
     case 1317: return 'interrupted';
     case 1290: case 1792: case 1836: return 'read-only';
+    // An insert of a present row (the predicate workload's inserts; the embedded store's name).
+    case 1062: return 'duplicate-key';
     default: return 'other';
   }
 }
@@ -57,6 +59,7 @@ export function pgErrorClass(err: unknown, _phase: Phase): ErrorClassName {
     case '40P01': return 'deadlock';
     case '55P03': case '57014': return 'lock-timeout';
     case '25006': return 'read-only';
+    case '23505': return 'duplicate-key';
     case '57P01': case '57P02': return 'admin-shutdown';
     // The server is starting up, or a hot standby does not accept connections yet.
     case '57P03': return 'node-not-ready';

@@ -55,7 +55,7 @@ test('node flags: names n1.. and r1.. unless NAME=URL, read-only sessions defaul
   }
 });
 
-test('error classes: Galera certification (1213 at COMMIT or WSREP text) vs deadlock, node not ready, PostgreSQL standby and shutdown', () => {
+test('error classes: Galera certification (1213 at COMMIT or WSREP text) vs deadlock, node not ready, PostgreSQL standby and shutdown, duplicate key', () => {
   const my = (errno: number | undefined, phase: 'statement' | 'commit', message = 'x', fatal = false) =>
     mysqlErrorClass(Object.assign(new Error(message), { errno, fatal }), phase);
   assert.equal(my(1213, 'statement', 'Deadlock found when trying to get lock; try restarting transaction'), 'deadlock');
@@ -67,10 +67,11 @@ test('error classes: Galera certification (1213 at COMMIT or WSREP text) vs dead
   assert.equal(my(1020, 'statement'), 'snapshot-conflict');
   assert.equal(my(2013, 'commit', 'Lost connection', true), 'connection-lost');
   assert.equal(my(undefined, 'statement'), 'connection-lost');
+  assert.equal(my(1062, 'statement', "Duplicate entry '47' for key 'PRIMARY'"), 'duplicate-key');
   assert.equal(my(1064, 'statement'), 'other');
   const pg = (code: string | undefined) => pgErrorClass(Object.assign(new Error('x'), code === undefined ? {} : { code }), 'statement');
   assert.deepEqual(['40001', '40P01', '25006', '57P01', '57P03', '55P03', '08006', '23505', undefined].map(pg),
-    ['serialization-failure', 'deadlock', 'read-only', 'admin-shutdown', 'node-not-ready', 'lock-timeout', 'connection-lost', 'other', 'connection-lost']);
+    ['serialization-failure', 'deadlock', 'read-only', 'admin-shutdown', 'node-not-ready', 'lock-timeout', 'connection-lost', 'duplicate-key', 'connection-lost']);
 });
 
 /** A fake server: registers in a shared map (one database), and a switch that kills it. */
