@@ -21,6 +21,7 @@ table.probe th, table.probe td { border: 1px solid #ddd; padding: 0.3em 0.6em; t
 table.probe th { background: #f4f4f4; }
 td.allowed { background: #fbe3e1; color: #8a1c12; }
 td.prevented, td.prevented-abort, td.prevented-blocking { background: #e3f4e1; color: #1d5e17; }
+td.undecided { background: #fff6d6; color: #6b5300; }
 td.not-exercised, td.not-expressible, td.refused { background: #f7f7f7; color: #777; }
 td a { color: inherit; }
 tr.foot td, tr.foot th { font-weight: 600; }
@@ -81,7 +82,7 @@ ${head}
 ${body}
 ${foot}
 </table>
-<p>✓ prevented (abort: the database aborted a transaction, with its codes; blocks: a step waited), — allowed: the checker found the anomaly in a recorded run (runs that showed it / runs). Each allowed cell links to its counterexample.</p>
+<p>✓ prevented (abort: the database aborted a transaction, with its codes; blocks: a step waited), — allowed: the checker found the anomaly in a recorded run (runs that showed it / runs), ? undecided: the checker could not decide the probed level on some run (runs / runs) and none showed it. Each allowed cell links to its counterexample.</p>
 ${sections.length > 0 ? `<div class="graph">${await legendSvg(false)}</div>` : ''}
 ${sections.join('\n')}
 <h2>Scenarios</h2>

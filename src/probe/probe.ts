@@ -124,7 +124,7 @@ function emptyCell(sc: Scenario, planned: number): Cell {
   return {
     scenario: sc.id, outcome: sc.notExpressible !== '' ? 'not-expressible' : 'not-exercised', runs: 0,
     planned: sc.notExpressible !== '' ? 0 : planned, incomplete: false,
-    probes: sc.probes, allowedRuns: 0, blockedRuns: 0, abortedRuns: 0, unknownRuns: 0, abortCodes: {}, violated: [], undecided: [], anomaly: null, other: null,
+    probes: sc.probes, allowedRuns: 0, blockedRuns: 0, abortedRuns: 0, unknownRuns: 0, undecidedRuns: 0, abortCodes: {}, violated: [], undecided: [], anomaly: null, other: null,
   };
 }
 
@@ -209,6 +209,7 @@ export async function probe(opts: ProbeOptions): Promise<ProbeResult> {
             c.violated = LEVEL_NAMES.filter((l) => c.violated.includes(l) || verdict.violated.includes(l));
             c.undecided = LEVEL_NAMES.filter((l) => c.undecided.includes(l) || verdict.undecided.includes(l));
             const shown = anomalyAt(verdict, sc.probes);
+            if (shown === null && verdict.undecided.includes(sc.probes)) c.undecidedRuns++;
             if (shown !== null) {
               c.allowedRuns++;
               c.anomaly ??= cellAnomaly(shown, file);

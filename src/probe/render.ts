@@ -16,6 +16,7 @@ export function cellText(c: Cell): string {
   const star = c.incomplete && c.outcome !== 'not-exercised' ? ` (${c.runs}/${c.planned} runs)` : '';
   switch (c.outcome) {
     case 'allowed': return `— ${c.anomaly?.name ?? 'anomaly'} ${c.allowedRuns}/${c.runs}${star}`;
+    case 'undecided': return `? undecided ${c.undecidedRuns}/${c.runs}${star}`;
     case 'prevented-abort': return `✓ abort ${codesText(c.abortCodes)}${star}`;
     case 'prevented-blocking': return `✓ blocks${star}`;
     case 'prevented': return `✓${star}`;

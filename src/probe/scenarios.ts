@@ -176,6 +176,13 @@ export const SCENARIOS: readonly Scenario[] = [
   scenario('lost-update-rmw', 'lost update by read-modify-write (the second writer writes after the first committed)', 'psi',
     'Berenson et al. (SIGMOD 1995), P4 without a concurrent write',
     'T1 r x; T2 r x; T1 w x 11; T1 c; T2 w x 12; T2 c'),
+  // T2 saw row a present, T3 deleted it and committed, then T2 inserted a: the two wrote row a
+  // concurrently (NOCONFLICT; SI's first-committer-wins). Found by `--workload predicate` on
+  // PostgreSQL repeatable read, whose unique check looks at the latest committed state, not T2's
+  // snapshot (docs/probe.md).
+  scenario('insert-after-delete', 'insert of a row a concurrent transaction deleted, after seeing it present', 'psi',
+    'found by polysi\'s predicate workload (PostgreSQL repeatable read); a form of P4 over a row\'s existence',
+    'T1 ins a 10; T1 c; T2 sel value = 10; T3 del a; T3 c; T2 ins a 20; T2 c'),
   scenario('causality', 'causality across three sessions (a reader sees an effect but not its cause)', 'tcc',
     'Cerone, Bernardi, Gotsman (CONCUR 2015), causal consistency',
     'T1 w x 1; T1 c; T2 r x; T2 w y 1; T2 c; T3 r y; T3 r x; T3 c'),

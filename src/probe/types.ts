@@ -12,13 +12,15 @@ import type { Counterexample } from '../result/counterexample.ts';
 /**
  * allowed: some run's history violated the level the scenario probes (the checker found the
  * anomaly the scenario is about).
+ * undecided: no run violated it, and in some run the checker could not decide the probed level
+ *   (a limit, or a case it answers `unknown`): never shown as prevented.
  * prevented-abort: no anomaly, and in some run the database aborted a transaction.
  * prevented-blocking: no anomaly, no abort, and in some run a step blocked.
  * prevented: no anomaly, nothing blocked or aborted: the reads simply saw a consistent state.
  * not-exercised: no run was judged (the level was refused, or the probe stopped first).
  * not-expressible: the scenario needs what the probe cannot send yet (predicates).
  */
-export type CellOutcome = 'allowed' | 'prevented-abort' | 'prevented-blocking' | 'prevented' | 'not-exercised' | 'not-expressible';
+export type CellOutcome = 'allowed' | 'undecided' | 'prevented-abort' | 'prevented-blocking' | 'prevented' | 'not-exercised' | 'not-expressible';
 
 export interface CellAnomaly {
   /** The counterexample's label: its class and description ('G1a (aborted read)', 'lost update'). */
@@ -48,6 +50,8 @@ export interface Cell {
   blockedRuns: number;
   abortedRuns: number;
   unknownRuns: number;
+  /** Runs whose history the checker could not decide at the probed level. */
+  undecidedRuns: number;
   /** Database aborts by code, over all runs (scripted rollbacks not counted). */
   abortCodes: Record<string, number>;
   /** Every level some run violated, weakest first. */
@@ -97,9 +101,10 @@ export interface ProbeResult {
 }
 
 /** The cell's outcome from its counts (see CellOutcome). */
-export function cellOutcome(c: Pick<Cell, 'runs' | 'allowedRuns' | 'abortedRuns' | 'blockedRuns'>): CellOutcome {
+export function cellOutcome(c: Pick<Cell, 'runs' | 'allowedRuns' | 'abortedRuns' | 'blockedRuns' | 'undecidedRuns'>): CellOutcome {
   if (c.allowedRuns > 0) return 'allowed';
   if (c.runs === 0) return 'not-exercised';
+  if (c.undecidedRuns > 0) return 'undecided';
   if (c.abortedRuns > 0) return 'prevented-abort';
   if (c.blockedRuns > 0) return 'prevented-blocking';
   return 'prevented';
