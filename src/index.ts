@@ -40,6 +40,7 @@ export { InputError, type InputErrorCode } from './history/errors.ts';
 export type { ReadResult } from './formats/index.ts';
 export type { ReadOptions } from './formats/io-read.ts';
 export { historyStats, type HistoryStats, type KeyHeat } from './history/stats.ts';
+export { historyOpportunities, type Opportunities, type PairOpportunities } from './history/opportunities.ts';
 export { openHistory, RecordedHistory, RecordedSession, RecordedTxn, type Key as RecordKey, type Value as RecordValue, type HistoryOptions as RecordOptions } from './run/record.ts';
 export { MissingPackageError } from './util/optional.ts';
 export {

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import {
-  checkHistory, checkLevels, FORMAT_NAMES, HistoryBuilder, implies, InputError, levelsResultJson, readHistory, resultJson, SCHEMA_VERSION,
+  checkHistory, checkLevels, FORMAT_NAMES, HistoryBuilder, historyOpportunities, implies, InputError, levelsResultJson, readHistory, resultJson, SCHEMA_VERSION,
   TXN_ABORTED,
 } from '../../src/index.ts';
 import { IMPLEMENTED_LEVELS, LEVEL_NAMES } from '../../src/check/index.ts';
@@ -106,4 +106,18 @@ test('checkLevels: the ladder from the public API, with validated options', asyn
   assert.throws(() => checkLevels(history, { level: 'si' } as never), /use checkHistory for one level/);
   assert.throws(() => checkLevels(history, { onLevel: 1 } as never), /onLevel must be a function/);
   assert.throws(() => checkLevels(history, { timeoutMs: -1 }), TypeError);
+});
+
+test('historyOpportunities: two overlapping read-modify-writes of one key that read the same version are an allowed lost update', () => {
+  const b = new HistoryBuilder();
+  const t1 = b.beginTxn(b.session('a'), 't1');
+  b.read(t1, 'x', 0); b.write(t1, 'x', 1); b.setTimes(t1, 0, 10);
+  const t2 = b.beginTxn(b.session('b'), 't2');
+  b.read(t2, 'x', 0); b.write(t2, 'x', 2); b.setTimes(t2, 5, 15);
+  const o = historyOpportunities(b.build());
+  assert.equal(o.lostUpdate?.pairs, 1);
+  assert.equal(o.lostUpdate?.allowed, 1);
+  const none = new HistoryBuilder();
+  none.read(none.beginTxn(none.session('a')), 'x', 0);
+  assert.equal(historyOpportunities(none.build()).lostUpdate, null);
 });
