@@ -19,7 +19,8 @@
  *   for ser: a violation.
  * - rr (PL-2.99): PMP's only anti-dependency is a predicate one: allowed; valid.
  * Before branch pred-own the checker answered `unknown` at ser and si (`inexact`), and the graph
- * oracle said valid. Then the same with the oracle, over generated histories of that shape
+ * oracle said valid. A count of the same kind (below) shows circular information flow. Then the
+ * checker against the oracle over generated histories of that shape
  * (test/oracle/own-write-shapes.ts): the checker agrees with Adya's graphs at every polygraph
  * level and answers every one of them at the searched levels.
  */
@@ -30,6 +31,7 @@ import assert from 'node:assert/strict';
 import { checkHistory } from '../../src/check/index.ts';
 import type { Level } from '../../src/result/types.ts';
 import { graphPredLevel, type PredLevel } from '../oracle/brute-force-predicates.ts';
+import { weakPredLevel } from '../oracle/brute-force-weak-predicates.ts';
 import { predHistoryText, type PredHistory } from '../oracle/predicate-history.ts';
 import { ownWriteShape } from '../oracle/own-write-shapes.ts';
 import { buildPredHistory } from '../support/gen-predicates.ts';
@@ -73,6 +75,35 @@ for (const [level, verdict] of EXPECTED) {
     }
   });
 }
+
+// A count that reflects its own later write through another txn (circular information flow):
+//   s1: T1 [insert(1,1)]   s2: T2 [count(value % 2 = 0) -> 1; update(1,2)]   s3: T3 [r(1,2) update(1,6)]
+// The only even version T2 may have counted is T3's 6, written after T3 read T2's 2. Adya: T2's
+// own 2 changes the matches before the 6 in its Vset, so T2 depends on itself (G1c), a
+// violation from PL-2 up (PL-1 and read uncommitted constrain no read). The checker decides the
+// searched levels; at rr and pl-2 (not searched: branches pred-rr, pred-wsearch) it must at
+// least not say valid.
+const COUNT: PredHistory = {
+  relations: { R: [1] },
+  txns: [
+    { session: 's1', status: 'committed', ops: [{ op: 'insert', key: 1, value: 1 }] },
+    { session: 's2', status: 'committed', ops: [{ op: 'count', rel: 'R', pred: 'value % 2 = 0', n: 1 }, { op: 'w', key: 1, value: 2 }] },
+    { session: 's3', status: 'committed', ops: [{ op: 'r', key: 1, value: 2 }, { op: 'w', key: 1, value: 6 }] },
+  ],
+};
+
+test('a count that reflects its own later write: violation from PL-2 up (oracles and checker)', () => {
+  assert.equal(weakPredLevel(COUNT, 'pl-2'), 'violation');
+  assert.equal(weakPredLevel(COUNT, 'pl-1'), 'valid');
+  const h = buildPredHistory(COUNT);
+  for (const level of ['ser', 'si', 'pc', 'psi', 'pl-3', 'rr'] as const) {
+    assert.equal(graphPredLevel(COUNT, level), 'violation', level);
+    const r = checkHistory(h, { level, pruning: true, timeoutMs: 20_000 });
+    if (level === 'rr') assert.notEqual(r.verdict, 'valid');
+    else assert.equal(r.verdict, 'violation', `${level}: ${r.unknownReason ?? ''}`);
+  }
+  assert.notEqual(checkHistory(h, { level: 'pl-2', pruning: true, timeoutMs: 20_000 }).verdict, 'valid');
+});
 
 const CASES = Number(process.env['POLYSI_PRED_OWN_CASES'] ?? 100);
 const LEVELS: readonly PredLevel[] = ['pc', 'psi', 'rr', 'pl-si', 'si', 'pl-3', 'ser'];

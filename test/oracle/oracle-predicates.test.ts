@@ -234,6 +234,17 @@ const CASES: Case[] = [
     ]),
     expected: validAt('rr'),
   },
+  // A count that reflects its own later write, through another txn that read that write:
+  //   s1: T1 [insert(1,1)]   s2: T2 [count(value % 2 = 0) -> 1; update(1,2)]   s3: T3 [r(1,2) update(1,6)]
+  // The only even version T2 may have counted is T3's 6, which T3 wrote after reading T2's 2:
+  // circular information flow. In Adya's graph, T2 -wr(1)-> T3 and T2's own 2 changes the
+  // matches of `value % 2 = 0` before the 6 in the Vset: T2 depends on itself (G1c), at every
+  // level. Dropping that self-dependency (T3's 6 does not change the matches) called it valid.
+  {
+    name: 'a count that reflects its own later write',
+    h: hist({ R: [1] }, [['s1', [ins(1, 1)]], ['s2', [cnt('value % 2 = 0', 1), upd(1, 2)]], ['s3', [rd(1, 2), upd(1, 6)]]]),
+    expected: NONE,
+  },
   // The same with T1's row not matching: T2's select saw T1's 2 (even), then wrote 4 over it,
   // T3 deleted it (serial: T1, T2, T3); a Vset holding T3's delete after T2's own 4 is no worse
   // (neither changes the matches of `value % 2 = 1`, so its edges are those of T1's 2).
