@@ -99,10 +99,6 @@ export function searchChoices(
     return unknownResult(r, 'every choice of versions the search considered closes a cycle, but some versions of unknown-outcome transactions ' +
       'that no committed one read were not among the candidates');
   }
-  if (info.inexact) {
-    return unknownResult(r, 'every choice of versions the search considered closes a cycle, but a predicate read that did not return a row its own ' +
-      'transaction writes later was read as an item read, which is stricter than Adya\'s version sets there (docs/levels.md, "Predicates", Limits)');
-  }
   return counterexample(h, opts, deadlineMs, nec, implicit, direct, info, r, check, inInput);
 }
 

@@ -20,7 +20,13 @@
  *   writer). An auxiliary literal x per (selector, w) with the clause (not sel or not before or
  *   x) guards the edge: it can only add edges, and it must when both hold. These are the reads
  *   and anti-dependencies the KV pipeline gives an item read of A by R, so a model is a choice of
- *   versions plus a version order under which the lowered history satisfies the level;
+ *   versions plus a version order under which the lowered history satisfies the level. When R
+ *   writes k itself later, a candidate A after R's version has A -WR-> R and R -WW->* A, a
+ *   cycle at every level; one earlier than the version just before R's has R -RW-> w -WW->* R,
+ *   which every searched level but PC (a lost update) forbids, as Adya's edges do. What is left
+ *   is what Adya's reading asks (docs/levels.md, "Predicates", "A predicate read and its
+ *   transaction's later write"), so the search is exact there too (no `unknown` for it since
+ *   branch pred-own);
  * - a count n > 0 of rows matching P: per row, m (the selected version matches P) equals the OR
  *   of its matching selectors; exactly n minus the rows the txn itself wrote earlier in a
  *   matching version (ownMatches) of the m are true: a sequential counter (Sinz 2005), both
@@ -60,15 +66,6 @@ export interface ChoiceEncodingInfo {
   incomplete: boolean;
   /** The count ops whose counted rows could not add up whatever the choice (an empty clause): they alone make it unsat. */
   impossibleCounts: number[];
-  /**
-   * Some searched choice's reader writes the row itself later (and has a candidate other than
-   * the initial version). Reading a version as an item read is then stricter than Adya's version
-   * sets: Adya lets the read observe a version after the reader's own in the version order, in
-   * the same run of non-matching versions, with a read-dependency only on the last version that
-   * changed the matches (test/oracle/brute-force-predicates.ts, graphPredLevel). A 'sat' answer
-   * stays a proof (every Adya edge is a path of the item encoding's); 'unsat' does not.
-   */
-  inexact: boolean;
   /** Per choice of a count's row, whether each candidate matches the count's predicate; null for other choices. */
   matching: (boolean[] | null)[];
   /** Per count op with n > 0: how many of its searched rows must match (n less the txn's own matching rows). */
@@ -100,7 +97,7 @@ export function choiceEncoding(
 }
 
 export function emptyInfo(): ChoiceEncodingInfo {
-  return { candidates: [], selectors: [], searched: 0, incomplete: false, inexact: false, impossibleCounts: [], matching: [], countWant: new Map() };
+  return { candidates: [], selectors: [], searched: 0, incomplete: false, impossibleCounts: [], matching: [], countWant: new Map() };
 }
 
 function buildEncoding(
@@ -143,7 +140,7 @@ function buildEncoding(
   // Per count op with n > 0: its rows' "selected version matches" variables.
   const counted = new Map<number, { p: number; m: number[] }>();
 
-  info.candidates = []; info.selectors = []; info.searched = 0; info.incomplete = false; info.inexact = false; info.impossibleCounts = []; info.matching = []; info.countWant = new Map();
+  info.candidates = []; info.selectors = []; info.searched = 0; info.incomplete = false; info.impossibleCounts = []; info.matching = []; info.countWant = new Map();
   for (let i = 0; i < choices.length; i++) {
     const c = choices[i]!, r = c.txn, k = c.key;
     if (included[r] !== 1) { info.candidates.push([]); info.selectors.push([]); info.matching.push(null); continue; }
@@ -151,17 +148,13 @@ function buildEncoding(
     const p = predOf(c.op);
     const cands: Candidate[] = [{ txn: INIT_TXN, value: INITIAL_VALUE }];
     const others: number[] = [];
-    let ownRow = false;
     for (let j = rows.start[k]!; j < rows.start[k + 1]!; j++) {
       const w = rows.txn[j]!, v = rows.value[j]!;
-      if (w === r) { ownRow = true; continue; }
+      if (w === r) continue;
       if (included[w] !== 1) { if (fits(c, p, keyOf(k), valueOf(v))) info.incomplete = true; continue; }
       others.push(w);
       if (fits(c, p, keyOf(k), valueOf(v))) cands.push({ txn: w, value: v });
     }
-    // Only a candidate that may follow the reader's own write in the version order is read
-    // more strictly than Adya's version sets (see `inexact`).
-    if (ownRow && cands.some((x) => x.txn !== INIT_TXN && before(r, x.txn) !== false)) info.inexact = true;
     const sels = cands.map(() => newVar());
     let best = 0;
     for (let j = 1; j < cands.length; j++) {

@@ -19,25 +19,59 @@
  * the lowered history, whose reads are the versions the predicate reads observed) are kept.
  */
 
-import { describeOp, OP_COUNT, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import { describeOp, INITIAL_VALUE, OP_COUNT, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import { INIT_TXN } from '../result/types.ts';
 import type { Counterexample } from '../result/counterexample.ts';
 import type { Lowered } from '../validate/predicate-lower.ts';
 
-/** `(txn, key)` pairs whose reads include a predicate observation, as `txn * keys + key`. */
-export function predicateReads(low: Lowered): Set<number> {
-  const h = low.history, out = new Set<number>();
+/**
+ * Per `(txn, key)` pair with a predicate observation (as `txn * keys + key`), the writers of the
+ * versions those observations read (INIT_TXN for the initial one). An anti-dependency is a
+ * predicate one when it starts at such a read: the same txn may also read the row as an item (a
+ * returned row), as in PMP, and that read's anti-dependency is an item one.
+ */
+export function predicateReads(low: Lowered): Map<number, Set<number>> {
+  const h = low.history, out = new Map<number, Set<number>>();
   const nKeys = h.keyLabels.length;
+  // The observed versions, as key * values + value, and which (txn, key) pairs read each.
+  const observed = new Map<number, number[]>();
   for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) if (low.predicate[op] === 1) out.add(t * nKeys + h.opKey[op]!);
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (low.predicate[op] !== 1) continue;
+      const k = h.opKey[op]!, v = h.opValue[op]!;
+      if (v === INITIAL_VALUE) { addWriter(out, t * nKeys + k, INIT_TXN); continue; }
+      const id = k * h.valueCount + v;
+      const readers = observed.get(id);
+      if (readers === undefined) observed.set(id, [t * nKeys + k]); else readers.push(t * nKeys + k);
+    }
+  }
+  if (observed.size === 0) return out;
+  for (let t = 0; t < h.txnCount; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (h.opKind[op] !== OP_WRITE) continue;
+      const readers = observed.get(h.opKey[op]! * h.valueCount + h.opValue[op]!);
+      if (readers !== undefined) for (const r of readers) addWriter(out, r, t);
+    }
   }
   return out;
 }
 
-export function namePhantom(cx: Counterexample, input: History, low: Lowered, pred: Set<number>): Counterexample {
+function addWriter(m: Map<number, Set<number>>, at: number, writer: number): void {
+  const s = m.get(at);
+  if (s === undefined) m.set(at, new Set([writer])); else s.add(writer);
+}
+
+/** Whether an RW edge from `at` (`txn * keys + key`) that read `readFrom`'s version starts at a predicate observation. */
+function fromPredicate(pred: Map<number, Set<number>>, at: number, readFrom: number | null): boolean {
+  const writers = pred.get(at);
+  return writers !== undefined && (readFrom === null || writers.has(readFrom));
+}
+
+export function namePhantom(cx: Counterexample, input: History, low: Lowered, pred: Map<number, Set<number>>): Counterexample {
   if (cx.cycle === null) return withInputOps(cx, input);
   const nKeys = low.history.keyLabels.length;
   const edges = cx.cycle.edges.map((id) => cx.edges[id]!);
-  const isPred = edges.map((e) => e.kind === 'RW' && pred.has(e.from * nKeys + e.key));
+  const isPred = edges.map((e) => e.kind === 'RW' && fromPredicate(pred, e.from * nKeys + e.key, e.readFrom));
   const rw = edges.filter((e) => e.kind === 'RW').length;
   const predRw = isPred.filter(Boolean).length;
   if (predRw === 0 || predRw < rw) return withInputOps(cx, input);

@@ -34,9 +34,11 @@
  *    txns: WW (consecutive versions); item WR (a read or a returned row saw T's version); item
  *    RW (a read or returned row saw x_k, T installed the next version of x); predicate WR (a
  *    predicate read's Vset holds x_k, T installed x_i with x_i = x_k or x_i << x_k, and x_i
- *    *changes the matches*: the version before it matches P and x_i does not, or vice versa);
- *    predicate RW (T installed x_j changing the matches with x_k << x_j). A count observes a Vset
- *    but returns no rows, so it makes predicate edges only. Then the level's condition:
+ *    *changes the matches*: the version before it matches P and x_i does not, or vice versa;
+ *    T may be the reader itself, whose later write then precedes what its read saw: a self-loop,
+ *    forbidden at every level, see docs/levels.md, "Predicates", for why this is Adya's reading);
+ *    predicate RW (T ≠ reader installed x_j changing the matches with x_k << x_j). A count
+ *    observes a Vset but returns no rows, so it makes predicate edges only. The level's condition:
  *    - ser: SO ∪ WR ∪ WW ∪ RW acyclic; pl-3 (Adya's PL-3): WR ∪ WW ∪ RW acyclic (no G1c, no G2);
  *    - rr (Adya's PL-2.99): no G1c (WR ∪ WW acyclic) and no G2-item: no cycle of WR ∪ WW ∪ RW
  *      with an *item* RW edge; cycles whose anti-dependencies are all predicate ones are allowed;
@@ -56,7 +58,11 @@
  * checker reads an observed version as an item read (anti-dependencies to every later writer,
  * a read-dependency on the version's own writer) where this oracle builds Adya's edges from the
  * versions that change the matches; with the version left free the two never disagreed here
- * (docs/levels.md argues they coincide for SER). The weak levels (rc, ra, ...) are not covered.
+ * (docs/levels.md argues they coincide). Until branch pred-own this oracle dropped the reader's
+ * own version from the predicate WR edges, and so called valid a read that reflected its own
+ * later write (differential case 81), which the axiomatic method calls a violation
+ * (oracle-predicates.test.ts covers the shape on purpose). The weak levels (rc, ra, ...) are
+ * not covered here (brute-force-weak-predicates.ts).
  */
 
 import { rowMatches } from './predicate-eval.ts';
@@ -379,9 +385,14 @@ function addObsEdges(e: Edges, o: Obs, choice: number, order: Map<string, number
     const m = (c: number) => rowMatches(o.pred!, key, versionValue(f, o.key, c));
     for (let j = 1; j < seq.length; j++) {
       const tj = seq[j]!;
-      if (tj === r || m(tj) === m(seq[j - 1]!)) continue; // only versions that change the matches
+      if (m(tj) === m(seq[j - 1]!)) continue; // only versions that change the matches
+      // The reader's own version counts too (i = j in Adya's definition): a Vset holding a
+      // version at or after the reader's own later one that changes the matches makes the read
+      // depend on its own transaction, a self-loop every level forbids (docs/levels.md,
+      // "Predicates", "A predicate read and the reader's own later write"). Its own version
+      // after the Vset's is only its write following its read: no edge.
       if (j <= idx) e.wr[tj]![r] = true;
-      else e.rwPred[r]![tj] = true;
+      else if (tj !== r) e.rwPred[r]![tj] = true;
     }
   }
 }

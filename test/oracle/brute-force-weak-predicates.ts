@@ -29,10 +29,11 @@
  *   txn taking part, or the initial one) and no G1c: some version order per row and some version
  *   per observation with WW ∪ WR acyclic, where WR has the item read-dependencies (a read or a
  *   returned row: the version's writer) and Adya's predicate read-dependencies: a predicate read
- *   whose version set holds x_k depends on every Tj ≠ reader installing an x_i at or before x_k
- *   that *changes the matches* (it matches P and the version before it does not, or the other
- *   way round). So a count that saw a matching version after an earlier matching one depends on
- *   the earlier one's writer only.
+ *   whose version set holds x_k depends on every Tj installing an x_i at or before x_k that
+ *   *changes the matches* (it matches P and the version before it does not, or the other way
+ *   round), the reader itself included (a self-loop: the read would reflect a write its own
+ *   transaction makes later; docs/levels.md, "Predicates"). So a count that saw a matching
+ *   version after an earlier matching one depends on the earlier one's writer only.
  * - **mav, rc, ss-rc, ra, tcc** (Biswas & Enea, OOPSLA 2019, §3; Bailis et al., VLDB 2014 for
  *   MAV as docs/levels.md states it): every observation is an item read of its version, which must
  *   be committed (no G1a, G1b); `co` contains every observation (writer before reader) and, but
@@ -305,7 +306,9 @@ function pl2Choices(w: World, order: Map<string, number[]>): boolean {
       if (o.pred !== null) {
         const m = (x: number) => rowMatches(o.pred!, w.keyOf.get(o.key)!, value(o.key, x));
         const at = seq.indexOf(c);
-        for (let j = 1; j <= at; j++) if (seq[j] !== o.reader && m(seq[j]!) !== m(seq[j - 1]!)) e[seq[j]!]![o.reader] = true;
+        // The reader's own version counts (a self-loop: the read reflects a write its transaction
+        // makes later), as in brute-force-predicates.ts (docs/levels.md, "Predicates").
+        for (let j = 1; j <= at; j++) if (m(seq[j]!) !== m(seq[j - 1]!)) e[seq[j]!]![o.reader] = true;
       }
       chosen[i] = c;
       if (!countOk(w, lastOfCount.get(i), chosen)) continue;

@@ -69,3 +69,19 @@ export function predHistoryText(h: PredHistory): string {
   };
   return [`relations ${JSON.stringify(h.relations)}`, ...h.txns.map((t, i) => `T${i + 1} ${t.session} ${t.status}: ${t.ops.map(op).join(' ')}`)].join('\n');
 }
+
+/**
+ * Whether some txn's predicate read (a select that did not return the row, or a count) observed
+ * a row that the same txn writes only later: the case where Adya's reading of a version set and
+ * a plain item read could part (docs/levels.md, "Predicates", "A predicate read and its
+ * transaction's later write"). Tests use it to show that they cover that case on purpose.
+ */
+export function readsBeforeOwnWrite(h: PredHistory): boolean {
+  return h.txns.some((t) => t.ops.some((o, i) => {
+    if (o.op !== 'select' && o.op !== 'count') return false;
+    const returned = new Set(o.op === 'select' ? o.rows.map(([k]) => String(k)) : []);
+    const written = (ops: PredOp[]) => new Set(ops.flatMap((x) => (x.op === 'w' || x.op === 'insert' || x.op === 'delete' ? [String(x.key)] : [])));
+    const before = written(t.ops.slice(0, i)), after = written(t.ops.slice(i + 1));
+    return (h.relations[o.rel] ?? []).some((k) => !returned.has(String(k)) && !before.has(String(k)) && after.has(String(k)));
+  }));
+}
