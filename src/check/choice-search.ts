@@ -159,7 +159,7 @@ function counterexample(
  * for a count's rows, which take a matching candidate while the count (less the txn's own
  * matching rows) is not reached, and a non-matching one after.
  */
-function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => number {
+export function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => number {
   const need = new Map<number, number>();
   for (const [op, want] of info.countWant) need.set(op, want);
   return (j: number): number => {
@@ -175,7 +175,7 @@ function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => nu
   };
 }
 
-function unknownResult(r: CheckResult, reason: string): CheckResult {
+export function unknownResult(r: CheckResult, reason: string): CheckResult {
   r.verdict = 'unknown';
   r.decidedBy = 'limit';
   r.anomalies = [];
