@@ -14,7 +14,8 @@
  *   **PMP** (Hermitage's predicate-many-preceders), described **phantom**; exactly one otherwise:
  *   Adya's **G-single**, described **phantom**;
  * - with an item anti-dependency among them the class stays (G2-item, G-single, ...): PL-2.99
- *   forbids it as an item anomaly.
+ *   forbids it as an item anomaly; the summary still names each predicate anti-dependency
+ *   ("a G2-item through a phantom").
  * Invariant: only names and texts change; the cycle, its edges and the certificate (checked on
  * the lowered history, whose reads are the versions the predicate reads observed) are kept.
  */
@@ -40,7 +41,13 @@ export function namePhantom(cx: Counterexample, input: History, low: Lowered, pr
   const isPred = edges.map((e) => e.kind === 'RW' && pred.has(e.from * nKeys + e.key));
   const rw = edges.filter((e) => e.kind === 'RW').length;
   const predRw = isPred.filter(Boolean).length;
-  if (predRw === 0 || predRw < rw) return withInputOps(cx, input);
+  if (predRw === 0) return withInputOps(cx, input);
+  if (predRw < rw) {
+    // A G2-item through a phantom (check/rr-search.ts finds these at rr): the item
+    // anti-dependency keeps the class, and the phantom on the cycle is named.
+    const said = edges.filter((_, i) => isPred[i]).map((e) => phantomSentence(input, low, e.from, e.to, e.key));
+    return withInputOps({ ...cx, summary: `${said.join(' ')} ${cx.summary} (a G2-item through a phantom: the cycle has an item anti-dependency too)` }, input);
+  }
   const suffix = /-(process|realtime)$/.exec(cx.class)?.[0] ?? '';
   let adjacent = false;
   for (let i = 0; i < edges.length; i++) if (edges[i]!.kind === 'RW' && edges[(i + 1) % edges.length]!.kind === 'RW' && edges.length > 1) adjacent = true;
