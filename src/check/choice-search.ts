@@ -25,7 +25,7 @@ import type { CheckOptions, CheckResult, Level } from '../result/types.ts';
 import type { ChoiceSink } from './index.ts';
 import { choiceEncoding, emptyInfo, EncodingGap, type ChoiceEncodingInfo } from './predicate-search.ts';
 
-/** The levels whose choices are searched: those decided on the polygraph (not RR: PL-2.99 allows some cycles, by the kind of their anti-dependencies). */
+/** The levels whose choices are searched here: those decided on the polygraph (not RR: PL-2.99 allows some cycles, by the kind of their anti-dependencies; check/rr-search.ts searches it by refinement). */
 const SEARCHED: ReadonlySet<Level> = new Set<Level>(['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser']);
 
 /** Choices tried alone for a counterexample at most (each costs one check per candidate). */

@@ -20,17 +20,25 @@
  * the lowered history, whose reads are the versions the predicate reads observed) are kept.
  */
 
-import { describeOp, OP_COUNT, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import { describeOp, OP_COUNT, OP_READ, OP_WRITE, opWhere, type History } from '../history/model.ts';
 import type { Counterexample } from '../result/counterexample.ts';
 import type { Lowered } from '../validate/predicate-lower.ts';
 
-/** `(txn, key)` pairs whose reads include a predicate observation, as `txn * keys + key`. */
+/**
+ * `(txn, key)` pairs read only by predicate observations, as `txn * keys + key`: a txn that read a
+ * row both by a predicate and by an item read made one external read of it (validation keeps
+ * the first), whose anti-dependencies are item ones (as check/rr-predicates.ts counts them).
+ */
 export function predicateReads(low: Lowered): Set<number> {
-  const h = low.history, out = new Set<number>();
+  const h = low.history, out = new Set<number>(), item = new Set<number>();
   const nKeys = h.keyLabels.length;
   for (let t = 0; t < h.txnCount; t++) {
-    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) if (low.predicate[op] === 1) out.add(t * nKeys + h.opKey[op]!);
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (low.predicate[op] === 1) out.add(t * nKeys + h.opKey[op]!);
+      else if (h.opKind[op] === OP_READ) item.add(t * nKeys + h.opKey[op]!);
+    }
   }
+  for (const x of item) out.delete(x);
   return out;
 }
 
