@@ -242,7 +242,12 @@ class CandidateEdges {
   /** Links each item anti-dependency to the write-write edges between its ends on its key (after the last `add`). */
   pairWrites(): void {
     const ww = new Map<string, number>();
-    for (let e = 0; e < this.from.length; e++) if (this.kind[e] === K_WW) ww.set(`${this.from[e]} ${this.to[e]} ${this.key[e]}`, e);
+    for (let e = 0; e < this.from.length; e++) {
+      if (this.kind[e] !== K_WW) continue;
+      // One edge per (from, to, key); an unconditional one wins (it is present in every model).
+      const k = `${this.from[e]} ${this.to[e]} ${this.key[e]}`, had = ww.get(k);
+      if (had === undefined || this.lit[e]! < 0) ww.set(k, e);
+    }
     this.wwSame = new Int32Array(this.from.length).fill(-1);
     this.wwBack = new Int32Array(this.from.length).fill(-1);
     for (let e = 0; e < this.from.length; e++) {
