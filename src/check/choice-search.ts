@@ -25,7 +25,7 @@ import type { CheckOptions, CheckResult, Level } from '../result/types.ts';
 import type { ChoiceSink } from './index.ts';
 import { choiceEncoding, emptyInfo, EncodingGap, type ChoiceEncodingInfo } from './predicate-search.ts';
 
-/** The levels whose choices are searched: those decided on the polygraph (not RR: PL-2.99 allows some cycles, by the kind of their anti-dependencies). */
+/** The levels whose choices are searched here: those decided on the polygraph (not RR: PL-2.99 allows some cycles, by the kind of their anti-dependencies; check/rr-search.ts searches it by refinement). */
 const SEARCHED: ReadonlySet<Level> = new Set<Level>(['pc', 'psi', 'pl-si', 'si', 'pl-3', 'ser', 'strict-si', 'strict-ser']);
 
 /** Choices tried alone for a counterexample at most (each costs one check per candidate). */
@@ -155,7 +155,7 @@ function counterexample(
  * for a count's rows, which take a matching candidate while the count (less the txn's own
  * matching rows) is not reached, and a non-matching one after.
  */
-function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => number {
+export function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => number {
   const need = new Map<number, number>();
   for (const [op, want] of info.countWant) need.set(op, want);
   return (j: number): number => {
@@ -171,7 +171,7 @@ function concretePick(nec: Lowered, info: ChoiceEncodingInfo): (j: number) => nu
   };
 }
 
-function unknownResult(r: CheckResult, reason: string): CheckResult {
+export function unknownResult(r: CheckResult, reason: string): CheckResult {
   r.verdict = 'unknown';
   r.decidedBy = 'limit';
   r.anomalies = [];

@@ -70,6 +70,8 @@ export interface ChoiceEncodingInfo {
   matching: (boolean[] | null)[];
   /** Per count op with n > 0: how many of its searched rows must match (n less the txn's own matching rows). */
   countWant: Map<number, number>;
+  /** Per conditional edge of the encoding (ExtraBuilt's numbering), the choice it comes from (check/rr-search.ts tells item from predicate anti-dependencies by it). */
+  edgeChoice: number[];
 }
 
 /**
@@ -97,7 +99,7 @@ export function choiceEncoding(
 }
 
 export function emptyInfo(): ChoiceEncodingInfo {
-  return { candidates: [], selectors: [], searched: 0, incomplete: false, impossibleCounts: [], matching: [], countWant: new Map() };
+  return { candidates: [], selectors: [], searched: 0, incomplete: false, impossibleCounts: [], matching: [], countWant: new Map(), edgeChoice: [] };
 }
 
 function buildEncoding(
@@ -122,7 +124,8 @@ function buildEncoding(
   // reader (as the witness of step 2 would pick), the rest false.
   const phaseTrue: number[] = [];
   const from: number[] = [], to: number[] = [], kind: number[] = [], key: number[] = [], lit: number[] = [];
-  const edge = (a: number, b: number, k: number, kk: number, l: Lit) => { from.push(a); to.push(b); kind.push(k); key.push(kk); lit.push(l); };
+  let current = -1; // the choice whose edges are being made (info.edgeChoice)
+  const edge = (a: number, b: number, k: number, kk: number, l: Lit) => { from.push(a); to.push(b); kind.push(k); key.push(kk); lit.push(l); info.edgeChoice.push(current); };
   // True: a before w in every version order left; false: never; else the literal that says so.
   const before = (a: number, w: number): Lit | boolean => {
     if (a === INIT_TXN) return true;
@@ -140,9 +143,10 @@ function buildEncoding(
   // Per count op with n > 0: its rows' "selected version matches" variables.
   const counted = new Map<number, { p: number; m: number[] }>();
 
-  info.candidates = []; info.selectors = []; info.searched = 0; info.incomplete = false; info.impossibleCounts = []; info.matching = []; info.countWant = new Map();
+  info.candidates = []; info.selectors = []; info.searched = 0; info.incomplete = false; info.impossibleCounts = []; info.matching = []; info.countWant = new Map(); info.edgeChoice = [];
   for (let i = 0; i < choices.length; i++) {
     const c = choices[i]!, r = c.txn, k = c.key;
+    current = i;
     if (included[r] !== 1) { info.candidates.push([]); info.selectors.push([]); info.matching.push(null); continue; }
     info.searched++;
     const p = predOf(c.op);

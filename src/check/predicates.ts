@@ -38,6 +38,7 @@ import { snapshotOrderResult } from './snapshot-order.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
+import { searchRr } from './rr-search.ts';
 import type { ChoiceSink } from './index.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
@@ -121,6 +122,7 @@ export function checkPredicateHistory(
     tried.push(why);
   }
   // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
+  if (rr) return searchRr(h, opts, nec, rows, implicit, result, { check, withChoices, inInput });
   if (searchesLevel(opts.level)) {
     const direct = implicit === null && inserts.size > 0 ? inserts : null;
     const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check, withChoices, inInput });

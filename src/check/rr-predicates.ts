@@ -16,7 +16,7 @@
  * Linear in the reads and writes (an iterative Tarjan).
  */
 
-import { OP_READ, type History } from '../history/model.ts';
+import { OP_APPEND, OP_READ, OP_WRITE, type History } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import { validate } from '../validate/validate.ts';
 
@@ -65,9 +65,9 @@ export function rrWitness(h: History, predicate: Uint8Array, position: Int32Arra
 }
 
 /** Strongly connected components (iterative Tarjan): `comp[u]` names u's component. */
-function components(n: number, from: number[], to: number[]): Int32Array {
+export function components(n: number, from: ArrayLike<number>, to: ArrayLike<number>): Int32Array {
   const start = new Int32Array(n + 1);
-  for (const f of from) start[f + 1]!++;
+  for (let e = 0; e < from.length; e++) start[from[e]! + 1]!++;
   for (let u = 0; u < n; u++) start[u + 1]! += start[u]!;
   const fill = start.slice(0, n), adj = new Int32Array(from.length);
   for (let e = 0; e < from.length; e++) adj[fill[from[e]!]!++] = to[e]!;
@@ -101,4 +101,39 @@ function components(n: number, from: number[], to: number[]): Int32Array {
     }
   }
   return comp;
+}
+
+/** One edge of a cycle shown to the user (a DepEdge, a counterexample's CxEdge). */
+interface ShownEdge { from: number; to: number; kind: string; key: number }
+
+/**
+ * Whether every alternative of a shown cycle is one that repeatable read forbids, with predicate
+ * anti-dependencies told apart: `alternatives` are the edge sets to test (a counterexample's
+ * certain edges with each choice of its write orders; a witness cycle alone), `predicate`
+ * the `txn * keys + key` of the lowered history `h`'s predicate observations. Each must hold a
+ * cycle of write-read and write-write edges (G1c) or an item anti-dependency on a cycle
+ * (G2-item). An anti-dependency R -> W counts as an item one only when R did not read the key by
+ * a predicate read and, if R writes the key itself, the alternative orders W's write before R's
+ * (else it stands for R -WW-> W: the pipeline gives a reader an edge to every later writer).
+ */
+export function forbiddenAtRr(h: History, predicate: ReadonlySet<number>, alternatives: readonly (readonly ShownEdge[])[]): boolean {
+  const nKeys = h.keyLabels.length;
+  const writes = (t: number, key: number): boolean => {
+    if (t < 0) return false;
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) if (h.opKey[op] === key && (h.opKind[op] === OP_WRITE || h.opKind[op] === OP_APPEND)) return true;
+    return false;
+  };
+  return alternatives.every((edges) => {
+    const nodes = new Map<number, number>();
+    const id = (t: number) => { let i = nodes.get(t); if (i === undefined) nodes.set(t, i = nodes.size); return i; };
+    const from = edges.map((e) => id(e.from)), to = edges.map((e) => id(e.to));
+    const dep = edges.map((e) => e.kind === 'WR' || e.kind === 'WW');
+    const dFrom = from.filter((_, i) => dep[i]), dTo = to.filter((_, i) => dep[i]);
+    const dComp = components(nodes.size, dFrom, dTo);
+    if (dFrom.some((f, i) => dComp[f] === dComp[dTo[i]!])) return true; // G1c
+    const comp = components(nodes.size, from, to);
+    const ww = new Set(edges.filter((e) => e.kind === 'WW').map((e) => `${e.from} ${e.to} ${e.key}`));
+    return edges.some((e, i) => e.kind === 'RW' && comp[from[i]!] === comp[to[i]!] && !predicate.has(e.from * nKeys + e.key) &&
+      (!writes(e.from, e.key) || ww.has(`${e.to} ${e.from} ${e.key}`)));
+  });
 }

@@ -14,12 +14,13 @@
  *   **PMP** (Hermitage's predicate-many-preceders), described **phantom**; exactly one otherwise:
  *   Adya's **G-single**, described **phantom**;
  * - with an item anti-dependency among them the class stays (G2-item, G-single, ...): PL-2.99
- *   forbids it as an item anomaly.
+ *   forbids it as an item anomaly; the summary still names each predicate anti-dependency
+ *   ("a G2-item through a phantom").
  * Invariant: only names and texts change; the cycle, its edges and the certificate (checked on
  * the lowered history, whose reads are the versions the predicate reads observed) are kept.
  */
 
-import { describeOp, INITIAL_VALUE, OP_COUNT, OP_WRITE, opWhere, type History } from '../history/model.ts';
+import { describeOp, INITIAL_VALUE, OP_COUNT, OP_READ, OP_WRITE, opWhere, type History } from '../history/model.ts';
 import { INIT_TXN } from '../result/types.ts';
 import type { Counterexample } from '../result/counterexample.ts';
 import type { Lowered } from '../validate/predicate-lower.ts';
@@ -67,6 +68,26 @@ function fromPredicate(pred: Map<number, Set<number>>, at: number, readFrom: num
   return writers !== undefined && (readFrom === null || writers.has(readFrom));
 }
 
+/**
+ * `(txn, key)` pairs read only by predicate observations, as `txn * keys + key`: a txn that read a
+ * row both by a predicate and by an item read made one external read of it (validation keeps
+ * the first), whose anti-dependencies are item ones (as check/rr-predicates.ts counts them).
+ * Coarser than `predicateReads` (no version): what repeatable read's re-check of a shown cycle
+ * uses, whose edges do not all carry the version they read.
+ */
+export function predicateOnlyPairs(low: Lowered): Set<number> {
+  const h = low.history, out = new Set<number>(), item = new Set<number>();
+  const nKeys = h.keyLabels.length;
+  for (let t = 0; t < h.txnCount; t++) {
+    for (let op = h.txnOpStart[t]!; op < h.txnOpStart[t + 1]!; op++) {
+      if (low.predicate[op] === 1) out.add(t * nKeys + h.opKey[op]!);
+      else if (h.opKind[op] === OP_READ) item.add(t * nKeys + h.opKey[op]!);
+    }
+  }
+  for (const x of item) out.delete(x);
+  return out;
+}
+
 export function namePhantom(cx: Counterexample, input: History, low: Lowered, pred: Map<number, Set<number>>): Counterexample {
   if (cx.cycle === null) return withInputOps(cx, input);
   const nKeys = low.history.keyLabels.length;
@@ -74,7 +95,13 @@ export function namePhantom(cx: Counterexample, input: History, low: Lowered, pr
   const isPred = edges.map((e) => e.kind === 'RW' && fromPredicate(pred, e.from * nKeys + e.key, e.readFrom));
   const rw = edges.filter((e) => e.kind === 'RW').length;
   const predRw = isPred.filter(Boolean).length;
-  if (predRw === 0 || predRw < rw) return withInputOps(cx, input);
+  if (predRw === 0) return withInputOps(cx, input);
+  if (predRw < rw) {
+    // A G2-item through a phantom (check/rr-search.ts finds these at rr): the item
+    // anti-dependency keeps the class, and the phantom on the cycle is named.
+    const said = edges.filter((_, i) => isPred[i]).map((e) => phantomSentence(input, low, e.from, e.to, e.key));
+    return withInputOps({ ...cx, summary: `${said.join(' ')} ${cx.summary} (a G2-item through a phantom: the cycle has an item anti-dependency too)` }, input);
+  }
   const suffix = /-(process|realtime)$/.exec(cx.class)?.[0] ?? '';
   let adjacent = false;
   for (let i = 0; i < edges.length; i++) if (edges[i]!.kind === 'RW' && edges[(i + 1) % edges.length]!.kind === 'RW' && edges.length > 1) adjacent = true;

@@ -87,6 +87,15 @@ export interface ExtraBuilt {
   lit: Int32Array;
   /** The extra variables set to true first (phases; the rest start false). Any choice is sound: phases only steer. */
   phaseTrue?: readonly number[];
+  /**
+   * Lazy clauses of the caller's (check/rr-search.ts: repeatable read's cycles through predicate
+   * anti-dependencies, which no acyclicity of one graph states): called with each model the
+   * search finds (`holds(l)`: literal l is true in it; not combined with PSI's clauses). It returns
+   * clauses the model breaks (each must rule that model out, and no model the caller accepts),
+   * added to the same solver before it searches again; [] when the model stands; null to give
+   * up (the caller's bound: the outcome is then 'unknown').
+   */
+  refine?: (holds: (l: Lit) => boolean) => Lit[][] | null;
 }
 
 /** The solve stage's statistics (CheckResult.solver). */
@@ -313,6 +322,14 @@ function searchModel(
       if (clause.length === 0) return { result: 'unsat', model, stats: stats(), psiCycle: { cycle, edges } };
       clauses.push(clause);
     }
+    if (Date.now() >= opts.deadlineMs) return { result: 'unknown', model, stats: stats(), psiCycle: null };
+    result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
+  }
+  // The caller's lazy clauses (ExtraBuilt.refine): each rules out at least the current model.
+  while (result === 'sat' && built !== null && built.refine !== undefined) {
+    const clauses = built.refine((l) => solver.modelValue(l >> 1) !== ((l & 1) === 1));
+    if (clauses === null) return { result: 'unknown', model, stats: stats(), psiCycle: null };
+    if (clauses.length === 0) break;
     if (Date.now() >= opts.deadlineMs) return { result: 'unknown', model, stats: stats(), psiCycle: null };
     result = clauses.every((c) => solver.addClause(c)) ? solver.solve(limits) : 'unsat';
   }
