@@ -134,3 +134,26 @@ test('serial order: the witness order of step 1, as a serial execution, decides 
   assert.deepEqual(failures, []);
   assert.ok(decided >= 30, `only ${decided} histories decided by step 1's order`);
 });
+
+/**
+ * Step 1's notes are about the lowered history (the undecided rows left out), not the input:
+ *
+ *   s1: T1 ins(1,10)   T2 del(1)
+ *   s2: T3 select(R, value > 5) -> {}      (row 1 seen absent: the initial or T2's delete)
+ *
+ * At rr and pl-si, step 1 is decided on the lowered history by the stronger SER or SI, whose
+ * note ("decided by ..., which implies ...: the history satisfies it") used to stay on the
+ * result even when the verdict came from the witness after it (or was `unknown`).
+ */
+test('predicate steps: the note of step 1 about the lowered history does not stay on the final result', () => {
+  const h = predicateHistory({ R: [1] }, {
+    s1: [{ id: 'T1', ops: [['insert', 1, 10]] }, { id: 'T2', ops: [['delete', 1]] }],
+    s2: [{ id: 'T3', ops: [['select', 'R', 'value > 5', []]] }],
+  });
+  for (const level of ['rr', 'pl-si'] as const) {
+    const r = checkHistory(h, { level, pruning: true });
+    assert.equal(r.verdict, 'valid', level);
+    assert.deepEqual((r.notes ?? []).filter((n) => /which implies/.test(n)), [], level);
+    assert.ok((r.notes ?? []).some((n) => /were each given a version they may have seen/.test(n)), level);
+  }
+});

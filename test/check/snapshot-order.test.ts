@@ -193,3 +193,28 @@ test('snapshot windows: no window exists, and the step does not say valid', () =
   assert.equal(si.verdict, 'valid');
   assert.notEqual(si.decidedBy, 'recorded-order');
 });
+
+/**
+ * Step 2's time order picks versions at the window's position (check/predicates.ts, timeOrder):
+ *
+ *   time   0        5          10          20
+ *   T2 s2           [ ins(2,1) ]                                   5 - 10
+ *   T1 s1           [ select(R, value % 2 = 1) -> {}, count(R, value != 5) -> 1 ]   5 - 20
+ *
+ * T1's select misses T2's insert and its count sees it: a predicate read that is not repeated
+ * (PMP, T1 -RW-> T2 -WR-> T1 through predicate reads), which repeatable read (PL-2.99) allows
+ * and SI forbids. No window exists (the step says nothing), but the search's last position for
+ * T1 (past T2, where the count holds) gives the count's row its version; picking at T1's
+ * invocation instead (nothing completed then) contradicted the count, and RR was `unknown`.
+ */
+test('snapshot windows: step 2 picks versions at the window position, and repeatable read is decided', () => {
+  const h = predicateHistory({ R: [1, 2] }, {
+    s1: [{ id: 'T1', ops: [['select', 'R', 'value % 2 = 1', []], ['count', 'R', 'value != 5', 1]] }],
+    s2: [{ id: 'T2', ops: [['insert', 2, 1]] }],
+  });
+  const timed: History = { ...h, txnStart: Float64Array.of(5, 5), txnEnd: Float64Array.of(20, 10) };
+  assert.notEqual(snapshotOrderBreaks(timed), null);
+  const rr = checkHistory(timed, { level: 'rr', pruning: true });
+  assert.equal(rr.verdict, 'valid');
+  assert.equal(checkHistory(timed, { level: 'si', pruning: true }).verdict, 'violation');
+});
