@@ -127,7 +127,10 @@ export function checkPredicateHistory(
   // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
   if (searchesLevel(opts.level)) {
     const direct = implicit === null && inserts.size > 0 ? inserts : null;
-    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check, withChoices, inInput });
+    // A valid check of a lowering speaks of that lowering, not the input (as step 1's notes above):
+    // the search's results built on one (an encoding it cannot make) do not carry its notes.
+    const checkLowered: CheckFn = (lh, lo, pm) => { const r = check(lh, lo, pm); if (r.verdict === 'valid') delete r.notes; return r; };
+    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check: checkLowered, withChoices, inInput });
     searched.timesMs = sumTimes(result, searched);
     return searched;
   }
