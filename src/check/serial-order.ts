@@ -204,7 +204,12 @@ export class PredicateResults {
    * version that does not match (absent, or a non-matching value).
    */
   accepts(op: number, rk: number, sv: number): boolean {
-    return this.retStamp[rk] === op ? sv === this.retValue[rk] && this.matches(op, rk, sv) : !this.matches(op, rk, sv);
+    return this.acceptsMatch(op, rk, sv, this.matches(op, rk, sv));
+  }
+
+  /** `accepts`, given `m` = whether version `sv` matches (`matches(op, rk, sv)`). */
+  acceptsMatch(op: number, rk: number, sv: number, m: boolean): boolean {
+    return this.retStamp[rk] === op ? m && sv === this.retValue[rk] : !m;
   }
 
   private keyOf(k: number): Scalar {

@@ -199,9 +199,13 @@ class WindowSearch {
    * does, else the least later position (<= top) whose version does, else -1.
    */
   private observe(k: number, p: number, top: number, accepts: (value: number) => boolean): number {
+    const i = this.versionAt(k, p);
+    return accepts(this.valueOf(k, i)) ? 0 : this.later(k, i, top, accepts);
+  }
+
+  /** The least position past version i of key k (and <= top) whose version `accepts` takes, or -1. */
+  private later(k: number, i: number, top: number, accepts: (value: number) => boolean): number {
     const v = this.v;
-    let i = this.versionAt(k, p);
-    if (accepts(this.valueOf(k, i))) return 0;
     for (i++; i < v.start[k + 1]! && v.at[i]! < top; i++) if (accepts(v.value[i]!)) return v.at[i]! + 1;
     return -1;
   }
@@ -266,11 +270,11 @@ class WindowSearch {
         if (select && !res.accepts(op, rk, ownValue[rk]!)) return `its select differs on row ${h.keyLabels[rk]} from its own earlier write`;
         continue;
       }
-      const i = this.versionAt(rk, p);
-      if (res.matches(op, rk, this.valueOf(rk, i))) matching++;
+      const i = this.versionAt(rk, p), sv = this.valueOf(rk, i), m = res.matches(op, rk, sv);
+      if (m) matching++;
       if (i + 1 < this.v.start[rk + 1]! && this.v.at[i + 1]! < top) nextChange = Math.min(nextChange, this.v.at[i + 1]! + 1);
-      if (!select) continue;
-      const at = this.observe(rk, p, top, (x) => res.accepts(op, rk, x));
+      if (!select || res.acceptsMatch(op, rk, sv, m)) continue;
+      const at = this.later(rk, i, top, (x) => res.accepts(op, rk, x));
       if (at < 0) return `its select's result on row ${h.keyLabels[rk]} is in no such snapshot`;
       need = Math.max(need, at);
     }
