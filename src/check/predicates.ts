@@ -35,6 +35,8 @@ import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { serialOrderBreaks, serialOrderResult } from './serial-order.ts';
 import { snapshotOrderResult, snapshotWindows } from './snapshot-order.ts';
+import { windowSerialResult } from './window-serial.ts';
+import { implies } from '../result/lattice.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
@@ -55,9 +57,11 @@ export function checkPredicateHistory(
   h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn, withChoices: WithChoicesFn,
 ): CheckResult {
   // The recorded completion order, when it is a serial execution, proves every level in linear
-  // time (check/serial-order.ts), and snapshots at the recorded invocations strict SI and below
-  // (check/snapshot-order.ts); otherwise the steps below decide.
-  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs);
+  // time (check/serial-order.ts), snapshot windows at the recorded times strict SI and below
+  // (check/snapshot-order.ts), and an order of the windows' dependencies that is a serial
+  // execution SER and below (check/window-serial.ts); otherwise the steps below decide.
+  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs) ??
+    (implies('strict-si', opts.level) ? null : windowSerialResult(h, opts, parseMs));
   if (serial !== null) return serial;
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where

@@ -11,7 +11,9 @@
  * its first statement), so a txn that committed in between may be in it; fixing p(T) = lo(T)
  * (what this module did before) rejected every such history. `snapshotOrderBreaks(h)` is null
  * when every committed txn has a p(T) meeting the axioms, else the first reason one has none;
- * `snapshotOrderResult` wraps it into a `valid` CheckResult.
+ * `snapshotOrderResult` wraps it into a `valid` CheckResult. The windows also give step 2's
+ * time order its reader positions (check/predicates.ts) and check/window-serial.ts a proposed
+ * serial order (`latest`: a txn's own place in CO where its reads hold there too).
  *
  * Given CO, the axioms are per txn: SESSION (the previous committed txn of T's session is in
  * VIS(T)) and NOCONFLICT (the previous CO writer of every key T writes is in VIS(T)) bound p
@@ -60,10 +62,14 @@ export interface SnapshotWindows {
   lo: Int32Array;
   /** `snap[t]`: the length of VIS(t) found; where t has none, the last position tried (a guess, for picking versions). */
   snap: Int32Array;
+  /** `latest[t]`: idx[t] when t's ops return what they did at its own place in CO, else snap[t] (for window-serial.ts). */
+  latest: Int32Array;
   /** Null when every committed txn has a window position meeting the axioms; else the first reason one has none. */
   why: string | null;
   /** Committed txns whose snapshot is later than their invocation (snap > lo). */
   late: number;
+  /** The committed txns' final versions per key, in CO order. */
+  versions: Versions;
 }
 
 /** Null when the recorded times give a CO and snapshot windows that satisfy SI's axioms (module comment); else why not. */
@@ -72,8 +78,20 @@ export function snapshotOrderBreaks(h: History): string | null {
   return typeof w === 'string' ? w : w.why;
 }
 
+/**
+ * Results of snapshotWindows by history (a History is immutable): --levels and step 2 ask for the
+ * same history's windows several times.
+ */
+const MEMO = new WeakMap<History, SnapshotWindows | string>();
+
 /** The window search of the module comment, or a reason when it cannot start (no times, what it does not model). */
 export function snapshotWindows(h: History): SnapshotWindows | string {
+  let w = MEMO.get(h);
+  if (w === undefined) MEMO.set(h, w = searchWindows(h));
+  return w;
+}
+
+function searchWindows(h: History): SnapshotWindows | string {
   const position = completionOrder(h);
   if (position === null) return 'no recorded times';
   const start = h.txnStart!, end = h.txnEnd!;
@@ -96,20 +114,31 @@ export function snapshotWindows(h: History): SnapshotWindows | string {
   const search = new WindowSearch(h, versions, idx);
   const snap = new Int32Array(h.txnCount);
   let why: string | null = null, late = 0;
+  // latest[t]: t's own place in CO when its reads hold there too (a snapshot taken at its
+  // commit), else snap[t]: the position fewest txns committed after, for a serial order.
+  const latest = new Int32Array(h.txnCount);
   for (const t of order) {
     const found = search.window(t, least[t]!);
     snap[t] = found.p;
+    latest[t] = found.why === null && found.p < idx[t]! && search.holds(t, idx[t]!) ? idx[t]! : found.p;
     if (found.why !== null) why ??= `${txnLabel(h, t)} has no snapshot between its invocation and its commit: ${found.why}`;
     else if (found.p > lo[t]!) late++;
   }
-  return { order, idx, lo, snap, why, late };
+  return { order, idx, lo, snap, latest, why, late, versions };
 }
 
 /**
  * Per key, the committed txns' final versions in CO order: `txn`, `value` (INITIAL_VALUE for a
  * delete) and `at` (the writer's place in CO), CSR by key.
  */
-interface Versions { start: Int32Array; txn: Int32Array; value: Int32Array; at: Int32Array }
+export interface Versions { start: Int32Array; txn: Int32Array; value: Int32Array; at: Int32Array }
+
+/** Index (in key k's range of `v`) of the latest version among the first n txns of CO; v.start[k] - 1 for the initial one. */
+export function versionAt(v: Versions, k: number, n: number): number {
+  let a = v.start[k]!, b = v.start[k + 1]!;
+  while (a < b) { const mid = (a + b) >> 1; if (v.at[mid]! < n) a = mid + 1; else b = mid; }
+  return a - 1;
+}
 
 function finalVersions(h: History, order: readonly number[], idx: Int32Array): Versions {
   const nKeys = h.keyLabels.length;
@@ -182,12 +211,14 @@ class WindowSearch {
     return { p, why: `no position among the first ${ROUNDS_MAX} tried` };
   }
 
+  /** Whether t's ops return what they did on the snapshot of the first p txns of CO. */
+  holds(t: number, p: number): boolean {
+    return this.demand(t, p, p) === 0;
+  }
+
   /** Index (in key k's CSR range) of the latest version among the first n txns of CO; start - 1 for the initial one. */
   private versionAt(k: number, n: number): number {
-    const v = this.v;
-    let a = v.start[k]!, b = v.start[k + 1]!;
-    while (a < b) { const mid = (a + b) >> 1; if (v.at[mid]! < n) a = mid + 1; else b = mid; }
-    return a - 1;
+    return versionAt(this.v, k, n);
   }
 
   private valueOf(k: number, i: number): number {
