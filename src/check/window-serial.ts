@@ -27,11 +27,12 @@ import { OP_COUNT, OP_READ, OP_SELECT, TXN_COMMITTED, type History } from '../hi
 import { implies } from '../result/lattice.ts';
 import type { CheckOptions, CheckResult } from '../result/types.ts';
 import { now } from '../util/clock.ts';
+import { GrowableInt32 } from '../util/growable.ts';
 import { serialOrderBreaks, validResult } from './serial-order.ts';
 import { snapshotWindows, versionAt, type SnapshotWindows } from './snapshot-order.ts';
 
-/** Most dependency edges built (two 32-bit ids each); past it no order is proposed. */
-export const EDGES_MAX = 50_000_000;
+/** Most dependency edges built (two 32-bit ids each: 400 MB at most, with the copies); past it no order is proposed. */
+export const EDGES_MAX = 25_000_000;
 
 /** A valid result for `opts.level` when a topological order of the windows' execution is a serial execution of `h` (module comment); else null. */
 export function windowSerialResult(h: History, opts: CheckOptions, parseMs: number): CheckResult | null {
@@ -54,7 +55,7 @@ export function windowSerialResult(h: History, opts: CheckOptions, parseMs: numb
  */
 export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | null {
   const n = w.order.length;
-  const from: number[] = [], to: number[] = [];
+  const from = new GrowableInt32(1024), to = new GrowableInt32(1024);
   const edge = (a: number, b: number): void => { if (a !== b) { from.push(a); to.push(b); } };
   // Session order.
   for (let s = 0; s < h.sessionCount; s++) {
@@ -86,7 +87,7 @@ export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | 
     }
     if (from.length > EDGES_MAX) return null;
   }
-  const topo = kahn(n, from, to);
+  const topo = kahn(n, from.toArray(), to.toArray());
   if (topo === null) return null;
   // Committed txns in that order, then the others (which the serial run skips) by txn id.
   const position = new Int32Array(h.txnCount).fill(n);
@@ -97,7 +98,7 @@ export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | 
 }
 
 /** A topological order of nodes 0..n-1 (least node first among the ready ones: a binary heap), or null when cyclic. */
-function kahn(n: number, from: readonly number[], to: readonly number[]): number[] | null {
+function kahn(n: number, from: Int32Array, to: Int32Array): number[] | null {
   const outStart = new Int32Array(n + 1), indeg = new Int32Array(n);
   for (const f of from) outStart[f + 1]!++;
   for (let i = 0; i < n; i++) outStart[i + 1]! += outStart[i]!;
