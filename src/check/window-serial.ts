@@ -41,7 +41,7 @@ export function windowSerialResult(h: History, opts: CheckOptions, parseMs: numb
   if (!implies(strict ? 'strict-ser' : 'ser', opts.level)) return null;
   const w = snapshotWindows(h);
   if (typeof w === 'string' || w.why !== null) return null;
-  const position = windowSerialOrder(h, w);
+  const position = windowSerialOrder(h, w, strict);
   if (position === null || serialOrderBreaks(h, position, strict) !== null) return null;
   return validResult(h, opts, parseMs, now() - t0,
     'the committed transactions, run one at a time in a topological order of the dependencies their snapshot windows give (each ' +
@@ -51,9 +51,10 @@ export function windowSerialResult(h: History, opts: CheckOptions, parseMs: numb
 
 /**
  * Positions of the txns in a topological order of the windows' dependency graph (committed txns
- * first, least CO place first among those ready), or null when it is cyclic or too large.
+ * first, least CO place first among those ready), with real-time order when `realTime`, or null
+ * when it is cyclic or too large.
  */
-export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | null {
+export function windowSerialOrder(h: History, w: SnapshotWindows, realTime = false): Int32Array | null {
   const n = w.order.length;
   const from = new GrowableInt32(1024), to = new GrowableInt32(1024);
   const edge = (a: number, b: number): void => { if (a !== b) { from.push(a); to.push(b); } };
@@ -66,6 +67,7 @@ export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | 
       last = t;
     }
   }
+  if (realTime) realTimeEdges(h, w, edge);
   const v = w.versions;
   // Write-write: consecutive writers of each key.
   for (let k = 0; k + 1 < v.start.length; k++) for (let i = v.start[k]! + 1; i < v.start[k + 1]!; i++) edge(v.at[i - 1]!, v.at[i]!);
@@ -95,6 +97,27 @@ export function windowSerialOrder(h: History, w: SnapshotWindows): Int32Array | 
   let next = n;
   for (let t = 0; t < h.txnCount; t++) if (h.txnStatus[t] !== TXN_COMMITTED) position[t] = next++;
   return position;
+}
+
+/**
+ * Real-time order among the committed txns (a completed before b was invoked), as edges between
+ * CO places: only from the frontier of the txns completed before b's invocation (those completed
+ * at or after the latest invocation among them; the rest precede a frontier member already), as
+ * graph/realtime.ts does: at most n x the most txns running at one instant.
+ */
+function realTimeEdges(h: History, w: SnapshotWindows, edge: (a: number, b: number) => void): void {
+  const start = h.txnStart!, end = h.txnEnd!, order = w.order;
+  // maxStart[i]: the latest invocation among the first i + 1 txns of CO.
+  const maxStart = new Float64Array(order.length);
+  order.forEach((t, i) => { maxStart[i] = Math.max(i > 0 ? maxStart[i - 1]! : Number.NEGATIVE_INFINITY, start[t]!); });
+  for (const b of order) {
+    const p = w.lo[b]!;
+    if (p === 0) continue;
+    const m = maxStart[p - 1]!;
+    let lo = 0, hi = p;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (end[order[mid]!]! < m) lo = mid + 1; else hi = mid; }
+    for (let i = lo; i < p; i++) edge(i, w.idx[b]!);
+  }
 }
 
 /** A topological order of nodes 0..n-1 (least node first among the ready ones: a binary heap), or null when cyclic. */
