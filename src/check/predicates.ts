@@ -34,7 +34,9 @@ import { explainNonCycle } from '../explain/index.ts';
 import { isSaturationLevel } from '../levels/index.ts';
 import { rrWitness } from './rr-predicates.ts';
 import { serialOrderBreaks, serialOrderResult } from './serial-order.ts';
-import { snapshotOrderResult } from './snapshot-order.ts';
+import { snapshotOrderResult, snapshotWindows } from './snapshot-order.ts';
+import { windowSerialResult } from './window-serial.ts';
+import { implies } from '../result/lattice.ts';
 import { namePhantom, predicateReads } from '../explain/phantom.ts';
 import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
@@ -56,9 +58,11 @@ export function checkPredicateHistory(
   h: History, opts: CheckOptions, parseMs: number, check: CheckFn, withWitness: WitnessFn, withChoices: WithChoicesFn,
 ): CheckResult {
   // The recorded completion order, when it is a serial execution, proves every level in linear
-  // time (check/serial-order.ts), and snapshots at the recorded invocations strict SI and below
-  // (check/snapshot-order.ts); otherwise the steps below decide.
-  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs);
+  // time (check/serial-order.ts), snapshot windows at the recorded times strict SI and below
+  // (check/snapshot-order.ts), and an order of the windows' dependencies that is a serial
+  // execution SER and below (check/window-serial.ts); otherwise the steps below decide.
+  const serial = serialOrderResult(h, opts, parseMs) ?? snapshotOrderResult(h, opts, parseMs) ??
+    (implies('strict-si', opts.level) ? null : windowSerialResult(h, opts, parseMs));
   if (serial !== null) return serial;
   const rr = opts.level === 'rr';
   // Inserts whose precondition some version order breaks: read-modify-writes at the levels where
@@ -71,6 +75,10 @@ export function checkPredicateHistory(
   const first = check(nec.history, opts, parseMs);
   const result = inInput(h, nec, first, opts);
   if (result.verdict !== 'valid' || (nec.leftOut === 0 && inserts.size === 0)) return result;
+  // Step 1's notes ("decided by SI, which implies PL-SI: the history satisfies it") speak of the
+  // lowered history without the undecided rows; the verdict from here on is about the input, and
+  // carries its own note (the witness's, or the reason it is unknown).
+  delete result.notes;
   const rows = rowVersions(h, h.predicates!, nec.tombstoneOf);
 
   const serLevel: Level = opts.level === 'strict-si' || opts.level === 'strict-ser' ? 'strict-ser' : 'ser';
@@ -125,7 +133,10 @@ export function checkPredicateHistory(
   if (rr) return searchRr(h, opts, nec, rows, implicit, result, { check, withChoices, inInput });
   if (searchesLevel(opts.level)) {
     const direct = implicit === null && inserts.size > 0 ? inserts : null;
-    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check, withChoices, inInput });
+    // A valid check of a lowering speaks of that lowering, not the input (as step 1's notes above):
+    // the search's results built on one (an encoding it cannot make) do not carry its notes.
+    const checkLowered: CheckFn = (lh, lo, pm) => { const r = check(lh, lo, pm); if (r.verdict === 'valid') delete r.notes; return r; };
+    const searched = searchChoices(h, opts, nec, rows, implicit, direct, { check: checkLowered, withChoices, inInput });
     searched.timesMs = sumTimes(result, searched);
     return searched;
   }
@@ -239,9 +250,13 @@ function pickVersions(h: History, nec: Lowered, order: Order, inserts: Map<numbe
 interface Order { writer: Int32Array; reader: Int32Array }
 
 /**
- * The recorded times as an order: writer[t] = t's rank by completion, reader[t] = how many txns
- * completed before t began (txns without times last), so writer[c] < reader[t] iff c completed
- * before t was invoked. Ties in completion keep txn order.
+ * The recorded times as an order: writer[t] = t's rank by completion (txns without times last;
+ * ties keep txn order), reader[t] = the rank just past the last txn of t's snapshot, so that
+ * writer[c] < reader[t] iff c is in it. A committed txn's snapshot is the prefix of the
+ * completion order the window search found (check/snapshot-order.ts: taken between its
+ * invocation and its commit, the least position its reads allow; where it found none, the last
+ * position it tried); any other txn's, or every txn's when the search cannot run, is the txns
+ * that completed before it was invoked.
  */
 function timeOrder(h: History): Order | null {
   const n = h.txnCount, start = h.txnStart!, end = h.txnEnd!;
@@ -255,6 +270,10 @@ function timeOrder(h: History): Order | null {
     let lo = 0, hi = n;
     while (lo < hi) { const mid = (lo + hi) >> 1; if (ends[mid]! < s) lo = mid + 1; else hi = mid; }
     reader[t] = lo;
+  }
+  const w = snapshotWindows(h);
+  if (typeof w !== 'string') {
+    for (const t of w.order) { const p = w.snap[t]!; reader[t] = p === 0 ? 0 : writer[w.order[p - 1]!]! + 1; }
   }
   return { writer, reader };
 }

@@ -171,19 +171,45 @@ export class PredicateResults {
   breaks(op: number, seen: (k: number) => number): string | null {
     const h = this.h, pt = h.predicates;
     if (pt === undefined) return 'a predicate read without relations';
-    const r = h.opKey[op]!, p = h.opValue[op]!, P = pt.parsed[p]!, select = h.opKind[op] === OP_SELECT;
-    const retStamp = this.retStamp, retValue = this.retValue;
-    let returned = 0, matching = 0;
-    if (select) {
-      for (let i = pt.resultStart[p]!; i < pt.resultStart[p + 1]!; i++) { retStamp[pt.resultKeys[i]!] = op; retValue[pt.resultKeys[i]!] = pt.resultValues[i]!; returned++; }
-    }
+    const r = h.opKey[op]!, select = h.opKind[op] === OP_SELECT;
+    const returned = this.prepare(op);
+    let matching = 0;
     for (let j = pt.relStart[r]!; j < pt.relStart[r + 1]!; j++) {
       const rk = pt.relKeys[j]!, sv = seen(rk);
-      const m = sv !== INITIAL_VALUE && matches(P, this.keyOf(rk), this.valueOf(sv));
-      if (m) matching++;
-      if (select && m !== (retStamp[rk] === op && retValue[rk] === sv)) return `a select's result differs from its predicate on row ${h.keyLabels[rk]}`;
+      if (this.matches(op, rk, sv)) matching++;
+      if (select && !this.accepts(op, rk, sv)) return `a select's result differs from its predicate on row ${h.keyLabels[rk]}`;
     }
-    return (select ? matching !== returned : matching !== pt.count[p]) ? 'a predicate read returns something else' : null;
+    return matching !== (select ? returned : pt.count[h.opValue[op]!]) ? 'a predicate read returns something else' : null;
+  }
+
+  /**
+   * Stamps select `op`'s returned rows (for `accepts`) and gives how many rows it returned (a
+   * count: 0). Call before `accepts` for that op; the history must have relations.
+   */
+  prepare(op: number): number {
+    const pt = this.h.predicates!, p = this.h.opValue[op]!;
+    if (this.h.opKind[op] !== OP_SELECT) return 0;
+    for (let i = pt.resultStart[p]!; i < pt.resultStart[p + 1]!; i++) { this.retStamp[pt.resultKeys[i]!] = op; this.retValue[pt.resultKeys[i]!] = pt.resultValues[i]!; }
+    return pt.resultStart[p + 1]! - pt.resultStart[p]!;
+  }
+
+  /** Whether row `rk` in version `sv` (INITIAL_VALUE: absent) matches predicate read `op`'s predicate. */
+  matches(op: number, rk: number, sv: number): boolean {
+    return sv !== INITIAL_VALUE && matches(this.h.predicates!.parsed[this.h.opValue[op]!]!, this.keyOf(rk), this.valueOf(sv));
+  }
+
+  /**
+   * Whether select `op` (prepared) is right about row `rk` if it saw version `sv`: a returned row
+   * only in the version it was returned with (which must match), a row not returned only in a
+   * version that does not match (absent, or a non-matching value).
+   */
+  accepts(op: number, rk: number, sv: number): boolean {
+    return this.acceptsMatch(op, rk, sv, this.matches(op, rk, sv));
+  }
+
+  /** `accepts`, given `m` = whether version `sv` matches (`matches(op, rk, sv)`). */
+  acceptsMatch(op: number, rk: number, sv: number, m: boolean): boolean {
+    return this.retStamp[rk] === op ? m && sv === this.retValue[rk] : !m;
   }
 
   private keyOf(k: number): Scalar {
