@@ -19,7 +19,8 @@
  */
 
 import type { History } from '../history/model.ts';
-import { txnLabel } from '../history/model.ts';
+import { OP_COUNT, OP_INSERT, OP_SELECT, txnLabel } from '../history/model.ts';
+import type { Choice } from '../validate/predicate-lower.ts';
 import { lowerPredicates, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import type { CheckOptions, CheckResult, Level } from '../result/types.ts';
 import type { ChoiceSink } from './index.ts';
@@ -102,6 +103,21 @@ export function searchChoices(
   return counterexample(h, opts, deadlineMs, nec, implicit, direct, info, r, check, inInput);
 }
 
+/**
+ * What a choice is, for a note: a select's row it did not return (one of n non-matching
+ * versions), a count's row, a read of an absent row, or an insert's precondition (the row absent
+ * just before it: the initial version or a delete).
+ */
+export function choiceSaw(h: History, c: Choice, n: number): string {
+  const t = txnLabel(h, c.txn), k = h.keyLabels[c.key];
+  switch (h.opKind[c.op]) {
+    case OP_SELECT: return `${t}'s predicate read did not return row ${k}, so it saw one of ${n} versions of it that do not match`;
+    case OP_COUNT: return `${t}'s count saw one of ${n} versions of row ${k}`;
+    case OP_INSERT: return `${t}'s insert of row ${k} needs the row absent just before it: after one of ${n} versions in which it is absent (the initial one or a delete)`;
+    default: return `${t} read row ${k} absent, so it saw one of ${n} versions in which it is absent`;
+  }
+}
+
 /** The violation found by the search, with its certified counterexample (see the module header). */
 function counterexample(
   h: History, opts: CheckOptions, deadlineMs: number, nec: Lowered, implicit: Map<number, number[]> | null, direct: Map<number, number[]> | null,
@@ -124,8 +140,7 @@ function counterexample(
     r.verdict = 'violation';
     r.anomalies = found.map((f) => f.anomalies[0]!);
     r.anomalySearchComplete = false;
-    (r.notes ??= []).push(`${txnLabel(h, c.txn)}'s predicate read did not return row ${h.keyLabels[c.key]}, so it saw one of ${found.length} ` +
-      `versions of it that do not match; each closes a cycle (one certified counterexample per version, in order: ` +
+    (r.notes ??= []).push(`${choiceSaw(h, c, found.length)}; each closes a cycle (one certified counterexample per version, in order: ` +
       `${info.candidates[i]!.map((x) => (x.txn < 0 ? 'the initial version' : `${txnLabel(h, x.txn)}'s`)).join(', ')}). ` +
       `The search over ${info.searched} choices found no version of each that satisfies ${opts.level}`);
     return r;

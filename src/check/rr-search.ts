@@ -46,7 +46,7 @@ import { mkLit, negate, type Lit } from '../sat/types.ts';
 import { predicateOnlyPairs } from '../explain/phantom.ts';
 import type { ChoiceSink } from './index.ts';
 import { choiceEncoding, emptyInfo, EncodingGap, type ChoiceEncodingInfo } from './predicate-search.ts';
-import { CHOICE_CONFLICTS_DEFAULT, concretePick, unknownResult, type SearchFns } from './choice-search.ts';
+import { CHOICE_CONFLICTS_DEFAULT, choiceSaw, concretePick, unknownResult, type SearchFns } from './choice-search.ts';
 import { components, forbiddenAtRr } from './rr-predicates.ts';
 
 /**
@@ -360,8 +360,7 @@ function counterexample(
     r.verdict = 'violation';
     r.anomalies = found.map((f) => f.anomalies[0]!);
     r.anomalySearchComplete = false;
-    (r.notes ??= []).push(`${txnLabel(h, c.txn)}'s ${isPredicateChoice(h, nec, i) ? 'predicate read did not return' : 'read or insert saw absent'} row ${h.keyLabels[c.key]}, so it saw one of ${found.length} ` +
-      `versions of it; each closes a cycle with an item anti-dependency (G2-item) or none (G1c), which rr forbids (one certified counterexample per version, in order: ` +
+    (r.notes ??= []).push(`${choiceSaw(h, c, found.length)}; each closes a cycle with an item anti-dependency (G2-item) or none (G1c), which rr forbids (one certified counterexample per version, in order: ` +
       `${info.candidates[i]!.map((x) => (x.txn < 0 ? 'the initial version' : `${txnLabel(h, x.txn)}'s`)).join(', ')}). ` +
       `The search over ${info.searched} choices (${rounds}) found no version of each that satisfies rr`);
     return r;
