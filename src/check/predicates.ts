@@ -39,6 +39,7 @@ import { namePhantom, predicateReads } from '../explain/phantom.ts';
 import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
 import type { ChoiceSink } from './index.ts';
+import { searchWeak } from './weak-search.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
 const IMPLICIT_READS: ReadonlySet<Level> = new Set<Level>(['ser', 'strict-ser', 'si', 'strict-si', 'psi', 'rr', 'pl-3', 'pl-si']);
@@ -120,6 +121,7 @@ export function checkPredicateHistory(
     if (why === null) return withNote({ ...result, timesMs: sumTimes(result, w.result) }, witnessNote(nec.leftOut));
     tried.push(why);
   }
+  if (isSaturationLevel(opts.level)) return searchWeak(h, opts, opts.level, nec, rows, inserts, result, { check, inInput });
   // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
   if (searchesLevel(opts.level)) {
     const direct = implicit === null && inserts.size > 0 ? inserts : null;
