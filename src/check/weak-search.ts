@@ -277,7 +277,11 @@ class Search {
   private newVars(k: number): number {
     if (this.vars + k > WEAK_VARIABLES_MAX) throw new Bound(`the search over the predicate reads' choices would need more than ${WEAK_VARIABLES_MAX.toLocaleString('en')} variables`);
     this.vars += k;
-    return this.solver.newVars(k);
+    // One at a time: newVar grows the solver's arrays by doubling, newVars(k) to the exact size
+    // (quadratic over the many small activations here).
+    const first = this.solver.newVar();
+    for (let x = 1; x < k; x++) this.solver.newVar();
+    return first;
   }
 
   /** Gives choice i (a count: all its rows) selectors and their clauses; its default pick is the preferred phase. */
