@@ -75,6 +75,9 @@ interface Cand { txn: number; value: number }
 
 class Bound extends Error {}
 
+/** Validation's anomalies read uncommitted and PL-1 allow (check/index.ts drops them there too). */
+const RU_ALLOWS: ReadonlySet<string> = new Set(['G1a', 'G1b']);
+
 export function searchWeak(
   h: History, opts: CheckOptions, level: SaturationLevel, nec: Lowered, rows: RowVersions, inserts: Map<number, number[]>, first: CheckResult, fns: WeakFns,
 ): CheckResult {
@@ -376,17 +379,24 @@ class Search {
   core(low: Lowered, check: CheckFn, o: CheckOptions): Map<number, number> {
     const all = (): Map<number, number> => this.allPicks();
     const v = validate(low.history);
-    const out = checkSaturationLevel(v, this.level);
-    if (out.verdict !== 'violation') return all();
     const core = new Map<number, number>();
-    for (const r of cycleReads(v, out)) {
-      const op = v.reads.op[r]!;
+    const add = (op: number): void => {
       const i = this.choiceAt.get(low.origin[op]! * this.nKeys + low.history.opKey[op]!);
       if (i !== undefined) core.set(i, this.pickIndex(i));
+    };
+    // A pick validation rejects (a future read: a version of a later txn of the reader's own
+    // session) is left out of the reads the level sees: the anomaly's op is the core.
+    for (const a of v.anomalies) if (a.op >= 0 && (this.level === 'ru' || this.level === 'pl-1' ? !RU_ALLOWS.has(a.name) : true)) add(a.op);
+    if (core.size === 0) {
+      const out = checkSaturationLevel(v, this.level);
+      if (out.verdict !== 'violation') return all();
+      for (const r of cycleReads(v, out)) add(v.reads.op[r]!);
     }
     if (core.size === 0) return all();
     const only = lowerPredicates(this.h, 'picked', (i) => (core.has(i) ? this.candidates(i)[core.get(i)!]!.value : -1));
-    return check(only.history, o).verdict === 'violation' ? core : all();
+    const vr = check(only.history, o);
+    if (vr.verdict === 'unknown') throw new Bound(`the search over the predicate reads' choices stopped while checking a core (${vr.unknownReason ?? 'a limit'})`);
+    return vr.verdict === 'violation' ? core : all();
   }
 
   /**
