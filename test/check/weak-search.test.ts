@@ -130,3 +130,29 @@ test('a count n > 0: valid by the search, and a violation with a counterexample 
     assert.match(x.notes!.join(' '), /certified for ONE choice/, level);
   }
 });
+
+/**
+ * An insert whose precondition only some commit orders keep. T2 inserted row 1 and T1 updated it
+ * (no delete anywhere), so T2's insert must come first; nothing else orders them, and the
+ * greedy order (by index) puts T1 first. The exact order search (pair literals over row 1's
+ * writers, acyclicity) finds T2, T1: valid at every weak level (before it, the order found
+ * broke the insert: `unknown`). T2's select (rows 1 and 2, `value % 2 = 1 or key = 1`) saw both
+ * absent: row 2 as the initial version or not T1's odd 3.
+ *
+ *   T1: r(1,null) count(R, not (value % 2 = 0)) -> 0  w(1,2) insert(2,3)
+ *   T2: select(R, value % 2 = 1 or key = 1) -> []  insert(1,1)
+ */
+test('an insert that only some commit orders keep: the exact order search finds one', () => {
+  const r = agree({
+    relations: { R: [1, 2] },
+    txns: [
+      c('s1', [{ op: 'r', key: 1, value: null }, { op: 'count', rel: 'R', pred: 'not (value % 2 = 0)', n: 0 },
+        { op: 'w', key: 1, value: 2 }, { op: 'insert', key: 2, value: 3 }]),
+      c('s2', [{ op: 'select', rel: 'R', pred: 'value % 2 = 1 or key = 1', rows: [] }, { op: 'insert', key: 1, value: 1 }]),
+    ],
+  });
+  for (const level of LEVELS) {
+    assert.equal(r.get(level)!.verdict, 'valid', level);
+    assert.equal(r.get(level)!.decidedBy, 'choice-search', level);
+  }
+});
