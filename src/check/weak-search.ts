@@ -106,7 +106,7 @@ export function searchWeak(
   let iterations = 0, lastViolation: Lowered | null = null, insertBlocked = 0;
   try {
     for (;;) {
-      if (Date.now() >= deadlineMs) return unknown(`the search over the predicate reads' choices reached its deadline after ${iterations} models`);
+      if (Date.now() >= deadlineMs) return unknown(`the search over the predicate reads' choices reached its deadline after ${iterations} models (${s.active} choices given variables)`);
       if (iterations >= iterationsMax) {
         return unknown(`the search over the predicate reads' choices checked ${iterations} choices of versions, each violating ${opts.level}, ` +
           `and stopped (${WEAK_ITERATIONS_DEFAULT.toLocaleString('en')} models, the default without a time limit: give one, e.g. --timeout 600, to search longer)`);
@@ -121,7 +121,7 @@ export function searchWeak(
       const picks = s.picks();
       const low = lowerPredicates(h, 'picked', (i) => picks[i]!);
       const r = fns.check(low.history, o);
-      if (r.verdict === 'unknown') return unknown(`checking a choice of versions: ${r.unknownReason ?? 'a limit'}`);
+      if (r.verdict === 'unknown') return unknown(`the search over the predicate reads' choices stopped at its model ${iterations} (${s.active} choices given variables): ${r.unknownReason ?? 'a limit'}`);
       if (r.verdict === 'valid') {
         if (inserts.size > 0) {
           const ord = s.insertOrder(low.history, deadlineMs);
@@ -148,7 +148,7 @@ export function searchWeak(
       s.block(core);
     }
   } catch (err) {
-    if (err instanceof Bound) return unknown(err.message);
+    if (err instanceof Bound) return unknown(`${err.message} (after ${iterations} models, ${s.active} choices given variables)`);
     throw err;
   }
   if (insertBlocked > 0) {
