@@ -4,8 +4,9 @@
  *
  * Takes: a predicate History, its necessary lowering (choices left out; valid at the level, or
  * step 1 would have decided), the rows' versions, and the check functions. Gives: a CheckResult
- * about the input, or null when the level is not searched here (RR, PSI, the levels decided by
- * saturation, PC with constrained inserts: their earlier steps stand).
+ * about the input. The levels searched here are those decided on the polygraph (`searchesLevel`);
+ * RR has its own search by refinement (check/rr-search.ts), the levels decided by saturation
+ * theirs over the versions alone (check/weak-search.ts).
  * - 'sat': valid; a note says how many choices the search decided.
  * - 'unsat': violation, `decidedBy` 'choice-search'. The counterexample is certified by the usual
  *   pipeline on lowerings with one choice fixed: for the first choice (fewest candidates first)

@@ -4,8 +4,9 @@
  *
  * Takes: a History with relations and CheckOptions. Gives: a CheckResult about that history
  * (its op ids), decided by the key-value pipeline on lowered histories
- * (validate/predicate-lower.ts), in two steps, after a linear try of the recorded times as a
- * serial or snapshot execution (check/serial-order.ts, check/snapshot-order.ts: valid only):
+ * (validate/predicate-lower.ts), after a linear try of the recorded times as a serial or
+ * snapshot execution (check/serial-order.ts, check/snapshot-order.ts, check/window-serial.ts:
+ * valid only), in three steps:
  * 1. **necessary**: the history with every undecided observation (a row a predicate read did not
  *    return, whose non-matching version it saw is not determined) left out. Leaving reads out
  *    only removes dependencies, so a violation found here is one of the history itself. For
@@ -17,9 +18,14 @@
  *    history is checked whole (for RR, by `rrWitness`: no cycle through an item
  *    anti-dependency, none of write-read and write-write edges alone). A valid answer there
  *    proves the history valid (a predicate read saw *some* version of every row: these are
- *    some). Otherwise the verdict is `unknown`, never a guess.
- * Invariant: 'violation' only from step 1 (or from the lowering's own anomalies), 'valid' only
- * from a witness; the anomalies' `op` are the input's ops.
+ *    some).
+ * 3. **search**: a complete search over the choices: with the version order in the SAT solver
+ *    at the polygraph levels (check/choice-search.ts), by refinement at RR (check/rr-search.ts),
+ *    over the versions alone with saturation checking each pick at the weak levels
+ *    (check/weak-search.ts). Past its bounds the verdict is `unknown`, never a guess.
+ * Invariant: 'violation' only from step 1, the lowering's own anomalies or an unsat search (with
+ * certified cycles), 'valid' only from a recorded order, a witness or a search's model; the
+ * anomalies' `op` are the input's ops.
  */
 
 import type { History } from '../history/model.ts';
@@ -42,6 +48,7 @@ import { ownMatches } from './predicate-search.ts';
 import { searchChoices, searchesLevel } from './choice-search.ts';
 import { searchRr } from './rr-search.ts';
 import type { ChoiceSink } from './index.ts';
+import { searchWeak } from './weak-search.ts';
 
 /** The levels at which an insert's implicit read of the absent row is exactly its precondition (lowerPredicates). */
 const IMPLICIT_READS: ReadonlySet<Level> = new Set<Level>(['ser', 'strict-ser', 'si', 'strict-si', 'psi', 'rr', 'pl-3', 'pl-si']);
@@ -129,6 +136,7 @@ export function checkPredicateHistory(
     if (why === null) return withNote({ ...result, timesMs: sumTimes(result, w.result) }, witnessNote(nec.leftOut));
     tried.push(why);
   }
+  if (isSaturationLevel(opts.level)) return searchWeak(h, opts, opts.level, nec, rows, inserts, result, { check, inInput });
   // Step 3: a complete search over the choices, where the level is decided by one acyclicity.
   if (rr) return searchRr(h, opts, nec, rows, implicit, result, { check, withChoices, inInput });
   if (searchesLevel(opts.level)) {
@@ -147,7 +155,7 @@ export function checkPredicateHistory(
     ? `${nec.leftOut} rows that predicate reads did not return were left out (repeatable read allows cycles through predicate anti-dependencies); `
     : `${nec.leftOut} rows that predicate reads did not return may have been seen in more than one version; `) +
     `no violation rests on the rest, and no choice of those versions tried proves the history satisfies ${opts.level} ` +
-    `(${tried.join('; ')}): deciding it needs a search over those choices, which is not implemented (docs/levels.md, "Predicates")`;
+    `(${tried.join('; ')}), and no search over those choices is defined for this level (docs/levels.md, "Predicates")`;
   return result;
 }
 

@@ -9,12 +9,14 @@
  * SI without first-committer-wins, read-committed and chaos modes, Hermitage's PMP and G2 shapes,
  * a fifth with one result mutated), built through the HistoryBuilder and checked by
  * `checkHistory`. A wrong verdict (valid against violation) fails the test; `unknown` is not a
- * wrong verdict (the checker's search over the versions of rows a predicate read did not return
- * is incomplete: docs/levels.md, "Predicates", Limits) but is counted per level and bounded.
+ * wrong verdict but is counted per level and bounded (UNKNOWN_SHARE_MAX): what is left of it is
+ * an insert that no commit order keeps after an absent version, which the search does not
+ * certify (docs/levels.md, "Predicates", Limits).
  * Each run is counted by the path that decided it: `lowering` (the lowering's own anomalies:
  * predicate-mismatch, duplicate-insert, INT against the txn's own write), `validation`,
  * `saturation-cycle`, `saturation-valid` (no observation left out), `witness` (valid through a
- * choice of versions), `unknown`; the paths each level must take are asserted non-zero.
+ * choice of versions), `choice-search` (the search over the choices, check/weak-search.ts),
+ * `unknown`; the paths each level must take are asserted non-zero.
  * POLYSI_PRED_WEAK_CASES sets the number of histories (default 150; the sweep: 3000).
  */
 
@@ -30,8 +32,11 @@ import { caseSeed, mulberry32 } from '../support/gen.ts';
 
 const LEVELS: readonly WeakPredLevel[] = ['pl-1', 'ru', 'pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc'];
 const CASES = Number(process.env['POLYSI_PRED_WEAK_CASES'] ?? 150);
-/** Unknown verdicts allowed per level, as a share of the runs. */
-const UNKNOWN_SHARE_MAX = 0.25;
+/**
+ * Unknown verdicts allowed per level, as a share of the runs: 12-13 % before the search over the
+ * choices (check/weak-search.ts), 2 % with it (150 cases; 1.3-1.9 % over 1,500).
+ */
+const UNKNOWN_SHARE_MAX = 0.03;
 const OWN = new Set(['predicate-mismatch', 'duplicate-insert']);
 
 /** Which way the checker decided a run (see the header). */
@@ -81,7 +86,7 @@ test(`weak predicate differential: ${CASES} tiny predicate histories at every we
     assert.ok(count(level, 'unknown') <= UNKNOWN_SHARE_MAX * CASES, `${level}: ${count(level, 'unknown')} unknown verdicts in ${CASES} runs`);
     assert.ok((tally.get(`${level}:valid`) ?? 0) > 0 && (tally.get(`${level}:violation`) ?? 0) > 0, `${level}: the oracle saw one verdict only ${JSON.stringify(Object.fromEntries(tally))}`);
     // Every level meets predicate mismatches (the lowering's own) and is decided on the graph too.
-    for (const how of ['lowering', 'saturation-valid', 'witness']) assert.ok(count(level, how) > 0, `${level}: no run decided by ${how} (${summary})`);
+    for (const how of ['lowering', 'saturation-valid', 'witness', 'choice-search']) assert.ok(count(level, how) > 0, `${level}: no run decided by ${how} (${summary})`);
   }
   // Above read uncommitted, reads constrain the order: cycles and failed validations occur.
   for (const level of ['pl-2', 'mav', 'rc', 'ss-rc', 'ra', 'tcc']) {
