@@ -64,27 +64,10 @@ export function searchChoices(
   fns: SearchFns,
 ): CheckResult {
   const { check, inInput } = fns;
-  const deadlineMs = Math.min(opts.deadlineMs ?? Number.POSITIVE_INFINITY, opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs);
-  // Without a time limit from the caller, the search stops after CHOICE_CONFLICTS_DEFAULT
-  // conflicts (then `unknown`, saying so): its size grows with readers x candidates x writers per
-  // row, and a check that was asked for no deadline should still answer in minutes, not hours.
-  const unbounded = deadlineMs === Number.POSITIVE_INFINITY && opts.conflictsMax === undefined;
-  const o: CheckOptions = { ...opts, explain: false, deadlineMs, ...(unbounded ? { conflictsMax: CHOICE_CONFLICTS_DEFAULT } : {}) };
-  delete o.timeoutMs;
   const info = emptyInfo();
-  const sink: ChoiceSink = {
-    encode: (pg, included, fixedSide) => choiceEncoding(h, nec.choices, rows, pg, included, fixedSide, info, direct),
-    outcome: null,
-  };
-  let r: CheckResult;
-  try {
-    r = fns.withChoices(nec.history, o, sink);
-  } catch (err) {
-    if (!(err instanceof EncodingGap)) throw err;
-    return unknownResult(inInput(h, nec, check(nec.history, o), opts), `the search over the predicate reads' choices could not be encoded (${err.message})`);
-  }
-  r.level = opts.level;
-  r.counts = { ...r.counts, operations: h.opCount };
+  const solved = solveChoices(h, opts, nec, fns, (pg, included, fixedSide) => choiceEncoding(h, nec.choices, rows, pg, included, fixedSide, info, direct));
+  if (!('sink' in solved)) return solved;
+  const { r, sink, deadlineMs, unbounded } = solved;
   if (sink.outcome === null) {
     // Decided before the search: a limit (step 1 found no violation).
     if (unbounded && r.verdict === 'unknown') {
@@ -117,6 +100,34 @@ export function choiceSaw(h: History, c: Choice, n: number): string {
     case OP_INSERT: return `${t}'s insert of row ${k} needs the row absent just before it: after one of ${n} versions in which it is absent (the initial one or a delete)`;
     default: return `${t} read row ${k} absent, so it saw one of ${n} versions in which it is absent`;
   }
+}
+
+/**
+ * One solve of `nec` with a choice encoding (`encode`), bounded as step 3's searches are: by the
+ * caller's deadline, else by CHOICE_CONFLICTS_DEFAULT conflicts (then `unknown`, saying so: the
+ * search's size grows with readers x candidates x writers per row, and a check that was asked for
+ * no deadline should still answer in minutes, not hours). Gives the result (level and counts of
+ * the input) with the sink the solve stage filled, or an `unknown` result when the encoding
+ * cannot be made (EncodingGap).
+ */
+export function solveChoices(
+  h: History, opts: CheckOptions, nec: Lowered, fns: SearchFns, encode: ChoiceSink['encode'],
+): { r: CheckResult; sink: ChoiceSink; deadlineMs: number; unbounded: boolean } | CheckResult {
+  const deadlineMs = Math.min(opts.deadlineMs ?? Number.POSITIVE_INFINITY, opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs);
+  const unbounded = deadlineMs === Number.POSITIVE_INFINITY && opts.conflictsMax === undefined;
+  const o: CheckOptions = { ...opts, explain: false, deadlineMs, ...(unbounded ? { conflictsMax: CHOICE_CONFLICTS_DEFAULT } : {}) };
+  delete o.timeoutMs;
+  const sink: ChoiceSink = { encode, outcome: null };
+  let r: CheckResult;
+  try {
+    r = fns.withChoices(nec.history, o, sink);
+  } catch (err) {
+    if (!(err instanceof EncodingGap)) throw err;
+    return unknownResult(fns.inInput(h, nec, fns.check(nec.history, o), opts), `the search over the predicate reads' choices could not be encoded (${err.message})`);
+  }
+  r.level = opts.level;
+  r.counts = { ...r.counts, operations: h.opCount };
+  return { r, sink, deadlineMs, unbounded };
 }
 
 /** The violation found by the search, with its certified counterexample (see the module header). */

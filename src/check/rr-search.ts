@@ -44,9 +44,8 @@ import { K_RW, K_WR, K_WW } from '../graph/edges.ts';
 import type { ExtraBuilt, ExtraEncoding } from '../solve/solve.ts';
 import { mkLit, negate, type Lit } from '../sat/types.ts';
 import { predicateOnlyPairs } from '../explain/phantom.ts';
-import type { ChoiceSink } from './index.ts';
-import { choiceEncoding, emptyInfo, EncodingGap, type ChoiceEncodingInfo } from './predicate-search.ts';
-import { CHOICE_CONFLICTS_DEFAULT, choiceSaw, concretePick, unknownResult, type SearchFns } from './choice-search.ts';
+import { choiceEncoding, emptyInfo, type ChoiceEncodingInfo } from './predicate-search.ts';
+import { CHOICE_CONFLICTS_DEFAULT, choiceSaw, concretePick, solveChoices, unknownResult, type SearchFns } from './choice-search.ts';
 import { components, forbiddenAtRr } from './rr-predicates.ts';
 
 /**
@@ -76,29 +75,15 @@ interface RefineState { rounds: number; gaveUp: boolean; last: Refuted | null }
 export function searchRr(
   h: History, opts: CheckOptions, nec: Lowered, rows: RowVersions, implicit: Map<number, number[]> | null, result: CheckResult, fns: SearchFns,
 ): CheckResult {
-  const { check, inInput } = fns;
-  const deadlineMs = Math.min(opts.deadlineMs ?? Number.POSITIVE_INFINITY, opts.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.timeoutMs);
-  const unbounded = deadlineMs === Number.POSITIVE_INFINITY && opts.conflictsMax === undefined;
-  const o: CheckOptions = { ...opts, explain: false, deadlineMs, ...(unbounded ? { conflictsMax: CHOICE_CONFLICTS_DEFAULT } : {}) };
-  delete o.timeoutMs;
+  const { inInput } = fns;
   const info = emptyInfo();
   const state: RefineState = { rounds: 0, gaveUp: false, last: null };
   // The forced predicate observations (only the initial version fits): step 1's 'item-only'
   // lowering left them out, the 'necessary' one reads them (flagged predicate).
   const forced = forcedObservations(lowerPredicates(h, 'necessary', undefined, implicit));
-  const sink: ChoiceSink = {
-    encode: (pg, included, fixedSide) => rrEncoding(h, nec, rows, pg, included, fixedSide, info, forced, state),
-    outcome: null,
-  };
-  let r: CheckResult;
-  try {
-    r = fns.withChoices(nec.history, o, sink);
-  } catch (err) {
-    if (!(err instanceof EncodingGap)) throw err;
-    return unknownResult(inInput(h, nec, check(nec.history, o), opts), `the search over the predicate reads' choices could not be encoded (${err.message})`);
-  }
-  r.level = opts.level;
-  r.counts = { ...r.counts, operations: h.opCount };
+  const solved = solveChoices(h, opts, nec, fns, (pg, included, fixedSide) => rrEncoding(h, nec, rows, pg, included, fixedSide, info, forced, state));
+  if (!('sink' in solved)) return solved;
+  const { r, sink, deadlineMs, unbounded } = solved;
   r.timesMs = sumTimes(result, r);
   if (state.gaveUp) {
     return unknownResult(r, `the refinement at repeatable read stopped after ${REFINE_ROUNDS_MAX.toLocaleString('en')} rounds (each rules out models ` +
