@@ -28,6 +28,7 @@ import {
 import {
   LEVEL_NAMES, LEVEL_TITLES, type Anomaly, type CheckOptions, type CheckResult, type ProgressEvent, type CycleAnomaly, type Level, type LevelName, type NonCycleAnomaly, type StageTimesMs,
 } from '../result/types.ts';
+import { validResultOf } from '../result/valid.ts';
 import { checkSaturationLevel, type SaturationLevel } from '../levels/index.ts';
 import { explainSaturation } from '../explain/saturated.ts';
 import { now } from '../util/clock.ts';
@@ -237,19 +238,7 @@ export function onePerClassFirst(anomalies: readonly NonCycleAnomaly[], max: num
 }
 
 function emptyResult(h: History, opts: CheckOptions, times: StageTimesMs): CheckResult {
-  return {
-    verdict: 'valid',
-    level: opts.level,
-    decidedBy: 'pruning',
-    counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: 0, operations: h.opCount, keys: h.keyLabels.length },
-    timesMs: times,
-    constraints: { before: 0, after: 0, pruneRounds: 0 },
-    solver: null,
-    anomalies: [],
-    truncated: false,
-    anomaliesNotShown: 0,
-    anomalySearchComplete: true,
-  };
+  return validResultOf(h, opts, 'pruning', 0, times);
 }
 
 /**

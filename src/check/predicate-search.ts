@@ -261,7 +261,7 @@ function trueLit(newVar: () => number, clauses: Lit[][]): Lit {
 }
 
 /** Whether a version of value `v` (null: absent) is of the class choice c observed. */
-function fits(c: Choice, p: Predicate | null, k: Scalar, v: Scalar | null): boolean {
+export function fits(c: Choice, p: Predicate | null, k: Scalar, v: Scalar | null): boolean {
   if (c.want === 'any') return true;
   if (v === null) return true;
   return c.want === 'nomatch' && !matches(p!, k, v);

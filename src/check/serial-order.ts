@@ -36,6 +36,7 @@ import { matches, type Scalar } from '../history/predicate.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
 import { implies } from '../result/lattice.ts';
 import type { CheckOptions, CheckResult } from '../result/types.ts';
+import { validResultOf } from '../result/valid.ts';
 import { now } from '../util/clock.ts';
 
 /**
@@ -246,18 +247,5 @@ export function serialOrderResult(h: History, opts: CheckOptions, parseMs: numbe
 export function validResult(h: History, opts: CheckOptions, parseMs: number, ms: number, note: string): CheckResult {
   let checked = 0;
   for (let t = 0; t < h.txnCount; t++) if (h.txnStatus[t] === TXN_COMMITTED) checked++;
-  return {
-    verdict: 'valid',
-    level: opts.level,
-    decidedBy: 'recorded-order',
-    counts: { sessions: h.sessionCount, transactions: h.txnCount, checkedTransactions: checked, operations: h.opCount, keys: h.keyLabels.length },
-    timesMs: { parse: parseMs, validate: ms, construct: 0, prune: 0, solve: 0 },
-    constraints: { before: 0, after: 0, pruneRounds: 0 },
-    solver: null,
-    anomalies: [],
-    truncated: false,
-    anomaliesNotShown: 0,
-    anomalySearchComplete: true,
-    notes: [note],
-  };
+  return validResultOf(h, opts, 'recorded-order', checked, { parse: parseMs, validate: ms, construct: 0, prune: 0, solve: 0 }, [note]);
 }

@@ -48,14 +48,14 @@ import type { History } from '../history/model.ts';
 import { INITIAL_VALUE, OP_COUNT, OP_SELECT, TXN_COMMITTED, TXN_UNKNOWN, TXN_ABORTED, txnLabel } from '../history/model.ts';
 import { matches, type Predicate, type Scalar } from '../history/predicate.ts';
 import { rowKey, rowValue } from '../history/predicate-table.ts';
-import { lowerPredicates, type Choice, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
+import { lowerPredicates, type Lowered, type RowVersions } from '../validate/predicate-lower.ts';
 import { validate, type Validated } from '../validate/validate.ts';
 import { checkSaturationLevel, E_DERIVED, E_WR, VIA_HB, type LevelOutcome, type SaturationLevel } from '../levels/index.ts';
 import { Solver, mkLit, negate, type Lit } from '../sat/cdcl.ts';
 import { IntMinHeap } from '../sat/heap.ts';
 import { AcyclicityTheory } from '../sat/acyclicity.ts';
 import { INIT_TXN, type CheckOptions, type CheckResult } from '../result/types.ts';
-import { exactly, ownMatches } from './predicate-search.ts';
+import { exactly, fits, ownMatches } from './predicate-search.ts';
 import { CHOICE_CONFLICTS_DEFAULT } from './choice-search.ts';
 
 /** Models checked at most when the caller set no time limit (each costs a lowering and one or two checks). */
@@ -599,11 +599,4 @@ function causalReads(out: LevelOutcome, t2: number, t3: number): number[] {
   if (!next.has(t2)) return reads;
   for (let u = t2; u !== t3; u = next.get(u)!.to) if (next.get(u)!.read >= 0) reads.push(next.get(u)!.read);
   return reads;
-}
-
-/** Whether a version of value `v` (null: absent) is of the class choice c observed (as predicate-search.ts takes candidates). */
-function fits(c: Choice, p: Predicate | null, k: Scalar, v: Scalar | null): boolean {
-  if (c.want === 'any') return true;
-  if (v === null) return true;
-  return c.want === 'nomatch' && !matches(p!, k, v);
 }
